@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make                 module (against KDIR) + userspace + selftests
+#   make install         install the module under /lib/modules/KVER/updates, depmod
+#   make check           host checks + the selftests in QEMU on every kernel of the matrix
+#   make demo            the per-uid pot filling up and refusing, in a VM
+#   make bench           benchmarks (VM)
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+KERNELS ?= 6.1 6.12 7.3
+DEMO_KERNEL ?= 6.12
+
+.PHONY: all module userspace selftests install clean check check-host demo bench
+
+all: module userspace selftests
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR): install linux-headers-$$(uname -r) or set KDIR"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+userspace:
+	$(MAKE) -C userspace
+
+selftests:
+	$(MAKE) -C selftests/iommu_account
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+
+# Not kbuild's clean: it deletes every *.ko and *.[aios] below M=, which
+# includes the cached kernels and the trixie root under .cache/.
+clean:
+	rm -f kmod/*.o kmod/.*.cmd kmod/wrapper/*.o kmod/wrapper/.*.cmd \
+		*.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers
+	$(MAKE) -C userspace clean
+	$(MAKE) -C selftests/iommu_account clean
+
+check:
+	scripts/check $(KERNELS)
+
+demo: userspace
+	scripts/vm/demo --kernel $(DEMO_KERNEL)
+
+bench:
+	scripts/bench

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-uid locked-memory pot: user_struct->locked_vm, charged by io_uring,
+ * AF_XDP and others against RLIMIT_MEMLOCK, shared by every process of a uid.
+ *
+ * Two sources feed a snapshot:
+ *  - the task list (always available): every live process contributes its
+ *    user_struct's counter and its RLIMIT_MEMLOCK soft limit;
+ *  - the kernel's uid hash (kernel/user.c: uidhash_table, uidhash_lock; static,
+ *    found through kallsyms): users with no live process whose pot is still
+ *    held by deferred-release objects, e.g. io_uring rings torn down in a
+ *    workqueue or rings whose fd went to another uid. Without it those users
+ *    are missing and the "uid-orphans" feature says why.
+ *
+ * Both walks only copy into a preallocated array (no allocation under RCU or
+ * under the irq-safe uidhash_lock); the array is then sorted and merged.
+ */
+#include <linux/cred.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/rculist.h>
+#include <linux/resource.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/spinlock.h>
+
+#include "ia.h"
+#include "wrapper/kallsyms.h"
+
+static struct hlist_head *ia_uidhash_table;
+static unsigned int ia_uidhash_size;
+static spinlock_t *ia_uidhash_lock;
+
+static bool ia_uidhash_contains(const struct user_struct *want)
+{
+	struct user_struct *up;
+	unsigned long flags;
+	bool found = false;
+	unsigned int i;
+
+	spin_lock_irqsave(ia_uidhash_lock, flags);
+	for (i = 0; i < ia_uidhash_size && !found; i++)
+		hlist_for_each_entry(up, &ia_uidhash_table[i], uidhash_node)
+			if (up == want) {
+				found = true;
+				break;
+			}
+	spin_unlock_irqrestore(ia_uidhash_lock, flags);
+	return found;
+}
+
+int ia_uid_init(void)
+{
+	unsigned long table, lock, size;
+	char why[80];
+	int ret;
+
+	ia_feature_set(IA_FEAT_UID_TASKS, true, "task list walk");
+
+	ret = ia_kallsyms_init(why, sizeof(why));
+	if (ret) {
+		ia_feature_set(IA_FEAT_UID_ORPHANS, false, "%s", why);
+		return 0;
+	}
+	table = ia_kallsyms_lookup_name("uidhash_table");
+	lock = ia_kallsyms_lookup_name("uidhash_lock");
+	if (!table || !lock) {
+		ia_feature_set(IA_FEAT_UID_ORPHANS, false,
+			       "symbol %s not found (CONFIG_KALLSYMS_ALL?)",
+			       table ? "uidhash_lock" : "uidhash_table");
+		return 0;
+	}
+	size = ia_kallsyms_symbol_size(table, "uidhash_table");
+	if (!size || size % sizeof(struct hlist_head)) {
+		ia_feature_set(IA_FEAT_UID_ORPHANS, false,
+			       "uidhash_table has unexpected size %lu", size);
+		return 0;
+	}
+	ia_uidhash_table = (struct hlist_head *)table;
+	ia_uidhash_size = size / sizeof(struct hlist_head);
+	ia_uidhash_lock = (spinlock_t *)lock;
+
+	/* Sanity: the loading task's own user must be in the table. */
+	if (!ia_uidhash_contains(current_user())) {
+		ia_uidhash_table = NULL;
+		ia_feature_set(IA_FEAT_UID_ORPHANS, false,
+			       "uidhash_table does not hold the current user");
+		return 0;
+	}
+	ia_feature_set(IA_FEAT_UID_ORPHANS, true, "uidhash_table, %u buckets",
+		       ia_uidhash_size);
+	return 0;
+}
+
+void ia_uid_exit(void)
+{
+	ia_uidhash_table = NULL;
+}
+
+static u64 ia_rlim_bytes(unsigned long rlim)
+{
+	return rlim == RLIM_INFINITY ? U64_MAX : (u64)rlim;
+}
+
+static unsigned int ia_count_processes(void)
+{
+	struct task_struct *p;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	for_each_process(p)
+		n++;
+	rcu_read_unlock();
+	return n;
+}
+
+static unsigned int ia_count_users(void)
+{
+	struct user_struct *up;
+	unsigned long flags;
+	unsigned int i, n = 0;
+
+	if (!ia_uidhash_table)
+		return 0;
+	spin_lock_irqsave(ia_uidhash_lock, flags);
+	for (i = 0; i < ia_uidhash_size; i++)
+		hlist_for_each_entry(up, &ia_uidhash_table[i], uidhash_node)
+			n++;
+	spin_unlock_irqrestore(ia_uidhash_lock, flags);
+	return n;
+}
+
+/* Fill @rec (room for @cap) from both sources; -ENOSPC when it did not fit. */
+static int ia_collect(struct ia_uid_rec *rec, unsigned int cap,
+		      unsigned int *nr, bool filter, kuid_t only)
+{
+	struct task_struct *p;
+	struct user_struct *up;
+	unsigned long flags;
+	unsigned int i, n = 0;
+	int ret = 0;
+
+	if (ia_uidhash_table) {
+		spin_lock_irqsave(ia_uidhash_lock, flags);
+		for (i = 0; i < ia_uidhash_size && !ret; i++) {
+			hlist_for_each_entry(up, &ia_uidhash_table[i], uidhash_node) {
+				if (filter && !uid_eq(up->uid, only))
+					continue;
+				if (n == cap) {
+					ret = -ENOSPC;
+					break;
+				}
+				rec[n++] = (struct ia_uid_rec){
+					.uid = up->uid,
+					.locked_pages = atomic_long_read(&up->locked_vm),
+				};
+			}
+		}
+		spin_unlock_irqrestore(ia_uidhash_lock, flags);
+		if (ret)
+			return ret;
+	}
+
+	rcu_read_lock();
+	for_each_process(p) {
+		const struct cred *cred;
+		u64 rlim;
+
+		if ((p->flags & PF_KTHREAD) || READ_ONCE(p->exit_state))
+			continue;
+		cred = __task_cred(p);
+		up = cred->user;
+		if (filter && !uid_eq(up->uid, only))
+			continue;
+		if (n == cap) {
+			ret = -ENOSPC;
+			break;
+		}
+		rlim = ia_rlim_bytes(task_rlimit(p, RLIMIT_MEMLOCK));
+		rec[n++] = (struct ia_uid_rec){
+			.uid = up->uid,
+			.tasks = 1,
+			.locked_pages = atomic_long_read(&up->locked_vm),
+			.rlim_min = rlim,
+			.rlim_max = rlim,
+		};
+	}
+	rcu_read_unlock();
+	*nr = n;
+	return ret;
+}
+
+static int ia_rec_cmp(const void *a, const void *b)
+{
+	u32 x = __kuid_val(((const struct ia_uid_rec *)a)->uid);
+	u32 y = __kuid_val(((const struct ia_uid_rec *)b)->uid);
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Merge the runs of one uid: tasks summed, limits taken over the tasks. The
+ * counter was read several times moments apart; any reading will do.
+ */
+static unsigned int ia_merge(struct ia_uid_rec *rec, unsigned int n)
+{
+	struct ia_uid_rec *dst = NULL;
+	unsigned int i, out = 0;
+
+	for (i = 0; i < n; i++) {
+		if (dst && uid_eq(dst->uid, rec[i].uid)) {
+			if (!rec[i].tasks)
+				continue;
+			if (!dst->tasks) {
+				dst->rlim_min = rec[i].rlim_min;
+				dst->rlim_max = rec[i].rlim_max;
+			} else {
+				dst->rlim_min = min(dst->rlim_min, rec[i].rlim_min);
+				dst->rlim_max = max(dst->rlim_max, rec[i].rlim_max);
+			}
+			dst->tasks += rec[i].tasks;
+			continue;
+		}
+		dst = &rec[out++];
+		if (dst != &rec[i])
+			*dst = rec[i];
+	}
+	return out;
+}
+
+struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only)
+{
+	struct ia_uid_snap *snap;
+	unsigned int cap, nr, tries;
+	int ret = -ENOSPC;
+
+	cap = ia_count_processes() + ia_count_users();
+	for (tries = 0; tries < 4 && ret == -ENOSPC; tries++) {
+		/* Room for what was born between counting and walking. */
+		cap += cap / 4 + 64;
+		snap = kvmalloc(struct_size(snap, rec, cap), GFP_KERNEL);
+		if (!snap)
+			return ERR_PTR(-ENOMEM);
+		ret = ia_collect(snap->rec, cap, &nr, filter, only);
+		if (ret)
+			kvfree(snap);
+	}
+	if (ret)
+		return ERR_PTR(-EAGAIN);
+	sort(snap->rec, nr, sizeof(snap->rec[0]), ia_rec_cmp, NULL);
+	snap->nr = ia_merge(snap->rec, nr);
+	return snap;
+}
+
+void ia_uid_snap_free(struct ia_uid_snap *snap)
+{
+	kvfree(snap);
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kallsyms_lookup_name() is not exported since Linux 5.7. Find it through a
+ * kprobe, once, and refuse to call it where an indirect call would fault
+ * (IBT sealed its ENDBR). Every user must handle 0 ("symbol unavailable").
+ */
+#ifndef _IA_WRAPPER_KALLSYMS_H
+#define _IA_WRAPPER_KALLSYMS_H
+
+/* 0 on success; -errno with @why filled when lookups are impossible. */
+int ia_kallsyms_init(char *why, size_t len);
+/* Address of a kernel symbol (text or data), or 0. */
+unsigned long ia_kallsyms_lookup_name(const char *name);
+/* Size of the object at @addr according to kallsyms, or 0. */
+unsigned long ia_kallsyms_symbol_size(unsigned long addr, const char *name);
+
+#endif

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the VM harness. Sourced, not run.
+#
+# Everything downloaded or built lives under $IA_CACHE (default .cache/ in the
+# repository, git-ignored). The apt mirror is taken from this machine's own apt
+# sources; a private apt state directory is used so the host's apt
+# configuration is never touched.
+
+IA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+IA_CACHE=${IA_CACHE:-$IA_ROOT/.cache}
+IA_APT=$IA_CACHE/apt
+
+die() { echo "vm: $*" >&2; exit 1; }
+step() { echo "vm: $*" >&2; }
+
+# The first Debian archive URI of the host's apt sources (deb822 or one-line).
+host_mirror() {
+	local uri
+	uri=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '{print $2}' | grep -v -- '-security' | head -n1)
+	if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+		uri=$(grep -hE '^deb ' /etc/apt/sources.list |
+			awk '{print $2}' | grep -v -- '-security' | head -n1)
+	fi
+	[ -n "$uri" ] || die "no Debian mirror found in /etc/apt/sources.list(.d): cannot fetch kernels"
+	echo "${uri%/}"
+}
+
+host_security_mirror() {
+	local uri
+	uri=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '{print $2}' | grep -- '-security' | head -n1)
+	if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+		uri=$(grep -hE '^deb ' /etc/apt/sources.list |
+			awk '{print $2}' | grep -- '-security' | head -n1)
+	fi
+	echo "${uri%/}"
+}
+
+# apt-get / apt-cache with the private state under $IA_APT.
+apt_priv_opts() {
+	echo "-o Dir::State=$IA_APT/state -o Dir::State::Lists=$IA_APT/lists" \
+	     "-o Dir::Cache=$IA_APT/cache -o Dir::Etc::sourcelist=$IA_APT/sources.list" \
+	     "-o Dir::Etc::sourceparts=/nonexistent -o Dir::Etc::preferencesparts=/nonexistent" \
+	     "-o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1"
+}
+
+# Build (once per 12 hours) the private package lists: bookworm (+updates,
+# +security) and trixie (+backports, +security), all from the host's mirror.
+apt_priv_update() {
+	local m s stamp=$IA_APT/updated
+	if [ -f "$stamp" ] && [ -z "$(find "$stamp" -mmin +720)" ]; then
+		return 0
+	fi
+	m=$(host_mirror)
+	s=$(host_security_mirror)
+	mkdir -p "$IA_APT/state" "$IA_APT/lists/partial" "$IA_APT/cache/archives/partial"
+	{
+		echo "deb $m bookworm main"
+		echo "deb $m bookworm-updates main"
+		echo "deb $m trixie main"
+		echo "deb $m trixie-updates main"
+		echo "deb $m trixie-backports main"
+		if [ -n "$s" ]; then
+			echo "deb $s bookworm-security main"
+			echo "deb $s trixie-security main"
+		fi
+	} >"$IA_APT/sources.list"
+	step "refreshing private package lists from $m"
+	# shellcheck disable=SC2046
+	apt-get $(apt_priv_opts) update >"$IA_APT/update.log" 2>&1 ||
+		die "apt-get update (private lists) failed: see $IA_APT/update.log"
+	touch "$stamp"
+}
+
+# Newest package name matching an extended regex, sorted by version in the name.
+newest_pkg() {
+	# shellcheck disable=SC2046
+	apt-cache $(apt_priv_opts) pkgnames 2>/dev/null | grep -E "^$1\$" | sort -V | tail -n1
+}
+
+# Resolve a kernel series (6.1, 6.12, 7.2, 7.3) to the newest ABI name that has
+# both headers and an image published, e.g. 6.1.0-57-amd64 or 7.3.4+deb13-amd64.
+resolve_kver() {
+	local series=$1 re name abi
+	case $series in
+	6.1) re='linux-headers-6\.1\.0-[0-9]+-amd64' ;;
+	6.12) re='linux-headers-6\.12\.[0-9]+\+deb12-amd64' ;;
+	7.*) re="linux-headers-${series//./\\.}\\.[0-9]+\\+deb13-amd64" ;;
+	*) die "unknown kernel series '$series' (known: 6.1 6.12 7.2 7.3)" ;;
+	esac
+	apt_priv_update
+	# Walk from newest to oldest until one has an image too.
+	# shellcheck disable=SC2046
+	for name in $(apt-cache $(apt_priv_opts) pkgnames 2>/dev/null | grep -E "^$re\$" | sort -rV); do
+		abi=${name#linux-headers-}
+		if [ -n "$(image_pkgs "$abi")" ]; then
+			echo "$abi"
+			return 0
+		fi
+	done
+	die "no kernel package found for series $series (looked for /$re/ in the private lists)"
+}
+
+# Packages holding the kernel image and its modules for an ABI name.
+image_pkgs() {
+	local abi=$1 p out=""
+	# shellcheck disable=SC2046
+	for p in "linux-image-$abi-unsigned" "linux-binary-$abi" "linux-modules-$abi"; do
+		if apt-cache $(apt_priv_opts) show "$p" >/dev/null 2>&1; then
+			out="$out $p"
+		fi
+	done
+	case $out in
+	*unsigned*|*binary*) echo "$out" ;;
+	esac
+}
+
+series_of() {
+	case $1 in
+	6.1|6.1.*) echo 6.1 ;;
+	6.12|6.12.*) echo 6.12 ;;
+	7.*) echo "$1" | cut -d. -f1,2 ;;
+	*) die "unknown kernel '$1'" ;;
+	esac
+}
+
+needs_trixie() {
+	case $(series_of "$1") in
+	7.*) return 0 ;;
+	esac
+	return 1
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-uid locked-memory pot, checked against the kernel's own answers:
+ * io_uring registered buffers are charged to user_struct->locked_vm and
+ * refused with ENOMEM past RLIMIT_MEMLOCK. Each test uses throwaway uids.
+ *
+ * Ring memory itself is charged on some kernels (6.16, 6.18) and not on
+ * others: every expectation is relative to the pot measured right after the
+ * ring exists, never to an assumed zero.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include <uapi/linux/iommu_account.h>
+#include "ia_nl.h"
+#include "ia_uring.h"
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+
+FIXTURE(pot) {
+	struct ia_nl nl;
+	long page;
+};
+
+FIXTURE_SETUP(pot)
+{
+	int ret = ia_nl_open(&self->nl);
+
+	ASSERT_EQ(0, ret) TH_LOG("iommu_account family: %s", strerror(-ret));
+	self->page = sysconf(_SC_PAGESIZE);
+}
+
+FIXTURE_TEARDOWN(pot)
+{
+	ia_nl_close(&self->nl);
+}
+
+/* (b) registered buffers of known sizes are charged page for page. */
+TEST_F(pot, registered_buffers_exact)
+{
+	const uid_t uid = 41001;
+	const size_t sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 12 * KiB, 300 * KiB };
+	struct agent a;
+	struct ia_uid u;
+	int64_t base, want;
+	size_t i;
+
+	ASSERT_EQ(0, agent_start(&a, uid, 64 * MiB));
+	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u)) TH_LOG("%s", self->nl.extack);
+	base = (int64_t)u.locked;
+	EXPECT_EQ(1, u.tasks);
+	EXPECT_EQ(64 * MiB, u.min);
+	EXPECT_EQ(64 * MiB, u.max);
+	want = base;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		ASSERT_EQ(0, agent_register(&a, sizes[i]));
+		want += (int64_t)((sizes[i] + self->page - 1) / self->page * self->page);
+		ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
+		EXPECT_EQ(want, (int64_t)u.locked) TH_LOG("after buffer %zu", i);
+	}
+	ASSERT_TRUE(u.has_headroom);
+	EXPECT_EQ((int64_t)(64 * MiB) - want, u.headroom);
+	ASSERT_EQ(0, agent_unregister(&a));
+	EXPECT_EQ(base, ia_locked(&self->nl, uid));
+	agent_stop(&a);
+}
+
+/* (c) two processes of one uid share one pot; another uid is untouched. */
+TEST_F(pot, shared_pot_two_processes)
+{
+	const uid_t uid = 41002, other = 41003;
+	struct agent p1, p2, q;
+	struct ia_uid u;
+	int64_t base, other_before;
+
+	ASSERT_EQ(0, agent_start(&p1, uid, 4 * MiB));
+	ASSERT_EQ(0, agent_start(&p2, uid, 8 * MiB));
+	ASSERT_EQ(0, agent_start(&q, other, 4 * MiB));
+	base = ia_locked(&self->nl, uid);
+	other_before = ia_locked(&self->nl, other);
+	ASSERT_LE(0, base);
+
+	/* "Container" 2 takes 3 MiB. */
+	ASSERT_EQ(0, agent_register(&p2, 3 * MiB));
+	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
+	EXPECT_EQ(2, u.tasks);
+	EXPECT_EQ(4 * MiB, u.min);
+	EXPECT_EQ(8 * MiB, u.max);
+	EXPECT_EQ(base + (int64_t)(3 * MiB), (int64_t)u.locked);
+	ASSERT_TRUE(u.has_headroom);
+	EXPECT_EQ((int64_t)(4 * MiB) - (int64_t)u.locked, u.headroom);
+
+	/* The kernel agrees with the headroom: one page more is refused for
+	 * container 1, which holds nothing itself; exactly the headroom fits. */
+	if (u.headroom > 0) {
+		EXPECT_EQ(-ENOMEM, agent_register(&p1, (size_t)u.headroom + self->page));
+		EXPECT_EQ(0, agent_register(&p1, (size_t)u.headroom));
+		ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
+		EXPECT_EQ(0, u.headroom);
+		EXPECT_EQ(-ENOMEM, agent_register(&p1, self->page));
+	}
+	/* Another uid's pot did not move. */
+	EXPECT_EQ(other_before, ia_locked(&self->nl, other));
+
+	agent_stop(&p1);
+	agent_stop(&p2);
+	agent_stop(&q);
+}
+
+/* (d) at the kernel's refusal, the reported pot lies in (L - B, L]. */
+TEST_F(pot, refusal_matches_limit)
+{
+	const uid_t uid = 41004;
+	const uint64_t L = 1 * MiB, B = 40 * KiB;
+	struct agent a;
+	int64_t base, locked;
+	int ret, k = 0;
+
+	ASSERT_EQ(0, agent_start(&a, uid, L));
+	base = ia_locked(&self->nl, uid);
+	ASSERT_LE(0, base);
+	while ((ret = agent_register(&a, B)) == 0)
+		k++;
+	ASSERT_EQ(-ENOMEM, ret) TH_LOG("registration %d failed with %d", k + 1, ret);
+	locked = ia_locked(&self->nl, uid);
+	TH_LOG("refused after %d buffers: pot %lld of limit %llu", k, (long long)locked,
+	       (unsigned long long)L);
+	EXPECT_EQ(base + (int64_t)(k * B), locked);
+	EXPECT_GT(locked, (int64_t)(L - B));
+	EXPECT_LE(locked, (int64_t)L);
+	agent_stop(&a);
+}
+
+/* (e) a pot held by a ring whose owner died is still reported, then drains. */
+TEST_F(pot, orphan_pot_reported_until_ring_closed)
+{
+	const uid_t uid = 41005;
+	struct ia_status st;
+	struct agent a;
+	struct ia_uid u;
+	int64_t base, v = -2;
+	int ring, i, orphans = 0;
+
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
+	for (i = 0; i < st.nfeat; i++)
+		if (!strcmp(st.feat[i].name, "uid-orphans"))
+			orphans = st.feat[i].state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
+	if (!orphans)
+		SKIP(return, "uid-orphans unavailable on this kernel");
+
+	ASSERT_EQ(0, agent_start(&a, uid, 16 * MiB));
+	base = ia_locked(&self->nl, uid);
+	ASSERT_EQ(0, agent_register(&a, 256 * KiB));
+	ring = agent_take_ring(&a);
+	ASSERT_LE(0, ring);
+	agent_stop(&a);		/* the holder exits; we (root) hold its ring */
+
+	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u)) TH_LOG("%s", self->nl.extack);
+	EXPECT_EQ(0, u.tasks);
+	EXPECT_EQ(base + (int64_t)(256 * KiB), (int64_t)u.locked);
+	EXPECT_FALSE(u.has_min);
+	EXPECT_FALSE(u.has_headroom);
+
+	/* Teardown is deferred to a workqueue: wait up to 20 s for the drain. */
+	close(ring);
+	for (i = 0; i < 200; i++) {
+		v = ia_locked(&self->nl, uid);
+		if (v <= 0)
+			break;
+		usleep(100 * 1000);
+	}
+	EXPECT_GE(0, v) TH_LOG("pot still %lld after the ring was closed", (long long)v);
+}
+
+/* (f) an unprivileged caller sees its own uid only. */
+TEST_F(pot, unprivileged_sees_own_uid_only)
+{
+	const uid_t uid = 41006;
+	struct ia_uid all[64];
+	int n, status;
+	pid_t pid;
+
+	n = ia_dump_uids(&self->nl, all, 64);
+	ASSERT_LT(1, n) TH_LOG("root's dump should see several uids (got %d)", n);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ia_nl nl;
+		struct ia_uid u[64];
+		int m, err;
+
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(10);
+		if (ia_nl_open(&nl))
+			_exit(11);
+		m = ia_dump_uids(&nl, u, 64);
+		if (m != 1 || u[0].uid != uid || u[0].tasks != 1)
+			_exit(12);
+		err = ia_get_uid(&nl, 0, u);
+		if (err != -EPERM || !nl.extack[0])
+			_exit(13);
+		if (ia_get_uid(&nl, uid, u) || u[0].uid != uid)
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("10 setuid, 11 open, 12 dump not confined, 13 no EPERM+extack, 14 own get");
+}
+
+/* A dump spanning several messages returns every user exactly once, sorted. */
+TEST_F(pot, dump_spans_messages)
+{
+	enum { N = 300, BASE = 42000 };
+	static struct ia_uid u[4096];
+	pid_t kids[N];
+	int i, n, seen = 0, fds[2];
+	char c;
+
+	ASSERT_EQ(0, pipe(fds));
+	for (i = 0; i < N; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (!kids[i]) {
+			if (setresuid(BASE + i, BASE + i, BASE + i))
+				_exit(1);
+			if (write(fds[1], "x", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+	}
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(1, read(fds[0], &c, 1));
+	n = ia_dump_uids(&self->nl, u, 4096);
+	ASSERT_LT(N, n);
+	TH_LOG("%d users in %d recv batches", n, self->nl.batches);
+	EXPECT_LT(2, self->nl.batches);
+	for (i = 0; i < n; i++) {
+		if (i)
+			EXPECT_LT(u[i - 1].uid, u[i].uid);
+		if (u[i].uid >= BASE && u[i].uid < BASE + N) {
+			seen++;
+			EXPECT_EQ(1, u[i].tasks);
+		}
+	}
+	EXPECT_EQ(N, seen);
+	for (i = 0; i < N; i++)
+		kill(kids[i], SIGKILL);
+	for (i = 0; i < N; i++)
+		waitpid(kids[i], NULL, 0);
+}
+
+TEST_HARNESS_MAIN

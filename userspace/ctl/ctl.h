@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef IA_CTL_H
+#define IA_CTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <netlink/genl/genl.h>
+
+/* Exit codes (documented in Documentation/ctl.md). */
+enum {
+	IA_EXIT_OK = 0,
+	IA_EXIT_USAGE = 1,	/* bad command line */
+	IA_EXIT_NOMODULE = 2,	/* iommu_account is not loaded */
+	IA_EXIT_PERM = 3,	/* permission denied */
+	IA_EXIT_NOENT = 4,	/* the object asked for does not exist */
+	IA_EXIT_UNSUPP = 5,	/* the loaded module or kernel lacks it */
+	IA_EXIT_FAIL = 6,	/* any other failure */
+};
+
+struct ia_ctx {
+	struct nl_sock *sk;
+	int family;
+	bool json;
+	/* Set by the error handler of the last request. */
+	int err;
+	char extack[256];
+};
+
+typedef int (*ia_msg_cb)(struct ia_ctx *ctx, struct nlmsghdr *nlh,
+			 struct nlattr **tb, void *arg);
+
+int ia_open(struct ia_ctx *ctx);
+void ia_close(struct ia_ctx *ctx);
+/* Send @msg (do or dump), call @cb per reply with attributes parsed to
+ * @maxattr. Returns an IA_EXIT_* code and prints the error. */
+int ia_request(struct ia_ctx *ctx, struct nl_msg *msg, int maxattr,
+	       ia_msg_cb cb, void *arg, const char *what);
+struct nl_msg *ia_msg(struct ia_ctx *ctx, uint8_t cmd, bool dump);
+
+/* Output helpers. */
+const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
+void ia_json_str(FILE *f, const char *s);
+
+int cmd_status(struct ia_ctx *ctx, int argc, char **argv);
+int cmd_uids(struct ia_ctx *ctx, int argc, char **argv);
+
+#endif

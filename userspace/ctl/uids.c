@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iommu-accountctl uids [--uid N]: the per-uid locked-memory pot. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uapi/linux/iommu_account.h>
+
+#include "ctl.h"
+
+struct uids_state {
+	unsigned int n;
+};
+
+static void json_u64_or_null(const char *key, struct nlattr *a)
+{
+	uint64_t v;
+
+	if (!a)
+		return;
+	v = nla_get_u64(a);
+	if (v == UINT64_MAX)
+		printf(",\"%s\":null", key);
+	else
+		printf(",\"%s\":%" PRIu64, key, v);
+}
+
+static int uid_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr **tb,
+		  void *arg)
+{
+	struct uids_state *st = arg;
+	char b1[32], b2[32], b3[32], b4[32];
+	uint64_t locked;
+	uint32_t uid, tasks;
+
+	(void)nlh;
+	if (!tb[IOMMU_ACCOUNT_A_UID_UID] || !tb[IOMMU_ACCOUNT_A_UID_LOCKED_BYTES])
+		return 0;
+	uid = nla_get_u32(tb[IOMMU_ACCOUNT_A_UID_UID]);
+	locked = nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_LOCKED_BYTES]);
+	tasks = tb[IOMMU_ACCOUNT_A_UID_TASKS] ? nla_get_u32(tb[IOMMU_ACCOUNT_A_UID_TASKS]) : 0;
+	if (ctx->json) {
+		printf("%s{\"uid\":%u,\"locked_bytes\":%" PRIu64 ",\"tasks\":%u",
+		       st->n ? "," : "", uid, locked, tasks);
+		json_u64_or_null("memlock_min", tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN]);
+		json_u64_or_null("memlock_max", tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX]);
+		if (tb[IOMMU_ACCOUNT_A_UID_HEADROOM])
+			printf(",\"headroom\":%" PRId64,
+			       (int64_t)nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_HEADROOM]));
+		printf("}");
+	} else {
+		if (!st->n)
+			printf("%-10s %6s %12s %12s %12s %12s\n", "UID", "TASKS",
+			       "LOCKED", "MEMLOCK-MIN", "MEMLOCK-MAX", "HEADROOM");
+		strcpy(b2, "-");
+		strcpy(b3, "-");
+		strcpy(b4, "-");
+		if (tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN])
+			ia_human_bytes(nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN]), b2, sizeof(b2));
+		if (tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX])
+			ia_human_bytes(nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX]), b3, sizeof(b3));
+		if (tb[IOMMU_ACCOUNT_A_UID_HEADROOM]) {
+			int64_t h = (int64_t)nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_HEADROOM]);
+
+			if (h < 0) {
+				b4[0] = '-';
+				ia_human_bytes((uint64_t)-h, b4 + 1, sizeof(b4) - 1);
+			} else {
+				ia_human_bytes((uint64_t)h, b4, sizeof(b4));
+			}
+		}
+		printf("%-10u %6u %12s %12s %12s %12s%s\n", uid, tasks,
+		       ia_human_bytes(locked, b1, sizeof(b1)), b2, b3, b4,
+		       !tasks && locked ? "  (no live task: deferred release)" : "");
+	}
+	st->n++;
+	return 0;
+}
+
+static int parse_uid(const char *s, uint32_t *uid)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || v > UINT32_MAX - 1)
+		return -1;
+	*uid = (uint32_t)v;
+	return 0;
+}
+
+int cmd_uids(struct ia_ctx *ctx, int argc, char **argv)
+{
+	struct uids_state st = { 0 };
+	struct nl_msg *msg;
+	bool have_uid = false;
+	uint32_t uid = 0;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--uid") && i + 1 < argc) {
+			if (parse_uid(argv[++i], &uid)) {
+				fprintf(stderr, "iommu-accountctl: bad uid '%s'\n", argv[i]);
+				return IA_EXIT_USAGE;
+			}
+			have_uid = true;
+		} else {
+			fprintf(stderr, "iommu-accountctl: uids: unknown argument '%s'\n", argv[i]);
+			return IA_EXIT_USAGE;
+		}
+	}
+	msg = ia_msg(ctx, IOMMU_ACCOUNT_CMD_GET_UID, !have_uid);
+	if (!msg)
+		return IA_EXIT_FAIL;
+	if (have_uid && nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_UID, uid)) {
+		nlmsg_free(msg);
+		return IA_EXIT_FAIL;
+	}
+	if (ctx->json)
+		printf("[");
+	ret = ia_request(ctx, msg, IOMMU_ACCOUNT_A_UID_MAX, uid_cb, &st, "uids");
+	if (ctx->json)
+		printf("]\n");
+	return ret;
+}
