@@ -182,13 +182,18 @@ TEST_F(pot, orphan_pot_reported_until_ring_closed)
 /* (f) an unprivileged caller sees its own uid only. */
 TEST_F(pot, unprivileged_sees_own_uid_only)
 {
-	const uid_t uid = 41006;
+	const uid_t uid = 41006, other = 41007;
 	struct ia_uid all[64];
-	int n, status;
+	struct agent a;
+	int i, n, status, others = 0;
 	pid_t pid;
 
+	/* Another user is alive: root sees it, uid 41006 must not. */
+	ASSERT_EQ(0, agent_start(&a, other, 1 * MiB));
 	n = ia_dump_uids(&self->nl, all, 64);
-	ASSERT_LT(1, n) TH_LOG("root's dump should see several uids (got %d)", n);
+	for (i = 0; i < n; i++)
+		others += all[i].uid == other;
+	ASSERT_EQ(1, others) TH_LOG("root's dump lacks uid %u (%d users)", other, n);
 
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -212,6 +217,7 @@ TEST_F(pot, unprivileged_sees_own_uid_only)
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	agent_stop(&a);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status))
 		TH_LOG("10 setuid, 11 open, 12 dump not confined, 13 no EPERM+extack, 14 own get");
