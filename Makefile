@@ -7,7 +7,9 @@
 #   make bench           benchmarks (VM)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
-KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# The release modules_install uses (Debian: kernel.release says 6.1.192,
+# the modules live under 6.1.0-57-amd64, as UTS_RELEASE says).
+KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 KERNELS ?= 6.1 6.12 7.3
 DEMO_KERNEL ?= 6.12
 
@@ -27,7 +29,7 @@ selftests:
 
 install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(KVER)
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
 
 # Not kbuild's clean: it deletes every *.ko and *.[aios] below M=, which
 # includes the cached kernels and the trixie root under .cache/.
