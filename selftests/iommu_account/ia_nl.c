@@ -271,32 +271,10 @@ int ia_dump_uids(struct ia_nl *s, struct ia_uid *out, int max)
 int ia_raw(struct ia_nl *s, char *buf, size_t len)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	char rbuf[MNL_SOCKET_BUFFER_SIZE];
-	uint32_t seq = ++s->seq;
-	ssize_t n;
 
 	nlh->nlmsg_type = s->family;
-	nlh->nlmsg_seq = seq;
-	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	s->extack[0] = 0;
-	s->miss_type = -1;
-	if (mnl_socket_sendto(s->nl, buf, len) < 0)
-		return -errno;
-	for (;;) {
-		struct nlmsghdr *m;
-		int l;
-
-		n = mnl_socket_recvfrom(s->nl, rbuf, sizeof(rbuf));
-		if (n < 0)
-			return -errno;
-		l = (int)n;
-		for (m = (struct nlmsghdr *)rbuf; mnl_nlmsg_ok(m, l); m = mnl_nlmsg_next(m, &l)) {
-			if (m->nlmsg_type == NLMSG_ERROR && m->nlmsg_seq == seq) {
-				parse_err(s, m);
-				return ((struct nlmsgerr *)mnl_nlmsg_get_payload(m))->error;
-			}
-		}
-	}
+	nlh->nlmsg_len = (uint32_t)len;
+	return transact(s, nlh, NULL, NULL);
 }
 
 int64_t ia_locked(struct ia_nl *s, uint32_t uid)

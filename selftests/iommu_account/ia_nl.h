@@ -47,7 +47,8 @@ int ia_get_status(struct ia_nl *s, struct ia_status *st);
 int ia_get_uid(struct ia_nl *s, uint32_t uid, struct ia_uid *out);
 /* Dump into @out (room for @max); returns the count or -errno. */
 int ia_dump_uids(struct ia_nl *s, struct ia_uid *out, int max);
-/* Send a hand-made message (nlmsg_type/seq/flags are filled in); 0 or -errno. */
+/* Send the first @len bytes of a hand-made message as one message of that
+ * length (type, seq and flags are filled in); 0 or -errno. */
 int ia_raw(struct ia_nl *s, char *buf, size_t len);
 /* Convenience: the pot of @uid, or -1 if it has no user_struct. */
 int64_t ia_locked(struct ia_nl *s, uint32_t uid);
