@@ -13,6 +13,9 @@
 struct ia_feature_info ia_features[IA_FEAT_COUNT] = {
 	[IA_FEAT_UID_TASKS] = { .name = "uid-tasks" },
 	[IA_FEAT_UID_ORPHANS] = { .name = "uid-orphans" },
+	[IA_FEAT_VFIO_TYPE1] = { .name = "vfio-type1" },
+	[IA_FEAT_VFIO_GROUPS] = { .name = "vfio-groups" },
+	[IA_FEAT_IOMMUFD] = { .name = "iommufd" },
 };
 
 void ia_feature_set(enum ia_feature f, bool active, const char *fmt, ...)
@@ -38,9 +41,14 @@ static int __init ia_init(void)
 	ret = ia_netlink_init();
 	if (ret)
 		goto err_uid;
+	ret = ia_vfio_init();
+	if (ret)
+		goto err_netlink;
 	pr_info("loaded, version %s\n", IA_VERSION);
 	return 0;
 
+err_netlink:
+	ia_netlink_exit();
 err_uid:
 	ia_uid_exit();
 	return ret;
@@ -48,6 +56,7 @@ err_uid:
 
 static void __exit ia_exit(void)
 {
+	ia_vfio_exit();
 	ia_netlink_exit();
 	ia_uid_exit();
 }

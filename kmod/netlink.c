@@ -29,6 +29,30 @@ static const struct nla_policy ia_uid_policy[IOMMU_ACCOUNT_A_UID_MAX + 1] = {
 	[IOMMU_ACCOUNT_A_UID_UID] = { .type = NLA_U32 },
 };
 
+static const struct nla_policy ia_group_policy[IOMMU_ACCOUNT_A_GROUP_MAX + 1] = {
+	[IOMMU_ACCOUNT_A_GROUP_ID] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy ia_container_policy[IOMMU_ACCOUNT_A_CONTAINER_MAX + 1] = {
+	[IOMMU_ACCOUNT_A_CONTAINER_ID] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy ia_thresholds_policy[IOMMU_ACCOUNT_A_THRESHOLDS_MAX + 1] = {
+	[IOMMU_ACCOUNT_A_THRESHOLDS_WARN] = { .type = NLA_U32 },
+	[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT] = { .type = NLA_U32 },
+};
+
+enum ia_mcgrp {
+	IA_MCGRP_EVENTS,
+};
+
+static const struct genl_multicast_group ia_mcgrps[] = {
+	[IA_MCGRP_EVENTS] = {
+		.name = IOMMU_ACCOUNT_MCGRP_EVENTS,
+		.flags = GENL_MCAST_CAP_SYS_ADMIN,
+	},
+};
+
 static bool ia_is_admin(const struct sk_buff *skb)
 {
 	return netlink_capable(skb, CAP_SYS_ADMIN);
@@ -76,6 +100,11 @@ static int ia_get_status_doit(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < IA_FEAT_COUNT; i++)
 		if (ia_put_feature(msg, &ia_features[i]))
 			goto err;
+	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED,
+			      ia_events_dropped(), IOMMU_ACCOUNT_A_STATUS_PAD) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED,
+			      ia_probes_missed(), IOMMU_ACCOUNT_A_STATUS_PAD))
+		goto err;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 
@@ -251,6 +280,476 @@ static int ia_get_uid_done(struct netlink_callback *cb)
 	return 0;
 }
 
+/* Shared pieces of GROUP, CONTAINER and events */
+
+static int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
+			struct user_namespace *ns)
+{
+	struct nlattr *nest = nla_nest_start(msg, attr);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_OWNER_PID, o->pid) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_OWNER_UID, from_kuid_munged(ns, o->uid)) ||
+	    nla_put_string(msg, IOMMU_ACCOUNT_A_OWNER_COMM, o->comm)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ia_put_groups(struct sk_buff *msg, int attr, const u32 *groups,
+			 unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (nla_put_u32(msg, attr, groups[i]))
+			return -EMSGSIZE;
+	return 0;
+}
+
+/* A reply message: do (info) or one message of a dump (cb). */
+static void *ia_put_hdr(struct sk_buff *skb, struct genl_info *info,
+			struct netlink_callback *cb, u8 cmd)
+{
+	if (info)
+		return genlmsg_put_reply(skb, info, &ia_family, 0, cmd);
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   &ia_family, NLM_F_MULTI, cmd);
+}
+
+/* GET_CONTAINER */
+
+static int ia_put_failure(struct sk_buff *msg, const struct ia_failure *f,
+			  struct user_namespace *ns)
+{
+	struct nlattr *nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_TIME_NS, f->time_ns,
+			      IOMMU_ACCOUNT_A_FAILURE_PAD) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_FAILURE_ERRNO, f->err) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_IOVA, f->iova,
+			      IOMMU_ACCOUNT_A_FAILURE_PAD) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_SIZE, f->size,
+			      IOMMU_ACCOUNT_A_FAILURE_PAD) ||
+	    ia_put_owner(msg, IOMMU_ACCOUNT_A_FAILURE_OWNER, &f->who, ns)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ia_put_container(struct sk_buff *msg, const struct ia_container_info *c,
+			    struct user_namespace *ns)
+{
+	static const int fail_attr[IA_FAIL_COUNT] = {
+		[IA_FAIL_ENOSPC] = IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC,
+		[IA_FAIL_ENOMEM] = IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM,
+		[IA_FAIL_EINVAL] = IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL,
+		[IA_FAIL_OTHER] = IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER,
+	};
+	const int pad = IOMMU_ACCOUNT_A_CONTAINER_PAD;
+	int i;
+
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_ID, c->id) ||
+	    ia_put_groups(msg, IOMMU_ACCOUNT_A_CONTAINER_GROUP, c->groups, c->ngroups) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_ENTRIES, c->entries) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_LIMIT, c->limit) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES, c->mapped_bytes, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES, c->pinned_pages, pad) ||
+	    (c->has_pinned_uid &&
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID,
+			 from_kuid_munged(ns, c->pinned_uid))) ||
+	    ia_put_owner(msg, IOMMU_ACCOUNT_A_CONTAINER_OWNER, &c->owner, ns) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_CONTAINER_MAP_OPS, c->map_ops, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS, c->unmap_ops, pad))
+		return -EMSGSIZE;
+	for (i = 0; i < IA_FAIL_COUNT; i++)
+		if (nla_put_u64_64bit(msg, fail_attr[i], c->fail[i], pad))
+			return -EMSGSIZE;
+	if (c->has_last && ia_put_failure(msg, &c->last, ns))
+		return -EMSGSIZE;
+	return 0;
+}
+
+struct ia_obj_dump {
+	void *snap;
+	struct user_namespace *ns;
+	unsigned int next;
+};
+
+static struct ia_obj_dump *ia_obj_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct ia_obj_dump) > sizeof(cb->ctx));
+	return (struct ia_obj_dump *)cb->ctx;
+}
+
+/* Containers the caller may see: all for an admin, its own otherwise. */
+static struct ia_container_snap *
+ia_container_scope(const struct sk_buff *skb, bool filter, u32 id)
+{
+	return ia_container_snapshot(filter, id, !ia_is_admin(skb), current_uid());
+}
+
+static int ia_get_container_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ia_container_snap *snap;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_CONTAINER_ID))
+		return -EINVAL;
+	snap = ia_container_scope(skb, true,
+				  nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_CONTAINER_ID]));
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
+	ret = -ENOENT;
+	if (!snap->nr) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_CONTAINER_ID],
+				    "no such container (or not yours)");
+		goto out;
+	}
+	ret = -ENOMEM;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	ret = -EMSGSIZE;
+	hdr = ia_put_hdr(msg, info, NULL, IOMMU_ACCOUNT_CMD_GET_CONTAINER);
+	if (!hdr || ia_put_container(msg, &snap->c[0], current_user_ns())) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
+	kvfree(snap);
+	return ret;
+}
+
+static int ia_get_container_start(struct netlink_callback *cb)
+{
+	struct ia_obj_dump *ctx = ia_obj_dump_ctx(cb);
+	struct ia_container_snap *snap;
+
+	snap = ia_container_scope(cb->skb, false, 0);
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
+	ctx->snap = snap;
+	ctx->ns = get_user_ns(current_user_ns());
+	return 0;
+}
+
+static int ia_get_container_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ia_obj_dump *ctx = ia_obj_dump_ctx(cb);
+	struct ia_container_snap *snap = ctx->snap;
+	void *hdr;
+
+	while (ctx->next < snap->nr) {
+		hdr = ia_put_hdr(skb, NULL, cb, IOMMU_ACCOUNT_CMD_GET_CONTAINER);
+		if (!hdr)
+			break;
+		if (ia_put_container(skb, &snap->c[ctx->next], ctx->ns)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next++;
+	}
+	return skb->len;
+}
+
+static int ia_get_container_done(struct netlink_callback *cb)
+{
+	struct ia_obj_dump *ctx = ia_obj_dump_ctx(cb);
+
+	kvfree(ctx->snap);
+	if (ctx->ns)
+		put_user_ns(ctx->ns);
+	return 0;
+}
+
+/* GET_GROUP */
+
+/* The container holding @group in @g, and the group's index in it. */
+static const struct ia_container_info *
+ia_group_container(const struct ia_group_snap *g, u32 group, unsigned int *idx)
+{
+	unsigned int i, j;
+
+	for (i = 0; g->containers && i < g->containers->nr; i++) {
+		const struct ia_container_info *c = &g->containers->c[i];
+
+		for (j = 0; j < c->ngroups; j++)
+			if (c->groups[j] == group) {
+				*idx = j;
+				return c;
+			}
+	}
+	return NULL;
+}
+
+static bool ia_group_visible(const struct ia_group_snap *g, u32 group, bool admin)
+{
+	const struct ia_container_info *c;
+	unsigned int j;
+
+	if (admin)
+		return true;
+	c = ia_group_container(g, group, &j);
+	return c && uid_eq(c->group_owner[j].uid, current_uid());
+}
+
+static int ia_put_device(struct sk_buff *msg, const struct ia_group_dev *d)
+{
+	struct nlattr *nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_GROUP_DEVICE);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, IOMMU_ACCOUNT_A_DEVICE_ADDRESS, d->address) ||
+	    nla_put_u16(msg, IOMMU_ACCOUNT_A_DEVICE_VENDOR, d->vendor) ||
+	    nla_put_u16(msg, IOMMU_ACCOUNT_A_DEVICE_DEVICE, d->device) ||
+	    (d->driver[0] && nla_put_string(msg, IOMMU_ACCOUNT_A_DEVICE_DRIVER, d->driver))) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* One group: the devices g->dev[first..] that share its id. */
+static int ia_put_group(struct sk_buff *msg, const struct ia_group_snap *g,
+			unsigned int first, struct user_namespace *ns)
+{
+	u32 id = g->dev[first].group;
+	const struct ia_container_info *c;
+	unsigned int i, j;
+
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_ID, id))
+		return -EMSGSIZE;
+	for (i = first; i < g->ndev && g->dev[i].group == id; i++)
+		if (ia_put_device(msg, &g->dev[i]))
+			return -EMSGSIZE;
+	c = ia_group_container(g, id, &j);
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_BACKEND,
+			c ? IOMMU_ACCOUNT_GROUP_BACKEND_VFIO_CONTAINER :
+			    IOMMU_ACCOUNT_GROUP_BACKEND_NONE))
+		return -EMSGSIZE;
+	if (c && (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_CONTAINER_ID, c->id) ||
+		  ia_put_owner(msg, IOMMU_ACCOUNT_A_GROUP_OWNER, &c->group_owner[j], ns)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static unsigned int ia_group_next(const struct ia_group_snap *g, unsigned int i)
+{
+	u32 id = g->dev[i].group;
+
+	while (i < g->ndev && g->dev[i].group == id)
+		i++;
+	return i;
+}
+
+static int ia_get_group_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[IOMMU_ACCOUNT_A_GROUP_ID];
+	struct ia_group_snap *g;
+	struct sk_buff *msg;
+	unsigned int i;
+	void *hdr;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_GROUP_ID))
+		return -EINVAL;
+	g = ia_group_snapshot();
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	for (i = 0; i < g->ndev && g->dev[i].group != nla_get_u32(a); i++)
+		;
+	ret = -ENOENT;
+	if (i == g->ndev || !ia_group_visible(g, g->dev[i].group, ia_is_admin(skb))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "no such IOMMU group (or not yours)");
+		goto out;
+	}
+	ret = -ENOMEM;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	ret = -EMSGSIZE;
+	hdr = ia_put_hdr(msg, info, NULL, IOMMU_ACCOUNT_CMD_GET_GROUP);
+	if (!hdr || ia_put_group(msg, g, i, current_user_ns())) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
+	ia_group_snap_free(g);
+	return ret;
+}
+
+struct ia_group_dump {
+	struct ia_group_snap *snap;
+	struct user_namespace *ns;
+	unsigned int next;
+	bool admin;
+};
+
+static struct ia_group_dump *ia_group_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct ia_group_dump) > sizeof(cb->ctx));
+	return (struct ia_group_dump *)cb->ctx;
+}
+
+static int ia_get_group_start(struct netlink_callback *cb)
+{
+	struct ia_group_dump *ctx = ia_group_dump_ctx(cb);
+	struct ia_group_snap *g = ia_group_snapshot();
+
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	ctx->snap = g;
+	ctx->ns = get_user_ns(current_user_ns());
+	ctx->admin = ia_is_admin(cb->skb);
+	return 0;
+}
+
+static int ia_get_group_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ia_group_dump *ctx = ia_group_dump_ctx(cb);
+	const struct ia_group_snap *g = ctx->snap;
+	void *hdr;
+
+	while (ctx->next < g->ndev) {
+		if (!ia_group_visible(g, g->dev[ctx->next].group, ctx->admin)) {
+			ctx->next = ia_group_next(g, ctx->next);
+			continue;
+		}
+		hdr = ia_put_hdr(skb, NULL, cb, IOMMU_ACCOUNT_CMD_GET_GROUP);
+		if (!hdr)
+			break;
+		if (ia_put_group(skb, g, ctx->next, ctx->ns)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next = ia_group_next(g, ctx->next);
+	}
+	return skb->len;
+}
+
+static int ia_get_group_done(struct netlink_callback *cb)
+{
+	struct ia_group_dump *ctx = ia_group_dump_ctx(cb);
+
+	ia_group_snap_free(ctx->snap);
+	if (ctx->ns)
+		put_user_ns(ctx->ns);
+	return 0;
+}
+
+/* GET_THRESHOLDS, SET_THRESHOLDS */
+
+static int ia_thresholds_reply(struct genl_info *info, u8 cmd)
+{
+	struct sk_buff *msg;
+	u32 warn, crit;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	ia_thresholds_get(&warn, &crit);
+	hdr = ia_put_hdr(msg, info, NULL, cmd);
+	if (!hdr || nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, warn) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, crit)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int ia_get_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return ia_thresholds_reply(info, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS);
+}
+
+static int ia_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 warn, crit;
+
+	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_WARN) ||
+	    GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT))
+		return -EINVAL;
+	warn = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_WARN]);
+	crit = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT]);
+	/* EINVAL (not the range policy's ERANGE), as documented. */
+	if (!warn || crit > 1000) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[warn ? IOMMU_ACCOUNT_A_THRESHOLDS_CRIT :
+						       IOMMU_ACCOUNT_A_THRESHOLDS_WARN],
+				    "thresholds are per mille of the limit: 0 < warn < crit <= 1000");
+		return -EINVAL;
+	}
+	if (warn >= crit) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_WARN],
+				    "warn must be below crit");
+		return -EINVAL;
+	}
+	ia_thresholds_set(warn, crit);
+	return ia_thresholds_reply(info, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS);
+}
+
+/* Events */
+
+void ia_netlink_event(const struct ia_event *ev)
+{
+	const int pad = IOMMU_ACCOUNT_A_EVENT_PAD;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &ia_family, 0, IOMMU_ACCOUNT_CMD_EVENT);
+	if (!hdr ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SEQ, ev->seq, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_TYPE,
+			ev->type == IA_EV_FAILURE ? IOMMU_ACCOUNT_EVENT_TYPE_FAILURE :
+						    IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_TIME_NS, ev->time_ns, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID, ev->container) ||
+	    ia_put_groups(msg, IOMMU_ACCOUNT_A_EVENT_GROUP, ev->groups, ev->ngroups) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ENTRIES, ev->entries) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LIMIT, ev->limit) ||
+	    ia_put_owner(msg, IOMMU_ACCOUNT_A_EVENT_OWNER, &ev->who, &init_user_ns))
+		goto err;
+	if (ev->type == IA_EV_FAILURE &&
+	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ERRNO, ev->err) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_IOVA, ev->iova, pad) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SIZE, ev->size, pad) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES, ev->locked_bytes, pad) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT, ev->memlock, pad)))
+		goto err;
+	if (ev->type == IA_EV_THRESHOLD &&
+	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LEVEL, ev->level) ||
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_THRESHOLD, ev->threshold)))
+		goto err;
+	genlmsg_end(msg, hdr);
+	/* -ESRCH: nobody listens, which is fine. */
+	genlmsg_multicast(&ia_family, msg, 0, IA_MCGRP_EVENTS, GFP_KERNEL);
+	return;
+err:
+	nlmsg_free(msg);
+}
+
 static const struct genl_ops ia_ops[] = {
 	{
 		.cmd = IOMMU_ACCOUNT_CMD_GET_STATUS,
@@ -265,6 +764,35 @@ static const struct genl_ops ia_ops[] = {
 		.policy = ia_uid_policy,
 		.maxattr = IOMMU_ACCOUNT_A_UID_MAX,
 	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_GROUP,
+		.doit = ia_get_group_doit,
+		.start = ia_get_group_start,
+		.dumpit = ia_get_group_dumpit,
+		.done = ia_get_group_done,
+		.policy = ia_group_policy,
+		.maxattr = IOMMU_ACCOUNT_A_GROUP_MAX,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_CONTAINER,
+		.doit = ia_get_container_doit,
+		.start = ia_get_container_start,
+		.dumpit = ia_get_container_dumpit,
+		.done = ia_get_container_done,
+		.policy = ia_container_policy,
+		.maxattr = IOMMU_ACCOUNT_A_CONTAINER_MAX,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_THRESHOLDS,
+		.doit = ia_get_thresholds_doit,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_SET_THRESHOLDS,
+		.doit = ia_set_thresholds_doit,
+		.policy = ia_thresholds_policy,
+		.maxattr = IOMMU_ACCOUNT_A_THRESHOLDS_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family ia_family __ro_after_init = {
@@ -274,6 +802,8 @@ static struct genl_family ia_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = ia_ops,
 	.n_ops = ARRAY_SIZE(ia_ops),
+	.mcgrps = ia_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(ia_mcgrps),
 	.resv_start_op = IOMMU_ACCOUNT_CMD_GET_STATUS,
 };
 

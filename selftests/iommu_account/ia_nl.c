@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,11 +89,28 @@ static int transact(struct ia_nl *s, struct nlmsghdr *nlh, data_cb cb, void *arg
 
 static int family_cb(const struct nlmsghdr *nlh, void *arg)
 {
-	const struct nlattr *a;
+	struct ia_nl *s = arg;
+	const struct nlattr *a, *g, *ga;
 
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID)
-			*(uint16_t *)arg = mnl_attr_get_u16(a);
+			s->family = mnl_attr_get_u16(a);
+		if (mnl_attr_get_type(a) != CTRL_ATTR_MCAST_GROUPS)
+			continue;
+		mnl_attr_for_each_nested(g, a) {
+			uint32_t id = 0;
+			const char *name = "";
+
+			mnl_attr_for_each_nested(ga, g) {
+				if (mnl_attr_get_type(ga) == CTRL_ATTR_MCAST_GRP_ID)
+					id = mnl_attr_get_u32(ga);
+				if (mnl_attr_get_type(ga) == CTRL_ATTR_MCAST_GRP_NAME)
+					name = mnl_attr_get_str(ga);
+			}
+			if (!strcmp(name, IOMMU_ACCOUNT_MCGRP_EVENTS))
+				s->events_group = id;
+		}
+	}
 	return 0;
 }
 
@@ -128,7 +146,7 @@ int ia_nl_open(struct ia_nl *s)
 	mnl_socket_setsockopt(s->nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	nlh = put_hdr(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, IOMMU_ACCOUNT_FAMILY_NAME);
-	ret = transact(s, nlh, family_cb, &s->family);
+	ret = transact(s, nlh, family_cb, s);
 	if (ret)
 		goto err;
 	if (!s->family) {
@@ -284,4 +302,284 @@ int64_t ia_locked(struct ia_nl *s, uint32_t uid)
 	if (ia_get_uid(s, uid, &u))
 		return -1;
 	return (int64_t)u.locked;
+}
+
+static void parse_owner(const struct nlattr *nest, struct ia_owner *o)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest) {
+		switch (mnl_attr_get_type(a)) {
+		case IOMMU_ACCOUNT_A_OWNER_PID:
+			o->pid = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_OWNER_UID:
+			o->uid = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_OWNER_COMM:
+			snprintf(o->comm, sizeof(o->comm), "%s", mnl_attr_get_str(a));
+			break;
+		}
+	}
+}
+
+static void parse_container(const struct nlmsghdr *nlh, struct ia_container *c)
+{
+	const struct nlattr *a, *f;
+
+	memset(c, 0, sizeof(*c));
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case IOMMU_ACCOUNT_A_CONTAINER_ID:
+			c->id = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_GROUP:
+			if (c->ngroups < 16)
+				c->groups[c->ngroups++] = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_ENTRIES:
+			c->entries = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_LIMIT:
+			c->limit = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES:
+			c->mapped_bytes = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES:
+			c->pinned_pages = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID:
+			c->pinned_uid = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_OWNER:
+			parse_owner(a, &c->owner);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_MAP_OPS:
+			c->map_ops = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS:
+			c->unmap_ops = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC:
+			c->fail_enospc = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM:
+			c->fail_enomem = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL:
+			c->fail_einval = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER:
+			c->fail_other = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE:
+			c->has_last = 1;
+			mnl_attr_for_each_nested(f, a) {
+				switch (mnl_attr_get_type(f)) {
+				case IOMMU_ACCOUNT_A_FAILURE_ERRNO:
+					c->last_errno = mnl_attr_get_u32(f);
+					break;
+				case IOMMU_ACCOUNT_A_FAILURE_IOVA:
+					c->last_iova = mnl_attr_get_u64(f);
+					break;
+				case IOMMU_ACCOUNT_A_FAILURE_SIZE:
+					c->last_size = mnl_attr_get_u64(f);
+					break;
+				case IOMMU_ACCOUNT_A_FAILURE_OWNER:
+					parse_owner(f, &c->last_who);
+					break;
+				}
+			}
+			break;
+		}
+	}
+}
+
+struct ctr_arg {
+	struct ia_container *out;
+	int max, n;
+};
+
+static int container_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct ctr_arg *d = arg;
+
+	if (d->n >= d->max)
+		return -1;
+	parse_container(nlh, &d->out[d->n++]);
+	return 0;
+}
+
+int ia_get_container(struct ia_nl *s, uint32_t id, struct ia_container *out)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct ctr_arg d = { out, 1, 0 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_CONTAINER, 0);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_CONTAINER_ID, id);
+	ret = transact(s, nlh, container_cb, &d);
+	if (!ret && d.n != 1)
+		return -EPROTO;
+	return ret;
+}
+
+int ia_dump_containers(struct ia_nl *s, struct ia_container *out, int max)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct ctr_arg d = { out, max, 0 };
+	int ret;
+
+	ret = transact(s, put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_CONTAINER, NLM_F_DUMP),
+		       container_cb, &d);
+	return ret ? ret : d.n;
+}
+
+int ia_container_of_pid(struct ia_nl *s, uint32_t pid, struct ia_container *out)
+{
+	static struct ia_container all[64];
+	int i, n = ia_dump_containers(s, all, 64);
+
+	for (i = 0; i < n; i++)
+		if (all[i].owner.pid == pid) {
+			*out = all[i];
+			return 0;
+		}
+	return n < 0 ? n : -ENOENT;
+}
+
+int ia_set_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, 0);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, warn);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, crit);
+	return transact(s, nlh, NULL, NULL);
+}
+
+static int thresholds_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	uint32_t *v = arg;
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_WARN)
+			v[0] = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_CRIT)
+			v[1] = mnl_attr_get_u32(a);
+	}
+	return 0;
+}
+
+int ia_get_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	uint32_t v[2] = { 0, 0 };
+	int ret;
+
+	ret = transact(s, put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, 0),
+		       thresholds_cb, v);
+	*warn = v[0];
+	*crit = v[1];
+	return ret;
+}
+
+int ia_events_join(struct ia_nl *s)
+{
+	int grp = (int)s->events_group;
+
+	if (!grp)
+		return -ENOENT;
+	if (mnl_socket_setsockopt(s->nl, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)))
+		return -errno;
+	return 0;
+}
+
+static void parse_event(const struct nlmsghdr *nlh, struct ia_event *ev)
+{
+	const struct nlattr *a;
+
+	memset(ev, 0, sizeof(*ev));
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case IOMMU_ACCOUNT_A_EVENT_SEQ:
+			ev->seq = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_TYPE:
+			ev->type = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID:
+			ev->container = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_GROUP:
+			if (ev->ngroups < 16)
+				ev->groups[ev->ngroups++] = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_ENTRIES:
+			ev->entries = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_LIMIT:
+			ev->limit = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_OWNER:
+			parse_owner(a, &ev->who);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_ERRNO:
+			ev->err = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_IOVA:
+			ev->iova = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_SIZE:
+			ev->size = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES:
+			ev->locked = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT:
+			ev->memlock = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_LEVEL:
+			ev->level = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_THRESHOLD:
+			ev->threshold = mnl_attr_get_u32(a);
+			break;
+		}
+	}
+}
+
+/* Events queued but not yet handed out (one recv may carry several). */
+static char ev_buf[16384];
+static int ev_len, ev_off;
+
+int ia_event_read(struct ia_nl *s, struct ia_event *ev, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = mnl_socket_get_fd(s->nl), .events = POLLIN };
+
+	for (;;) {
+		while (ev_off < ev_len) {
+			struct nlmsghdr *m = (struct nlmsghdr *)(ev_buf + ev_off);
+
+			if (!mnl_nlmsg_ok(m, ev_len - ev_off)) {
+				ev_len = ev_off = 0;
+				break;
+			}
+			ev_off += NLMSG_ALIGN(m->nlmsg_len);
+			if (m->nlmsg_type == s->family) {
+				parse_event(m, ev);
+				return 1;
+			}
+		}
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			return 0;
+		ev_len = (int)mnl_socket_recvfrom(s->nl, ev_buf, sizeof(ev_buf));
+		ev_off = 0;
+		if (ev_len < 0)
+			return -errno;
+	}
 }

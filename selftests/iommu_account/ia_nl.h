@@ -11,6 +11,7 @@
 struct ia_nl {
 	struct mnl_socket *nl;
 	uint16_t family;
+	uint32_t events_group;	/* multicast group id of "events" */
 	uint32_t seq;
 	char extack[256];	/* extack message of the last error, if any */
 	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE of the last error, or -1 */
@@ -40,6 +41,33 @@ struct ia_status {
 	struct ia_feature feat[16];
 };
 
+struct ia_owner {
+	uint32_t pid, uid;
+	char comm[32];
+};
+
+struct ia_container {
+	uint32_t id, entries, limit, pinned_uid;
+	uint64_t mapped_bytes, pinned_pages, map_ops, unmap_ops;
+	uint64_t fail_enospc, fail_enomem, fail_einval, fail_other;
+	int ngroups;
+	uint32_t groups[16];
+	struct ia_owner owner;
+	int has_last;
+	uint32_t last_errno;
+	uint64_t last_iova, last_size;
+	struct ia_owner last_who;
+};
+
+struct ia_event {
+	uint64_t seq;
+	uint32_t type, container, entries, limit, err, level, threshold;
+	uint64_t iova, size, locked, memlock;
+	int ngroups;
+	uint32_t groups[16];
+	struct ia_owner who;
+};
+
 /* 0, or -ENOENT when the family is not registered, or -errno. */
 int ia_nl_open(struct ia_nl *s);
 void ia_nl_close(struct ia_nl *s);
@@ -50,6 +78,17 @@ int ia_dump_uids(struct ia_nl *s, struct ia_uid *out, int max);
 /* Send the first @len bytes of a hand-made message as one message of that
  * length (type, seq and flags are filled in); 0 or -errno. */
 int ia_raw(struct ia_nl *s, char *buf, size_t len);
+int ia_get_container(struct ia_nl *s, uint32_t id, struct ia_container *out);
+int ia_dump_containers(struct ia_nl *s, struct ia_container *out, int max);
+/* The container whose owner has tgid @pid, or -ENOENT. */
+int ia_container_of_pid(struct ia_nl *s, uint32_t pid, struct ia_container *out);
+int ia_set_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit);
+int ia_get_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit);
+/* Join the events group (on a socket of its own: events arrive unasked). */
+int ia_events_join(struct ia_nl *s);
+/* Next event within @timeout_ms: 1, 0 on time-out, or -errno. */
+int ia_event_read(struct ia_nl *s, struct ia_event *ev, int timeout_ms);
+
 /* Convenience: the pot of @uid, or -1 if it has no user_struct. */
 int64_t ia_locked(struct ia_nl *s, uint32_t uid);
 

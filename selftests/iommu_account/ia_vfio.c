@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/vfio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "ia_vfio.h"
+
+#define EDU_BUF (1 << 20)
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int read_hex(const char *dir, const char *name)
+{
+	char path[512], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return (int)strtol(buf, NULL, 16);
+}
+
+int vfio_edu_groups(int *groups, int max)
+{
+	const char *base = "/sys/bus/pci/devices";
+	char dir[512], link[512], path[600];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (system("modprobe vfio_iommu_type1 && modprobe vfio_pci"))
+		return -ENOENT;
+	d = opendir(base);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && n < max) {
+		ssize_t len;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", base, de->d_name);
+		if (read_hex(dir, "vendor") != 0x1234 || read_hex(dir, "device") != 0x11e8)
+			continue;
+		snprintf(path, sizeof(path), "%s/driver", dir);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0 || !strstr((link[len] = 0, link), "vfio-pci")) {
+			snprintf(path, sizeof(path), "%s/driver_override", dir);
+			write_file(path, "vfio-pci");
+			write_file("/sys/bus/pci/drivers_probe", de->d_name);
+		}
+		snprintf(path, sizeof(path), "%s/iommu_group", dir);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = 0;
+		groups[n++] = atoi(basename(link));
+	}
+	closedir(d);
+	return n;
+}
+
+int vfio_set_entry_limit(unsigned int limit)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", limit);
+	return write_file("/sys/module/vfio_iommu_type1/parameters/dma_entry_limit", v);
+}
+
+int vfio_ctr_open(struct vfio_ctr *c, int group)
+{
+	struct vfio_group_status st = { .argsz = sizeof(st) };
+	char path[64];
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->container = c->group = -1;
+	c->container = open("/dev/vfio/vfio", O_RDWR);
+	if (c->container < 0)
+		return -errno;
+	if (ioctl(c->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION)
+		return -EPROTO;
+	snprintf(path, sizeof(path), "/dev/vfio/%d", group);
+	c->group = open(path, O_RDWR);
+	if (c->group < 0)
+		return -errno;
+	if (ioctl(c->group, VFIO_GROUP_GET_STATUS, &st) || !(st.flags & VFIO_GROUP_FLAGS_VIABLE))
+		return -EBUSY;
+	if (ioctl(c->group, VFIO_GROUP_SET_CONTAINER, &c->container))
+		return -errno;
+	if (ioctl(c->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
+		return -errno;
+	c->buflen = EDU_BUF;
+	c->buf = mmap(NULL, c->buflen, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (c->buf == MAP_FAILED) {
+		ret = -errno;
+		c->buf = NULL;
+		return ret;
+	}
+	madvise(c->buf, c->buflen, MADV_NOHUGEPAGE);
+	return 0;
+}
+
+void vfio_ctr_close(struct vfio_ctr *c)
+{
+	if (c->group >= 0)
+		close(c->group);
+	if (c->container >= 0)
+		close(c->container);
+	if (c->buf)
+		munmap(c->buf, c->buflen);
+	c->group = c->container = -1;
+	c->buf = NULL;
+}
+
+int vfio_map(struct vfio_ctr *c, uint64_t iova, size_t size)
+{
+	struct vfio_iommu_type1_dma_map m = {
+		.argsz = sizeof(m),
+		.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+		.vaddr = (uint64_t)(uintptr_t)c->buf,
+		.iova = iova,
+		.size = size,
+	};
+
+	if (size > c->buflen)
+		return -E2BIG;
+	return ioctl(c->container, VFIO_IOMMU_MAP_DMA, &m) ? -errno : 0;
+}
+
+int vfio_unmap(struct vfio_ctr *c, uint64_t iova, size_t size)
+{
+	struct vfio_iommu_type1_dma_unmap u = {
+		.argsz = sizeof(u),
+		.iova = iova,
+		.size = size,
+	};
+
+	return ioctl(c->container, VFIO_IOMMU_UNMAP_DMA, &u) ? -errno : 0;
+}
+
+int vfio_dma_avail(struct vfio_ctr *c, uint32_t *avail)
+{
+	char buf[4096];
+	struct vfio_iommu_type1_info *info = (void *)buf;
+	struct vfio_info_cap_header *h;
+	uint32_t off;
+
+	memset(buf, 0, sizeof(buf));
+	info->argsz = sizeof(buf);
+	if (ioctl(c->container, VFIO_IOMMU_GET_INFO, info))
+		return -errno;
+	if (!(info->flags & VFIO_IOMMU_INFO_CAPS))
+		return -ENOENT;
+	for (off = info->cap_offset; off && off < sizeof(buf); off = h->next) {
+		h = (void *)(buf + off);
+		if (h->id == VFIO_IOMMU_TYPE1_INFO_DMA_AVAIL) {
+			*avail = ((struct vfio_iommu_type1_info_dma_avail *)h)->avail;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+long long vm_locked_bytes(void)
+{
+	char line[256];
+	long long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}

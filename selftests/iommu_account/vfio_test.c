@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * VFIO type1 containers, checked against the kernel's own answers: the
+ * ENOSPC at dma_entry_limit, DMA_AVAIL from VFIO_IOMMU_GET_INFO, VmLck
+ * (mm->locked_vm) of the mapper, the ENOMEM past RLIMIT_MEMLOCK. Uses the
+ * VM's edu devices bound to vfio-pci (scripts/vm/run gives it two).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include <uapi/linux/iommu_account.h>
+#include "ia_nl.h"
+#include "ia_vfio.h"
+
+#define PAGE 4096UL
+#define DEFAULT_LIMIT 65535
+
+FIXTURE(vfio) {
+	struct ia_nl nl;
+	int groups[8];
+	int ngroups;
+};
+
+FIXTURE_SETUP(vfio)
+{
+	ASSERT_EQ(0, ia_nl_open(&self->nl));
+	self->ngroups = vfio_edu_groups(self->groups, 8);
+	ASSERT_LE(1, self->ngroups) TH_LOG("no edu device bound to vfio-pci (%d)", self->ngroups);
+	ASSERT_EQ(0, vfio_set_entry_limit(DEFAULT_LIMIT));
+}
+
+FIXTURE_TEARDOWN(vfio)
+{
+	vfio_set_entry_limit(DEFAULT_LIMIT);
+	ia_nl_close(&self->nl);
+}
+
+/* Our view equals the kernel's: entries == limit - DMA_AVAIL. */
+static void expect_exact(struct __test_metadata *_metadata, struct ia_nl *nl,
+			 struct vfio_ctr *c, uint32_t want_entries)
+{
+	struct ia_container ct;
+	uint32_t avail;
+
+	ASSERT_EQ(0, ia_container_of_pid(nl, getpid(), &ct));
+	ASSERT_EQ(0, vfio_dma_avail(c, &avail));
+	EXPECT_EQ(want_entries, ct.entries);
+	EXPECT_EQ(ct.limit - avail, ct.entries) TH_LOG("limit %u avail %u", ct.limit, avail);
+}
+
+/* (a) N mappings: entries, bytes, pinned pages (== VmLck growth) exact. */
+TEST_F(vfio, map_unmap_exact)
+{
+	const int N = 37;
+	struct vfio_ctr c;
+	struct ia_container ct;
+	long long lck0, lck;
+	int i;
+
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	lck0 = vm_locked_bytes();
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * 0x10000, 2 * PAGE));
+	lck = vm_locked_bytes();
+	expect_exact(_metadata, &self->nl, &c, N);
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	EXPECT_EQ(DEFAULT_LIMIT, ct.limit);
+	EXPECT_EQ(N * 2 * PAGE, ct.mapped_bytes);
+	EXPECT_EQ(N, ct.map_ops);
+	EXPECT_EQ((uint64_t)(lck - lck0) / PAGE, ct.pinned_pages)
+		TH_LOG("VmLck grew by %lld bytes", lck - lck0);
+	EXPECT_EQ(2 * N, ct.pinned_pages);
+	EXPECT_EQ(getuid(), ct.pinned_uid);
+	ASSERT_EQ(1, ct.ngroups);
+	EXPECT_EQ(self->groups[0], ct.groups[0]);
+	EXPECT_EQ(getuid(), ct.owner.uid);
+
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, vfio_unmap(&c, 0x100000 + i * 0x10000, 2 * PAGE));
+	expect_exact(_metadata, &self->nl, &c, 0);
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	EXPECT_EQ(0, ct.mapped_bytes);
+	EXPECT_EQ(0, ct.pinned_pages);
+	EXPECT_EQ(N, ct.unmap_ops);
+	EXPECT_EQ(lck0, vm_locked_bytes());
+	vfio_ctr_close(&c);
+}
+
+/* (b) limit 100: ENOSPC at 101; warn (80) and crit (95) events come first. */
+TEST_F(vfio, enospc_event_after_thresholds)
+{
+	struct ia_nl ev_nl;
+	struct ia_event ev, warn = {}, crit = {}, fail = {};
+	struct ia_container ct;
+	struct vfio_ctr c;
+	int i, ret, got = 0;
+
+	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 800, 950));
+	ASSERT_EQ(0, ia_nl_open(&ev_nl));
+	ASSERT_EQ(0, ia_events_join(&ev_nl));
+	ASSERT_EQ(0, vfio_set_entry_limit(100));
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	for (i = 0; i < 1000; i++) {
+		ret = vfio_map(&c, 0x100000 + i * PAGE, PAGE);
+		if (ret)
+			break;
+	}
+	EXPECT_EQ(100, i);
+	ASSERT_EQ(-ENOSPC, ret);
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+
+	while (ia_event_read(&ev_nl, &ev, 3000) == 1) {
+		if (ev.container != ct.id)
+			continue;
+		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD &&
+		    ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN)
+			warn = ev, got |= 1;
+		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD &&
+		    ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT)
+			crit = ev, got |= 2;
+		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
+			fail = ev, got |= 4;
+		if (got == 7)
+			break;
+	}
+	ASSERT_EQ(7, got) TH_LOG("events seen: mask %d", got);
+	EXPECT_EQ(80, warn.entries);
+	EXPECT_EQ(95, crit.entries);
+	EXPECT_LT(warn.seq, crit.seq);
+	EXPECT_LT(crit.seq, fail.seq);
+	EXPECT_EQ(ENOSPC, fail.err);
+	EXPECT_EQ(100, fail.entries);
+	EXPECT_EQ(100, fail.limit);
+	EXPECT_EQ((uint32_t)getpid(), fail.who.pid);
+	EXPECT_EQ(getuid(), fail.who.uid);
+	EXPECT_EQ(0x100000 + 100 * PAGE, fail.iova);
+	ASSERT_EQ(1, fail.ngroups);
+	EXPECT_EQ(self->groups[0], fail.groups[0]);
+	/* The container keeps the count and the last failure. */
+	EXPECT_EQ(1, ct.fail_enospc);
+	EXPECT_EQ(1, ct.has_last);
+	EXPECT_EQ(ENOSPC, ct.last_errno);
+	expect_exact(_metadata, &self->nl, &c, 100);
+	vfio_ctr_close(&c);
+	ia_nl_close(&ev_nl);
+}
+
+/* (c) the owner dies with live mappings: the container goes. */
+TEST_F(vfio, owner_killed_container_gone)
+{
+	struct ia_container ct;
+	int fds[2], i, ret = 0;
+	char ok;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(fds));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct vfio_ctr c;
+
+		if (vfio_ctr_open(&c, self->groups[0]))
+			_exit(1);
+		for (i = 0; i < 10; i++)
+			if (vfio_map(&c, 0x100000 + i * PAGE, PAGE))
+				_exit(2);
+		if (write(fds[1], "k", 1) != 1)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(fds[0], &ok, 1));
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, pid, &ct));
+	EXPECT_EQ(10, ct.entries);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < 50; i++) {
+		ret = ia_get_container(&self->nl, ct.id, &ct);
+		if (ret == -ENOENT)
+			break;
+		usleep(100 * 1000);
+	}
+	EXPECT_EQ(-ENOENT, ret);
+}
+
+/* (d) two containers in two processes are counted apart. */
+TEST_F(vfio, two_containers_two_processes)
+{
+	const int n[2] = { 5, 7 };
+	struct ia_container ct[2];
+	int fds[2], k, i;
+	pid_t pid[2];
+	char ok;
+
+	ASSERT_LE(2, self->ngroups) TH_LOG("needs two edu devices");
+	ASSERT_EQ(0, pipe(fds));
+	for (k = 0; k < 2; k++) {
+		pid[k] = fork();
+		ASSERT_LE(0, pid[k]);
+		if (!pid[k]) {
+			struct vfio_ctr c;
+
+			if (vfio_ctr_open(&c, self->groups[k]))
+				_exit(1);
+			for (i = 0; i < n[k]; i++)
+				if (vfio_map(&c, 0x100000 + i * PAGE, PAGE))
+					_exit(2);
+			if (write(fds[1], "k", 1) != 1)
+				_exit(3);
+			pause();
+			_exit(0);
+		}
+	}
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(1, read(fds[0], &ok, 1));
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, ia_container_of_pid(&self->nl, pid[k], &ct[k]));
+		EXPECT_EQ(n[k], ct[k].entries);
+		EXPECT_EQ(n[k] * PAGE, ct[k].mapped_bytes);
+		ASSERT_EQ(1, ct[k].ngroups);
+		EXPECT_EQ(self->groups[k], ct[k].groups[0]);
+	}
+	EXPECT_NE(ct[0].id, ct[1].id);
+	for (k = 0; k < 2; k++) {
+		kill(pid[k], SIGKILL);
+		waitpid(pid[k], NULL, 0);
+	}
+}
+
+static int feature_active(struct ia_nl *nl, const char *name)
+{
+	struct ia_status st;
+	int i;
+
+	if (ia_get_status(nl, &st))
+		return -1;
+	for (i = 0; i < st.nfeat; i++)
+		if (!strcmp(st.feat[i].name, name))
+			return st.feat[i].state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
+	return -1;
+}
+
+/* (e) vfio_iommu_type1 unloaded and reloaded under us; we reloaded under it. */
+TEST_F(vfio, load_order)
+{
+	struct vfio_ctr c;
+	int i;
+
+	EXPECT_EQ(1, feature_active(&self->nl, "vfio-type1"));
+	/* vfio-pci keeps vfio loaded, not vfio_iommu_type1. (busybox
+	 * modprobe -r would also try vfio and fail: rmmod just this one.) */
+	ASSERT_EQ(0, system("rmmod vfio_iommu_type1"));
+	EXPECT_EQ(0, feature_active(&self->nl, "vfio-type1"));
+	ASSERT_EQ(0, system("modprobe vfio_iommu_type1"));
+	EXPECT_EQ(1, feature_active(&self->nl, "vfio-type1"));
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
+	expect_exact(_metadata, &self->nl, &c, 3);
+	vfio_ctr_close(&c);
+
+	/* Now we load after vfio_iommu_type1. */
+	ia_nl_close(&self->nl);
+	ASSERT_EQ(0, system("modprobe -r iommu_account && modprobe iommu_account"));
+	ASSERT_EQ(0, ia_nl_open(&self->nl));
+	EXPECT_EQ(1, feature_active(&self->nl, "vfio-type1"));
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
+	expect_exact(_metadata, &self->nl, &c, 4);
+	vfio_ctr_close(&c);
+}
+
+/* (f) 8 threads mapping and unmapping on one container. */
+struct worker {
+	struct vfio_ctr *c;
+	int idx;
+	int live;
+	int errors;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t base = 0x10000000ULL + (uint64_t)w->idx * 0x1000000ULL;
+	char mapped[64] = { 0 };
+	unsigned int seed = w->idx + 1;
+	int r, slot;
+
+	for (r = 0; r < 400; r++) {
+		slot = rand_r(&seed) % 64;
+		if (!mapped[slot]) {
+			if (vfio_map(w->c, base + slot * PAGE, PAGE))
+				w->errors++;
+			else
+				mapped[slot] = 1;
+		} else {
+			if (vfio_unmap(w->c, base + slot * PAGE, PAGE))
+				w->errors++;
+			else
+				mapped[slot] = 0;
+		}
+	}
+	for (slot = 0; slot < 64; slot++)
+		w->live += mapped[slot];
+	return NULL;
+}
+
+TEST_F(vfio, concurrent_threads_exact)
+{
+	struct worker w[8];
+	pthread_t t[8];
+	struct vfio_ctr c;
+	struct ia_container ct;
+	int i, live = 0;
+
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	for (i = 0; i < 8; i++) {
+		w[i] = (struct worker){ .c = &c, .idx = i };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker_fn, &w[i]));
+	}
+	for (i = 0; i < 8; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, w[i].errors);
+		live += w[i].live;
+	}
+	TH_LOG("%d live mappings after 3200 operations", live);
+	expect_exact(_metadata, &self->nl, &c, live);
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	EXPECT_EQ(live * PAGE, ct.mapped_bytes);
+	EXPECT_EQ(live, ct.pinned_pages);
+	vfio_ctr_close(&c);
+}
+
+/* (g) dma_entry_limit changed at runtime: new containers follow. */
+TEST_F(vfio, entry_limit_follows_parameter)
+{
+	const unsigned int limits[2] = { 123, 77 };
+	struct ia_container ct;
+	struct vfio_ctr c;
+	uint32_t avail;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, vfio_set_entry_limit(limits[k]));
+		ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+		ASSERT_EQ(0, vfio_map(&c, 0x100000, PAGE));
+		ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+		ASSERT_EQ(0, vfio_dma_avail(&c, &avail));
+		EXPECT_EQ(limits[k], ct.limit);
+		EXPECT_EQ(limits[k] - 1, avail);
+		vfio_ctr_close(&c);
+	}
+}
+
+/* (h) a mapper with a small RLIMIT_MEMLOCK is refused: ENOMEM event. */
+TEST_F(vfio, memlock_refusal_event)
+{
+	struct ia_nl ev_nl;
+	struct ia_event ev;
+	int status, found = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, ia_nl_open(&ev_nl));
+	ASSERT_EQ(0, ia_events_join(&ev_nl));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit rl = { 64 * 1024, 64 * 1024 };
+		struct vfio_ctr c;
+
+		if (vfio_ctr_open(&c, self->groups[0]))
+			_exit(1);
+		/* No CAP_IPC_LOCK from here on: the limit applies. */
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresuid(2000, 2000, 2000))
+			_exit(2);
+		if (vfio_map(&c, 0x100000, 8 * PAGE))
+			_exit(3);
+		_exit(vfio_map(&c, 0x200000, 32 * PAGE) == -ENOMEM ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("1 open 2 drop 3 small map 4 no ENOMEM");
+	while (ia_event_read(&ev_nl, &ev, 3000) == 1) {
+		if (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE || ev.who.pid != (uint32_t)pid)
+			continue;
+		found = 1;
+		break;
+	}
+	ASSERT_TRUE(found);
+	EXPECT_EQ(ENOMEM, ev.err);
+	EXPECT_EQ(2000, ev.who.uid);
+	EXPECT_EQ(64 * 1024, ev.memlock);
+	EXPECT_EQ(8 * PAGE, ev.locked);
+	EXPECT_EQ(32 * PAGE, ev.size);
+	ia_nl_close(&ev_nl);
+}
+
+/* Bad thresholds are refused and change nothing; unknown container: ENOENT. */
+TEST_F(vfio, bad_requests)
+{
+	struct ia_container ct;
+	uint32_t warn, crit;
+
+	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 700, 900));
+	EXPECT_EQ(-EINVAL, ia_set_thresholds(&self->nl, 900, 900));
+	EXPECT_NE(0, self->nl.extack[0]);
+	TH_LOG("extack: %s", self->nl.extack);
+	EXPECT_EQ(-EINVAL, ia_set_thresholds(&self->nl, 0, 900));
+	EXPECT_NE(0, self->nl.extack[0]);
+	EXPECT_EQ(-EINVAL, ia_set_thresholds(&self->nl, 500, 1001));
+	EXPECT_EQ(-EINVAL, ia_set_thresholds(&self->nl, 950, 900));
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &warn, &crit));
+	EXPECT_EQ(700, warn);
+	EXPECT_EQ(900, crit);
+	EXPECT_EQ(0, ia_set_thresholds(&self->nl, 800, 950));
+	EXPECT_EQ(-ENOENT, ia_get_container(&self->nl, 999999, &ct));
+	EXPECT_NE(0, self->nl.extack[0]);
+}
+
+TEST_HARNESS_MAIN
