@@ -42,7 +42,17 @@ struct nl_msg *ia_msg(struct ia_ctx *ctx, uint8_t cmd, bool dump);
 const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
 void ia_json_str(FILE *f, const char *s);
 
+/* Owner nest: "pid uid comm" or JSON object {"pid":..,"uid":..,"comm":..}. */
+void ia_print_owner(struct ia_ctx *ctx, struct nlattr *nest, const char *key);
+const char *ia_owner_str(struct nlattr *nest, char *buf, size_t len);
+int ia_parse_u32(const char *s, uint32_t *v);
+const char *ia_u32_list(struct nlmsghdr *nlh, int attr, char *buf, size_t len);
+
 int cmd_status(struct ia_ctx *ctx, int argc, char **argv);
 int cmd_uids(struct ia_ctx *ctx, int argc, char **argv);
+int cmd_groups(struct ia_ctx *ctx, int argc, char **argv);
+int cmd_containers(struct ia_ctx *ctx, int argc, char **argv);
+int cmd_events(struct ia_ctx *ctx, int argc, char **argv);
+int cmd_thresholds(struct ia_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -13,6 +13,10 @@ static const struct {
 } cmds[] = {
 	{ "status", cmd_status, "module version, kernel, features and their state" },
 	{ "uids", cmd_uids, "[--uid N]  per-uid locked-memory pot (RLIMIT_MEMLOCK)" },
+	{ "containers", cmd_containers, "[--id N]  VFIO type1 containers: entries/limit, pinned, failures" },
+	{ "groups", cmd_groups, "[--id N]  IOMMU groups: devices, container, owner" },
+	{ "events", cmd_events, "[--count N]  follow failure and threshold events" },
+	{ "thresholds", cmd_thresholds, "[WARN CRIT]  show or set event thresholds (per mille)" },
 };
 
 static void usage(FILE *f)
@@ -21,7 +25,7 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: iommu-accountctl [--json] COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+		fprintf(f, "  %-11s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\nexit status: 0 ok, 1 usage, 2 module not loaded, 3 permission denied,\n"
 		   "4 no such object, 5 unsupported by the loaded module, 6 other failure\n");
 }

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vfio_tool: a VFIO type1 mapper for the demo, the ctl test and the benchmark.
+ *
+ *   vfio_tool leak DELAY_MS [MAX]   map 4 KiB entries one by one on the first
+ *                                   edu group, never unmapping, until the
+ *                                   kernel refuses (or MAX); print the errno;
+ *                                   then stay until stdin closes
+ *   vfio_tool bench PAIRS           PAIRS x (MAP_DMA + UNMAP_DMA) of 4 KiB;
+ *                                   print "ns_per_pair N"
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ia_vfio.h"
+
+static int open_first(struct vfio_ctr *c)
+{
+	int groups[8], n, ret;
+
+	n = vfio_edu_groups(groups, 8);
+	if (n < 1) {
+		fprintf(stderr, "vfio_tool: no edu device for vfio-pci\n");
+		return -1;
+	}
+	ret = vfio_ctr_open(c, groups[0]);
+	if (ret) {
+		fprintf(stderr, "vfio_tool: container on group %d: %s\n", groups[0], strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+static int leak(int delay_ms, int max)
+{
+	struct vfio_ctr c;
+	int i, ret = 0;
+	char ch;
+
+	if (open_first(&c))
+		return 1;
+	for (i = 0; !max || i < max; i++) {
+		ret = vfio_map(&c, 0x100000 + (uint64_t)i * 4096, 4096);
+		if (ret)
+			break;
+		if (delay_ms)
+			usleep(delay_ms * 1000);
+	}
+	if (ret)
+		printf("vfio_tool: VFIO_IOMMU_MAP_DMA #%d failed: %s\n", i + 1, strerror(-ret));
+	else
+		printf("vfio_tool: %d mappings held\n", i);
+	fflush(stdout);
+	while (read(0, &ch, 1) > 0)
+		;
+	vfio_ctr_close(&c);
+	return 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int bench(long pairs)
+{
+	struct vfio_ctr c;
+	double t0, t1;
+	long i;
+
+	if (open_first(&c))
+		return 1;
+	t0 = now_ns();
+	for (i = 0; i < pairs; i++) {
+		if (vfio_map(&c, 0x100000, 4096) || vfio_unmap(&c, 0x100000, 4096)) {
+			fprintf(stderr, "vfio_tool: pair %ld failed\n", i);
+			return 1;
+		}
+	}
+	t1 = now_ns();
+	printf("ns_per_pair %.0f\n", (t1 - t0) / pairs);
+	vfio_ctr_close(&c);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "leak"))
+		return leak(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 0);
+	if (argc == 3 && !strcmp(argv[1], "bench"))
+		return bench(atol(argv[2]));
+	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS\n");
+	return 2;
+}
