@@ -48,9 +48,8 @@ struct ia_uid_snap {
 
 int ia_uid_init(void);
 void ia_uid_exit(void);
-/* Snapshot of every user (or of @only when @filter), sorted by uid. */
+/* Snapshot of every user (or of @only when @filter), sorted by uid; kvfree() it. */
 struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only);
-void ia_uid_snap_free(struct ia_uid_snap *snap);
 
 /* A process as seen when it acted. */
 struct ia_owner {
@@ -140,7 +139,10 @@ struct ia_event {
 
 int ia_vfio_init(void);
 void ia_vfio_exit(void);
-/* @filter: only the container with that id; @uid_filter: only that owner. */
+/*
+ * @filter: only the container with that id; @uid_filter: only that owner.
+ * Sorted by id; kvfree() it.
+ */
 struct ia_container_snap *ia_container_snapshot(bool filter, u32 id,
 						bool uid_filter, kuid_t uid);
 struct ia_group_snap *ia_group_snapshot(void);

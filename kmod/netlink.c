@@ -58,6 +58,78 @@ static bool ia_is_admin(const struct sk_buff *skb)
 	return netlink_capable(skb, CAP_SYS_ADMIN);
 }
 
+/* A reply message: do (info) or one message of a dump (cb). */
+static void *ia_put_hdr(struct sk_buff *skb, struct genl_info *info,
+			struct netlink_callback *cb, u8 cmd)
+{
+	if (info)
+		return genlmsg_put_reply(skb, info, &ia_family, 0, cmd);
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   &ia_family, NLM_F_MULTI, cmd);
+}
+
+/*
+ * Dumps of snapshots (GET_UID, GET_CONTAINER): .start takes one point-in-time
+ * snapshot, .dumpit emits its elements from an index cursor over as many
+ * messages as needed, .done frees it. The messages of one dump are consistent
+ * with each other by construction.
+ */
+struct ia_snap_dump {
+	void *snap;			/* kvfree()d by .done */
+	struct user_namespace *ns;	/* of the dumper, for uids */
+	unsigned int nr;
+	unsigned int next;
+};
+
+typedef int (*ia_put_elem_t)(struct sk_buff *skb, const void *snap,
+			     unsigned int i, struct user_namespace *ns);
+
+static struct ia_snap_dump *ia_snap_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct ia_snap_dump) > sizeof(cb->ctx));
+	return (struct ia_snap_dump *)cb->ctx;
+}
+
+static void ia_snap_dump_init(struct netlink_callback *cb, void *snap, unsigned int nr)
+{
+	struct ia_snap_dump *ctx = ia_snap_dump_ctx(cb);
+
+	ctx->snap = snap;
+	ctx->nr = nr;
+	ctx->next = 0;
+	ctx->ns = get_user_ns(current_user_ns());
+}
+
+static int ia_snap_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+			  u8 cmd, ia_put_elem_t put)
+{
+	struct ia_snap_dump *ctx = ia_snap_dump_ctx(cb);
+	void *hdr;
+
+	while (ctx->next < ctx->nr) {
+		hdr = ia_put_hdr(skb, NULL, cb, cmd);
+		if (!hdr)
+			break;
+		if (put(skb, ctx->snap, ctx->next, ctx->ns)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next++;
+	}
+	return skb->len;
+}
+
+static int ia_snap_dump_done(struct netlink_callback *cb)
+{
+	struct ia_snap_dump *ctx = ia_snap_dump_ctx(cb);
+
+	kvfree(ctx->snap);
+	if (ctx->ns)
+		put_user_ns(ctx->ns);
+	return 0;
+}
+
 /* GET_STATUS */
 
 static int ia_put_feature(struct sk_buff *msg, const struct ia_feature_info *f)
@@ -208,30 +280,18 @@ static int ia_get_uid_doit(struct sk_buff *skb, struct genl_info *info)
 	genlmsg_end(msg, hdr);
 	ret = genlmsg_reply(msg, info);
 out:
-	ia_uid_snap_free(snap);
+	kvfree(snap);
 	return ret;
 }
 
-/*
- * The dump is one point-in-time snapshot taken in .start, so the messages of
- * one dump are consistent with each other by construction; the cursor is an
- * index into the snapshot.
- */
-struct ia_uid_dump {
-	struct ia_uid_snap *snap;
-	struct user_namespace *ns;
-	unsigned int next;
-};
-
-static struct ia_uid_dump *ia_uid_dump_ctx(struct netlink_callback *cb)
+static int ia_put_uid_elem(struct sk_buff *skb, const void *snap, unsigned int i,
+			   struct user_namespace *ns)
 {
-	BUILD_BUG_ON(sizeof(struct ia_uid_dump) > sizeof(cb->ctx));
-	return (struct ia_uid_dump *)cb->ctx;
+	return ia_put_uid(skb, &((const struct ia_uid_snap *)snap)->rec[i], ns);
 }
 
 static int ia_get_uid_start(struct netlink_callback *cb)
 {
-	struct ia_uid_dump *ctx = ia_uid_dump_ctx(cb);
 	struct ia_uid_snap *snap;
 	bool filter;
 	kuid_t only;
@@ -243,41 +303,13 @@ static int ia_get_uid_start(struct netlink_callback *cb)
 	snap = ia_uid_snapshot(filter, only);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
-	ctx->snap = snap;
-	ctx->ns = get_user_ns(current_user_ns());
-	ctx->next = 0;
+	ia_snap_dump_init(cb, snap, snap->nr);
 	return 0;
 }
 
 static int ia_get_uid_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ia_uid_dump *ctx = ia_uid_dump_ctx(cb);
-	void *hdr;
-
-	while (ctx->next < ctx->snap->nr) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &ia_family, NLM_F_MULTI,
-				  IOMMU_ACCOUNT_CMD_GET_UID);
-		if (!hdr)
-			break;
-		if (ia_put_uid(skb, &ctx->snap->rec[ctx->next], ctx->ns)) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		ctx->next++;
-	}
-	return skb->len;
-}
-
-static int ia_get_uid_done(struct netlink_callback *cb)
-{
-	struct ia_uid_dump *ctx = ia_uid_dump_ctx(cb);
-
-	ia_uid_snap_free(ctx->snap);
-	if (ctx->ns)
-		put_user_ns(ctx->ns);
-	return 0;
+	return ia_snap_dumpit(skb, cb, IOMMU_ACCOUNT_CMD_GET_UID, ia_put_uid_elem);
 }
 
 /* Shared pieces of GROUP, CONTAINER and events */
@@ -308,16 +340,6 @@ static int ia_put_groups(struct sk_buff *msg, int attr, const u32 *groups,
 		if (nla_put_u32(msg, attr, groups[i]))
 			return -EMSGSIZE;
 	return 0;
-}
-
-/* A reply message: do (info) or one message of a dump (cb). */
-static void *ia_put_hdr(struct sk_buff *skb, struct genl_info *info,
-			struct netlink_callback *cb, u8 cmd)
-{
-	if (info)
-		return genlmsg_put_reply(skb, info, &ia_family, 0, cmd);
-	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			   &ia_family, NLM_F_MULTI, cmd);
 }
 
 /* GET_CONTAINER */
@@ -377,18 +399,6 @@ static int ia_put_container(struct sk_buff *msg, const struct ia_container_info 
 	return 0;
 }
 
-struct ia_obj_dump {
-	void *snap;
-	struct user_namespace *ns;
-	unsigned int next;
-};
-
-static struct ia_obj_dump *ia_obj_dump_ctx(struct netlink_callback *cb)
-{
-	BUILD_BUG_ON(sizeof(struct ia_obj_dump) > sizeof(cb->ctx));
-	return (struct ia_obj_dump *)cb->ctx;
-}
-
 /* Containers the caller may see: all for an admin, its own otherwise. */
 static struct ia_container_snap *
 ia_container_scope(const struct sk_buff *skb, bool filter, u32 id)
@@ -432,47 +442,26 @@ out:
 	return ret;
 }
 
+static int ia_put_container_elem(struct sk_buff *skb, const void *snap, unsigned int i,
+				 struct user_namespace *ns)
+{
+	return ia_put_container(skb, &((const struct ia_container_snap *)snap)->c[i], ns);
+}
+
 static int ia_get_container_start(struct netlink_callback *cb)
 {
-	struct ia_obj_dump *ctx = ia_obj_dump_ctx(cb);
 	struct ia_container_snap *snap;
 
 	snap = ia_container_scope(cb->skb, false, 0);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
-	ctx->snap = snap;
-	ctx->ns = get_user_ns(current_user_ns());
+	ia_snap_dump_init(cb, snap, snap->nr);
 	return 0;
 }
 
 static int ia_get_container_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ia_obj_dump *ctx = ia_obj_dump_ctx(cb);
-	struct ia_container_snap *snap = ctx->snap;
-	void *hdr;
-
-	while (ctx->next < snap->nr) {
-		hdr = ia_put_hdr(skb, NULL, cb, IOMMU_ACCOUNT_CMD_GET_CONTAINER);
-		if (!hdr)
-			break;
-		if (ia_put_container(skb, &snap->c[ctx->next], ctx->ns)) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		ctx->next++;
-	}
-	return skb->len;
-}
-
-static int ia_get_container_done(struct netlink_callback *cb)
-{
-	struct ia_obj_dump *ctx = ia_obj_dump_ctx(cb);
-
-	kvfree(ctx->snap);
-	if (ctx->ns)
-		put_user_ns(ctx->ns);
-	return 0;
+	return ia_snap_dumpit(skb, cb, IOMMU_ACCOUNT_CMD_GET_CONTAINER, ia_put_container_elem);
 }
 
 /* GET_GROUP */
@@ -760,7 +749,7 @@ static const struct genl_ops ia_ops[] = {
 		.doit = ia_get_uid_doit,
 		.start = ia_get_uid_start,
 		.dumpit = ia_get_uid_dumpit,
-		.done = ia_get_uid_done,
+		.done = ia_snap_dump_done,
 		.policy = ia_uid_policy,
 		.maxattr = IOMMU_ACCOUNT_A_UID_MAX,
 	},
@@ -778,7 +767,7 @@ static const struct genl_ops ia_ops[] = {
 		.doit = ia_get_container_doit,
 		.start = ia_get_container_start,
 		.dumpit = ia_get_container_dumpit,
-		.done = ia_get_container_done,
+		.done = ia_snap_dump_done,
 		.policy = ia_container_policy,
 		.maxattr = IOMMU_ACCOUNT_A_CONTAINER_MAX,
 	},

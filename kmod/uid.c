@@ -253,8 +253,3 @@ struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only)
 	snap->nr = ia_merge(snap->rec, nr);
 	return snap;
 }
-
-void ia_uid_snap_free(struct ia_uid_snap *snap)
-{
-	kvfree(snap);
-}

@@ -152,6 +152,29 @@ TEST_F(vfio, enospc_event_after_thresholds)
 	ia_nl_close(&ev_nl);
 }
 
+/*
+ * A child holding a container on @group with @n live 4 KiB mappings; it
+ * writes one byte to @ready_fd once they are in, then waits to be killed.
+ */
+static pid_t spawn_mapper(int group, int n, int ready_fd)
+{
+	struct vfio_ctr c;
+	pid_t pid = fork();
+	int i;
+
+	if (pid)
+		return pid;
+	if (vfio_ctr_open(&c, group))
+		_exit(1);
+	for (i = 0; i < n; i++)
+		if (vfio_map(&c, 0x100000 + i * PAGE, PAGE))
+			_exit(2);
+	if (write(ready_fd, "k", 1) != 1)
+		_exit(3);
+	pause();
+	_exit(0);
+}
+
 /* (c) the owner dies with live mappings: the container goes. */
 TEST_F(vfio, owner_killed_container_gone)
 {
@@ -161,21 +184,8 @@ TEST_F(vfio, owner_killed_container_gone)
 	pid_t pid;
 
 	ASSERT_EQ(0, pipe(fds));
-	pid = fork();
+	pid = spawn_mapper(self->groups[0], 10, fds[1]);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		struct vfio_ctr c;
-
-		if (vfio_ctr_open(&c, self->groups[0]))
-			_exit(1);
-		for (i = 0; i < 10; i++)
-			if (vfio_map(&c, 0x100000 + i * PAGE, PAGE))
-				_exit(2);
-		if (write(fds[1], "k", 1) != 1)
-			_exit(3);
-		pause();
-		_exit(0);
-	}
 	ASSERT_EQ(1, read(fds[0], &ok, 1));
 	ASSERT_EQ(0, ia_container_of_pid(&self->nl, pid, &ct));
 	EXPECT_EQ(10, ct.entries);
@@ -195,28 +205,15 @@ TEST_F(vfio, two_containers_two_processes)
 {
 	const int n[2] = { 5, 7 };
 	struct ia_container ct[2];
-	int fds[2], k, i;
+	int fds[2], k;
 	pid_t pid[2];
 	char ok;
 
 	ASSERT_LE(2, self->ngroups) TH_LOG("needs two edu devices");
 	ASSERT_EQ(0, pipe(fds));
 	for (k = 0; k < 2; k++) {
-		pid[k] = fork();
+		pid[k] = spawn_mapper(self->groups[k], n[k], fds[1]);
 		ASSERT_LE(0, pid[k]);
-		if (!pid[k]) {
-			struct vfio_ctr c;
-
-			if (vfio_ctr_open(&c, self->groups[k]))
-				_exit(1);
-			for (i = 0; i < n[k]; i++)
-				if (vfio_map(&c, 0x100000 + i * PAGE, PAGE))
-					_exit(2);
-			if (write(fds[1], "k", 1) != 1)
-				_exit(3);
-			pause();
-			_exit(0);
-		}
 	}
 	for (k = 0; k < 2; k++)
 		ASSERT_EQ(1, read(fds[0], &ok, 1));

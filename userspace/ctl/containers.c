@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iommu-accountctl containers [--id N]: VFIO type1 containers. */
-#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <uapi/linux/iommu_account.h>
@@ -116,34 +115,13 @@ static int container_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr 
 
 int cmd_containers(struct ia_ctx *ctx, int argc, char **argv)
 {
-	struct nl_msg *msg;
-	bool have_id = false;
 	unsigned int n = 0;
-	uint32_t id = 0;
-	int i, ret;
+	int ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--id") && i + 1 < argc && !ia_parse_u32(argv[i + 1], &id)) {
-			have_id = true;
-			i++;
-		} else {
-			fprintf(stderr, "iommu-accountctl: containers: bad argument '%s'\n", argv[i]);
-			return IA_EXIT_USAGE;
-		}
-	}
-	msg = ia_msg(ctx, IOMMU_ACCOUNT_CMD_GET_CONTAINER, !have_id);
-	if (!msg)
-		return IA_EXIT_FAIL;
-	if (have_id && nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_ID, id)) {
-		nlmsg_free(msg);
-		return IA_EXIT_FAIL;
-	}
-	if (ctx->json)
-		printf("[");
-	ret = ia_request(ctx, msg, IOMMU_ACCOUNT_A_CONTAINER_MAX, container_cb, &n, "containers");
-	if (ctx->json)
-		printf("]\n");
-	else if (!n && ret == IA_EXIT_OK)
+	ret = ia_get_objects(ctx, argc, argv, "--id", IOMMU_ACCOUNT_CMD_GET_CONTAINER,
+			     IOMMU_ACCOUNT_A_CONTAINER_ID, IOMMU_ACCOUNT_A_CONTAINER_MAX,
+			     container_cb, &n);
+	if (!ctx->json && !n && ret == IA_EXIT_OK)
 		printf("no VFIO type1 container\n");
 	return ret;
 }

@@ -37,6 +37,12 @@ void ia_close(struct ia_ctx *ctx);
 int ia_request(struct ia_ctx *ctx, struct nl_msg *msg, int maxattr,
 	       ia_msg_cb cb, void *arg, const char *what);
 struct nl_msg *ia_msg(struct ia_ctx *ctx, uint8_t cmd, bool dump);
+/*
+ * "NAME [OPT N]": a dump of @cmd, or a do for the object whose @key_attr is N;
+ * with --json the output is an array either way.
+ */
+int ia_get_objects(struct ia_ctx *ctx, int argc, char **argv, const char *opt,
+		   uint8_t cmd, int key_attr, int maxattr, ia_msg_cb cb, void *arg);
 
 /* Output helpers. */
 const char *ia_human_bytes(uint64_t v, char *buf, size_t len);

@@ -87,32 +87,8 @@ static int group_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr **tb
 
 int cmd_groups(struct ia_ctx *ctx, int argc, char **argv)
 {
-	struct nl_msg *msg;
-	bool have_id = false;
 	unsigned int n = 0;
-	uint32_t id = 0;
-	int i, ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--id") && i + 1 < argc && !ia_parse_u32(argv[i + 1], &id)) {
-			have_id = true;
-			i++;
-		} else {
-			fprintf(stderr, "iommu-accountctl: groups: bad argument '%s'\n", argv[i]);
-			return IA_EXIT_USAGE;
-		}
-	}
-	msg = ia_msg(ctx, IOMMU_ACCOUNT_CMD_GET_GROUP, !have_id);
-	if (!msg)
-		return IA_EXIT_FAIL;
-	if (have_id && nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_ID, id)) {
-		nlmsg_free(msg);
-		return IA_EXIT_FAIL;
-	}
-	if (ctx->json)
-		printf("[");
-	ret = ia_request(ctx, msg, IOMMU_ACCOUNT_A_GROUP_MAX, group_cb, &n, "groups");
-	if (ctx->json)
-		printf("]\n");
-	return ret;
+	return ia_get_objects(ctx, argc, argv, "--id", IOMMU_ACCOUNT_CMD_GET_GROUP,
+			      IOMMU_ACCOUNT_A_GROUP_ID, IOMMU_ACCOUNT_A_GROUP_MAX, group_cb, &n);
 }

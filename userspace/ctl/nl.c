@@ -164,3 +164,36 @@ int ia_request(struct ia_ctx *ctx, struct nl_msg *msg, int maxattr,
 			ctx->extack[0] ? ": " : "", ctx->extack);
 	return ia_errno_exit(err);
 }
+
+int ia_get_objects(struct ia_ctx *ctx, int argc, char **argv, const char *opt,
+		   uint8_t cmd, int key_attr, int maxattr, ia_msg_cb cb, void *arg)
+{
+	struct nl_msg *msg;
+	bool have_key = false;
+	uint32_t key = 0;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], opt) && i + 1 < argc && !ia_parse_u32(argv[i + 1], &key)) {
+			have_key = true;
+			i++;
+		} else {
+			fprintf(stderr, "iommu-accountctl: %s: bad argument '%s' (takes [%s N])\n",
+				argv[0], argv[i], opt);
+			return IA_EXIT_USAGE;
+		}
+	}
+	msg = ia_msg(ctx, cmd, !have_key);
+	if (!msg)
+		return IA_EXIT_FAIL;
+	if (have_key && nla_put_u32(msg, key_attr, key)) {
+		nlmsg_free(msg);
+		return IA_EXIT_FAIL;
+	}
+	if (ctx->json)
+		printf("[");
+	ret = ia_request(ctx, msg, maxattr, cb, arg, argv[0]);
+	if (ctx->json)
+		printf("]\n");
+	return ret;
+}

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iommu-accountctl uids [--uid N]: the per-uid locked-memory pot. */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 #include <uapi/linux/iommu_account.h>
 
@@ -77,50 +75,10 @@ static int uid_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr **tb,
 	return 0;
 }
 
-static int parse_uid(const char *s, uint32_t *uid)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || !*s || *end || v > UINT32_MAX - 1)
-		return -1;
-	*uid = (uint32_t)v;
-	return 0;
-}
-
 int cmd_uids(struct ia_ctx *ctx, int argc, char **argv)
 {
 	struct uids_state st = { 0 };
-	struct nl_msg *msg;
-	bool have_uid = false;
-	uint32_t uid = 0;
-	int i, ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--uid") && i + 1 < argc) {
-			if (parse_uid(argv[++i], &uid)) {
-				fprintf(stderr, "iommu-accountctl: bad uid '%s'\n", argv[i]);
-				return IA_EXIT_USAGE;
-			}
-			have_uid = true;
-		} else {
-			fprintf(stderr, "iommu-accountctl: uids: unknown argument '%s'\n", argv[i]);
-			return IA_EXIT_USAGE;
-		}
-	}
-	msg = ia_msg(ctx, IOMMU_ACCOUNT_CMD_GET_UID, !have_uid);
-	if (!msg)
-		return IA_EXIT_FAIL;
-	if (have_uid && nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_UID, uid)) {
-		nlmsg_free(msg);
-		return IA_EXIT_FAIL;
-	}
-	if (ctx->json)
-		printf("[");
-	ret = ia_request(ctx, msg, IOMMU_ACCOUNT_A_UID_MAX, uid_cb, &st, "uids");
-	if (ctx->json)
-		printf("]\n");
-	return ret;
+	return ia_get_objects(ctx, argc, argv, "--uid", IOMMU_ACCOUNT_CMD_GET_UID,
+			      IOMMU_ACCOUNT_A_UID_UID, IOMMU_ACCOUNT_A_UID_MAX, uid_cb, &st);
 }
