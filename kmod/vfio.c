@@ -365,9 +365,7 @@ static void ia_unmap_done(struct ia_ioctl_data *d, long ret)
 	if (c) {
 		c->info.unmap_ops++;
 		if (have)
-			c->info.mapped_bytes -= min_t(u64, unmap.size, c->info.mapped_bytes);
-		if (!c->info.entries)
-			c->info.mapped_bytes = 0;
+			c->info.mapped_bytes -= unmap.size;
 	}
 	spin_unlock_irqrestore(&ia_lock, flags);
 }
@@ -440,8 +438,6 @@ static int ia_acct_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	c = ia_find(d->iommu);
 	if (c) {
 		c->info.pinned_pages += d->npage;
-		if (c->info.pinned_pages < 0)
-			c->info.pinned_pages = 0;
 		c->info.pinned_uid = d->uid;
 		c->info.has_pinned_uid = true;
 	}
