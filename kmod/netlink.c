@@ -130,6 +130,25 @@ static int ia_snap_dump_done(struct netlink_callback *cb)
 	return 0;
 }
 
+/* Reply to a do with element @i of @snap. */
+static int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
+			 const void *snap, unsigned int i)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = ia_put_hdr(msg, info, NULL, cmd);
+	if (!hdr || put(msg, snap, i, current_user_ns())) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 /* GET_STATUS */
 
 static int ia_put_feature(struct sk_buff *msg, const struct ia_feature_info *f)
@@ -244,13 +263,17 @@ static int ia_uid_scope(const struct sk_buff *skb, struct nlattr **attrs,
 	return 0;
 }
 
+static int ia_put_uid_elem(struct sk_buff *skb, const void *snap, unsigned int i,
+			   struct user_namespace *ns)
+{
+	return ia_put_uid(skb, &((const struct ia_uid_snap *)snap)->rec[i], ns);
+}
+
 static int ia_get_uid_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ia_uid_snap *snap;
-	struct sk_buff *msg;
 	bool filter;
 	kuid_t only;
-	void *hdr;
 	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_UID_UID))
@@ -261,33 +284,15 @@ static int ia_get_uid_doit(struct sk_buff *skb, struct genl_info *info)
 	snap = ia_uid_snapshot(filter, only);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
-	if (!snap->nr) {
+	if (snap->nr) {
+		ret = ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_UID, ia_put_uid_elem, snap, 0);
+	} else {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_UID_UID],
 				    "no such user: no process and no pot of that uid is alive");
 		ret = -ENOENT;
-		goto out;
 	}
-	ret = -ENOMEM;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		goto out;
-	ret = -EMSGSIZE;
-	hdr = genlmsg_put_reply(msg, info, &ia_family, 0, IOMMU_ACCOUNT_CMD_GET_UID);
-	if (!hdr || ia_put_uid(msg, &snap->rec[0], current_user_ns())) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	genlmsg_end(msg, hdr);
-	ret = genlmsg_reply(msg, info);
-out:
 	kvfree(snap);
 	return ret;
-}
-
-static int ia_put_uid_elem(struct sk_buff *skb, const void *snap, unsigned int i,
-			   struct user_namespace *ns)
-{
-	return ia_put_uid(skb, &((const struct ia_uid_snap *)snap)->rec[i], ns);
 }
 
 static int ia_get_uid_start(struct netlink_callback *cb)
@@ -406,11 +411,15 @@ ia_container_scope(const struct sk_buff *skb, bool filter, u32 id)
 	return ia_container_snapshot(filter, id, !ia_is_admin(skb), current_uid());
 }
 
+static int ia_put_container_elem(struct sk_buff *skb, const void *snap, unsigned int i,
+				 struct user_namespace *ns)
+{
+	return ia_put_container(skb, &((const struct ia_container_snap *)snap)->c[i], ns);
+}
+
 static int ia_get_container_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ia_container_snap *snap;
-	struct sk_buff *msg;
-	void *hdr;
 	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_CONTAINER_ID))
@@ -419,33 +428,16 @@ static int ia_get_container_doit(struct sk_buff *skb, struct genl_info *info)
 				  nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_CONTAINER_ID]));
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
-	ret = -ENOENT;
-	if (!snap->nr) {
+	if (snap->nr) {
+		ret = ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_CONTAINER,
+				    ia_put_container_elem, snap, 0);
+	} else {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_CONTAINER_ID],
 				    "no such container (or not yours)");
-		goto out;
+		ret = -ENOENT;
 	}
-	ret = -ENOMEM;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		goto out;
-	ret = -EMSGSIZE;
-	hdr = ia_put_hdr(msg, info, NULL, IOMMU_ACCOUNT_CMD_GET_CONTAINER);
-	if (!hdr || ia_put_container(msg, &snap->c[0], current_user_ns())) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	genlmsg_end(msg, hdr);
-	ret = genlmsg_reply(msg, info);
-out:
 	kvfree(snap);
 	return ret;
-}
-
-static int ia_put_container_elem(struct sk_buff *skb, const void *snap, unsigned int i,
-				 struct user_namespace *ns)
-{
-	return ia_put_container(skb, &((const struct ia_container_snap *)snap)->c[i], ns);
 }
 
 static int ia_get_container_start(struct netlink_callback *cb)
@@ -545,13 +537,17 @@ static unsigned int ia_group_next(const struct ia_group_snap *g, unsigned int i)
 	return i;
 }
 
+static int ia_put_group_elem(struct sk_buff *skb, const void *snap, unsigned int i,
+			     struct user_namespace *ns)
+{
+	return ia_put_group(skb, snap, i, ns);
+}
+
 static int ia_get_group_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[IOMMU_ACCOUNT_A_GROUP_ID];
 	struct ia_group_snap *g;
-	struct sk_buff *msg;
 	unsigned int i;
-	void *hdr;
 	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_GROUP_ID))
@@ -561,24 +557,12 @@ static int ia_get_group_doit(struct sk_buff *skb, struct genl_info *info)
 		return PTR_ERR(g);
 	for (i = 0; i < g->ndev && g->dev[i].group != nla_get_u32(a); i++)
 		;
-	ret = -ENOENT;
-	if (i == g->ndev || !ia_group_visible(g, g->dev[i].group, ia_is_admin(skb))) {
+	if (i < g->ndev && ia_group_visible(g, g->dev[i].group, ia_is_admin(skb))) {
+		ret = ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_GROUP, ia_put_group_elem, g, i);
+	} else {
 		NL_SET_ERR_MSG_ATTR(info->extack, a, "no such IOMMU group (or not yours)");
-		goto out;
+		ret = -ENOENT;
 	}
-	ret = -ENOMEM;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		goto out;
-	ret = -EMSGSIZE;
-	hdr = ia_put_hdr(msg, info, NULL, IOMMU_ACCOUNT_CMD_GET_GROUP);
-	if (!hdr || ia_put_group(msg, g, i, current_user_ns())) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	genlmsg_end(msg, hdr);
-	ret = genlmsg_reply(msg, info);
-out:
 	ia_group_snap_free(g);
 	return ret;
 }
