@@ -55,6 +55,19 @@ static void print_failure(struct ia_ctx *ctx, struct nlattr *nest)
 	       ia_owner_str(tb[IOMMU_ACCOUNT_A_FAILURE_OWNER], b, sizeof(b)));
 }
 
+/* Refused MAP_DMA calls by errno: attribute, JSON key, table label. */
+static const struct {
+	int attr;
+	const char *key, *label;
+} fails[] = {
+	{ IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC, "fail_enospc", "ENOSPC" },
+	{ IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM, "fail_enomem", "ENOMEM" },
+	{ IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL, "fail_einval", "EINVAL" },
+	{ IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER, "fail_other", "other" },
+};
+
+#define NFAILS (sizeof(fails) / sizeof(fails[0]))
+
 static int container_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr **tb,
 			void *arg)
 {
@@ -62,7 +75,11 @@ static int container_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr 
 	uint32_t entries = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_ENTRIES);
 	uint32_t limit = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_LIMIT);
 	char b1[32], b2[32], b3[96], groups[128];
+	uint64_t fail[NFAILS], nfail = 0;
+	size_t i;
 
+	for (i = 0; i < NFAILS; i++)
+		nfail += fail[i] = u64a(tb, fails[i].attr);
 	ia_u32_list(nlh, IOMMU_ACCOUNT_A_CONTAINER_GROUP, groups, sizeof(groups));
 	if (ctx->json) {
 		printf("%s{\"id\":%u,\"groups\":[%s]", (*n)++ ? "," : "",
@@ -74,15 +91,11 @@ static int container_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr 
 		if (tb[IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID])
 			printf(",\"pinned_uid\":%u", u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID));
 		ia_print_owner(ctx, tb[IOMMU_ACCOUNT_A_CONTAINER_OWNER], "owner");
-		printf(",\"map_ops\":%" PRIu64 ",\"unmap_ops\":%" PRIu64 ",\"fail_enospc\":%" PRIu64
-		       ",\"fail_enomem\":%" PRIu64 ",\"fail_einval\":%" PRIu64
-		       ",\"fail_other\":%" PRIu64,
+		printf(",\"map_ops\":%" PRIu64 ",\"unmap_ops\":%" PRIu64,
 		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAP_OPS),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER));
+		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS));
+		for (i = 0; i < NFAILS; i++)
+			printf(",\"%s\":%" PRIu64, fails[i].key, fail[i]);
 		if (tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE])
 			print_failure(ctx, tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE]);
 		printf("}");
@@ -98,16 +111,12 @@ static int container_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr 
 	       ia_human_bytes(u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES), b2, sizeof(b2)),
 	       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES),
 	       ia_owner_str(tb[IOMMU_ACCOUNT_A_CONTAINER_OWNER], b3, sizeof(b3)));
-	if (u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC) ||
-	    u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM) ||
-	    u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL) ||
-	    u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER))
-		printf("    refused: %" PRIu64 " ENOSPC, %" PRIu64 " ENOMEM, %" PRIu64
-		       " EINVAL, %" PRIu64 " other\n",
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER));
+	if (nfail) {
+		printf("    refused:");
+		for (i = 0; i < NFAILS; i++)
+			printf("%s %" PRIu64 " %s", i ? "," : "", fail[i], fails[i].label);
+		printf("\n");
+	}
 	if (tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE])
 		print_failure(ctx, tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE]);
 	return 0;
