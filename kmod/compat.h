@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel-version differences, kept out of the rest of the module.
+ * Kernel differences, kept out of the rest of the module. Feature tests
+ * (#ifdef on what the kernel defines) where the kernel offers one; a version
+ * test only where the difference has no name to test.
  */
 #ifndef _IA_COMPAT_H
 #define _IA_COMPAT_H
@@ -17,5 +19,18 @@ static inline struct nlattr **ia_dump_attrs(struct netlink_callback *cb)
 	return genl_dumpit_info(cb)->attrs;
 #endif
 }
+
+/*
+ * Multicast groups restricted to CAP_SYS_ADMIN (upstream 6.8, backported to
+ * stable kernels). Without it a group cannot be restricted, and the events
+ * (pids, uids and commands of every tenant) are not offered at all.
+ */
+#ifdef GENL_MCAST_CAP_SYS_ADMIN
+#define IA_HAVE_MCAST_CAP 1
+#define IA_MCAST_FLAGS GENL_MCAST_CAP_SYS_ADMIN
+#else
+#define IA_HAVE_MCAST_CAP 0
+#define IA_MCAST_FLAGS 0
+#endif
 
 #endif /* _IA_COMPAT_H */

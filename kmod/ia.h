@@ -1,6 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * iommu_account: internal interfaces shared by the module's files.
+ * iommu_account: the core shared by every quota source.
+ *
+ *   core.c     features (the state of each data source, locked), owners
+ *   events.c   the event queue: sequence numbers, per-object coalescing of
+ *              failures, one sink (registered by the netlink layer, so no
+ *              source ever calls netlink)
+ *   uid.c      source: the per-uid locked-memory pot
+ *   vfio.c     source: VFIO type1 containers and IOMMU groups
+ *   nl*.c      the generic netlink family (nl.c: family, permissions,
+ *              status, thresholds; nl_uid.c, nl_vfio.c: each source's
+ *              attributes)
+ *
+ * Sources depend on this header only.
  */
 #ifndef _IA_H
 #define _IA_H
@@ -8,8 +20,11 @@
 #include <linux/types.h>
 #include <linux/sched.h>
 #include <linux/uidgid.h>
+#include <uapi/linux/iommu_account.h>
 
-#define IA_VERSION "0.1.0"
+#define IA_VERSION "0.2.0"
+
+/* --- features ------------------------------------------------------------ */
 
 /* Data sources whose availability depends on the running kernel. */
 enum ia_feature {
@@ -18,19 +33,113 @@ enum ia_feature {
 	IA_FEAT_VFIO_TYPE1,
 	IA_FEAT_VFIO_GROUPS,
 	IA_FEAT_IOMMUFD,
+	IA_FEAT_EVENTS,
 	IA_FEAT_COUNT,
 };
+
+#define IA_FEAT_DETAIL_LEN 128
 
 struct ia_feature_info {
 	const char *name;
 	bool active;
-	char detail[96];
+	char detail[IA_FEAT_DETAIL_LEN];
 };
-
-extern struct ia_feature_info ia_features[IA_FEAT_COUNT];
 
 __printf(3, 4)
 void ia_feature_set(enum ia_feature f, bool active, const char *fmt, ...);
+/* A consistent copy of every feature (callers may race with the setters). */
+void ia_features_copy(struct ia_feature_info out[IA_FEAT_COUNT]);
+
+/* --- owners -------------------------------------------------------------- */
+
+/* A process as seen when it acted. */
+struct ia_owner {
+	pid_t pid;		/* tgid in the initial pid namespace */
+	kuid_t uid;		/* real uid */
+	char comm[TASK_COMM_LEN];
+};
+
+void ia_owner_current(struct ia_owner *o);
+
+/* --- thresholds ---------------------------------------------------------- */
+
+/* Per mille of a quota's limit. */
+struct ia_thresholds {
+	u32 warn, crit;
+};
+
+enum ia_level {
+	IA_LEVEL_WARN,
+	IA_LEVEL_CRIT,
+	IA_LEVEL_COUNT,
+};
+
+/* --- events -------------------------------------------------------------- */
+
+#define IA_EV_MAX_GROUPS 16
+
+enum ia_event_type {
+	IA_EV_FAILURE,
+	IA_EV_THRESHOLD,
+};
+
+/* One event of a VFIO container (the only source with events so far). */
+struct ia_event {
+	u64 seq;
+	u64 time_ns;
+	enum ia_event_type type;
+	u32 container;
+	unsigned int ngroups;		/* listed in groups[] */
+	unsigned int group_count;	/* attached; > ngroups when cut */
+	u32 groups[IA_EV_MAX_GROUPS];
+	u32 entries, limit;
+	struct ia_owner who;
+	/* failure */
+	int err;
+	u64 iova, size;
+	u64 locked_bytes, memlock;
+	u32 count;			/* refusals this event stands for, >= 1 */
+	/* threshold */
+	enum ia_level level;
+	u32 threshold;			/* per mille */
+};
+
+/*
+ * The sink receives events in process context, in sequence order; it
+ * returns true when someone listens (so sources can skip building events).
+ */
+struct ia_event_sink {
+	void (*deliver)(const struct ia_event *ev);
+	bool (*listening)(void);
+};
+
+void ia_events_set_sink(const struct ia_event_sink *sink);
+/* True when a sink is set and someone listens: build events only then. */
+bool ia_events_wanted(void);
+/* Give @ev its sequence number and queue it; any context, never sleeps. */
+void ia_event_queue(struct ia_event *ev);
+u64 ia_events_dropped(void);
+void ia_events_exit(void);
+
+/*
+ * Coalescing of repeated failures of one object: the first refusal is
+ * reported at once; further ones within the interval are counted, and
+ * reported as one event ("count" refusals) when the interval ends, by the
+ * object's source calling ia_coalesce_flush() from its flush work.
+ */
+struct ia_coalesce {
+	u64 last_ns;		/* when the last event of this object left */
+	u32 pending;		/* refusals not reported yet */
+};
+
+/* A refusal happened at @now: true to report it now, with *count refusals. */
+bool ia_coalesce_fail(struct ia_coalesce *co, u64 now, u32 *count);
+/* Pending refusals to report at @now (interval over), 0 if none or not yet. */
+u32 ia_coalesce_due(struct ia_coalesce *co, u64 now);
+/* The interval, in ns (module parameter event_interval_ms). */
+u64 ia_coalesce_interval_ns(void);
+
+/* --- source: the per-uid pot (uid.c) ---------------------------------------- */
 
 /* One user and its pot, as found by a snapshot. */
 struct ia_uid_rec {
@@ -51,16 +160,7 @@ void ia_uid_exit(void);
 /* Snapshot of every user (or of @only when @filter), sorted by uid; kvfree() it. */
 struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only);
 
-/* A process as seen when it acted. */
-struct ia_owner {
-	pid_t pid;		/* tgid in the initial pid namespace */
-	kuid_t uid;		/* real uid */
-	char comm[TASK_COMM_LEN];
-};
-
-void ia_owner_current(struct ia_owner *o);
-
-#define IA_MAX_GROUPS 16
+/* --- source: VFIO type1 (vfio.c) ------------------------------------------- */
 
 enum ia_fail {
 	IA_FAIL_ENOSPC,
@@ -77,27 +177,33 @@ struct ia_failure {
 	struct ia_owner who;
 };
 
+/* Why a container's figures may be inexact (bits of ia_container_info.inexact). */
+#define IA_INEXACT_PROBE_MISSED IOMMU_ACCOUNT_INEXACT_PROBE_MISSED
+#define IA_INEXACT_NO_MEMORY IOMMU_ACCOUNT_INEXACT_NO_MEMORY
+#define IA_INEXACT_PINNED IOMMU_ACCOUNT_INEXACT_PINNED
+
 /* A copy of one VFIO type1 container's state, for replies. */
 struct ia_container_info {
 	u32 id;
 	u32 entries, limit;
 	u64 mapped_bytes;
-	s64 pinned_pages;
+	u64 pinned_pages;
 	kuid_t pinned_uid;
 	bool has_pinned_uid;
 	struct ia_owner owner;
 	u64 map_ops, unmap_ops;
 	u64 fail[IA_FAIL_COUNT];
+	u32 inexact;
 	bool has_last;
 	struct ia_failure last;
 	unsigned int ngroups;
-	u32 groups[IA_MAX_GROUPS];
-	struct ia_owner group_owner[IA_MAX_GROUPS];
+	u32 *groups;			/* ngroups, in the snapshot's buffer */
+	struct ia_owner *group_owner;	/* ngroups, likewise */
 };
 
 struct ia_container_snap {
 	unsigned int nr;
-	struct ia_container_info c[];
+	struct ia_container_info *c;	/* nr, sorted by id */
 };
 
 /* One PCI device in an IOMMU group. */
@@ -114,47 +220,26 @@ struct ia_group_snap {
 	struct ia_container_snap *containers;
 };
 
-enum ia_event_type {
-	IA_EV_FAILURE,
-	IA_EV_THRESHOLD,
-};
-
-struct ia_event {
-	u64 seq;
-	u64 time_ns;
-	enum ia_event_type type;
-	u32 container;
-	unsigned int ngroups;
-	u32 groups[IA_MAX_GROUPS];
-	u32 entries, limit;
-	struct ia_owner who;
-	/* failure */
-	int err;
-	u64 iova, size;
-	u64 locked_bytes, memlock;
-	/* threshold */
-	u32 level;		/* IOMMU_ACCOUNT_THRESHOLD_LEVEL_* */
-	u32 threshold;		/* per mille */
-};
-
 int ia_vfio_init(void);
 void ia_vfio_exit(void);
 /*
  * @filter: only the container with that id; @uid_filter: only that owner.
- * Sorted by id; kvfree() it.
+ * Sorted by id; free with ia_container_snap_free().
  */
 struct ia_container_snap *ia_container_snapshot(bool filter, u32 id,
 						bool uid_filter, kuid_t uid);
+void ia_container_snap_free(struct ia_container_snap *s);
 struct ia_group_snap *ia_group_snapshot(void);
 void ia_group_snap_free(struct ia_group_snap *g);
-void ia_thresholds_get(u32 *warn, u32 *crit);
-void ia_thresholds_set(u32 warn, u32 crit);
-u64 ia_events_dropped(void);
-u64 ia_probes_missed(void);
+void ia_vfio_thresholds_get(struct ia_thresholds *t);
+void ia_vfio_thresholds_set(const struct ia_thresholds *t);
+u64 ia_vfio_probes_missed(void);
+/* Live type1 containers this module does not follow (opened before it loaded). */
+u32 ia_vfio_untracked(void);
+
+/* --- netlink (nl.c) ---------------------------------------------------------- */
 
 int ia_netlink_init(void);
 void ia_netlink_exit(void);
-/* Multicast one event on the events group (process context). */
-void ia_netlink_event(const struct ia_event *ev);
 
 #endif /* _IA_H */

@@ -1,29 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * VFIO type1 containers and the IOMMU groups attached to them.
+ * Source: VFIO type1 containers and the IOMMU groups attached to them.
  *
- * struct vfio_iommu and struct vfio_dma are private to vfio_iommu_type1.c, so
- * nothing here reads them. The hooks use function arguments and return values
- * only, on functions that exist as symbols on every kernel of the matrix
- * (Debian 6.1, 6.12, 7.3; see Documentation/design.md):
+ * struct vfio_iommu and struct vfio_dma are private to vfio_iommu_type1.c:
+ * nothing here dereferences them. Their addresses identify containers and
+ * mappings, and every figure is decided from the kernel's own arguments and
+ * return values, never from user memory. The hooks (symbols present on every
+ * kernel of the matrix, Debian 6.1, 6.12 and 7.3, where vfio_dma_do_map and
+ * vfio_pin_map_dma are inlined into the ioctl):
  *
- *   vfio_iommu_type1_open      return: a new container (struct vfio_iommu *);
- *                              its dma_avail was just set to dma_entry_limit
- *   vfio_iommu_type1_release   return: the container is gone
- *   vfio_iommu_type1_ioctl     MAP_DMA / UNMAP_DMA results; the caller's
- *                              struct is read back at return (the kernel has
- *                              just read it, so it is resident)
- *   vfio_remove_dma            the one place an entry leaves (unmap, release)
- *   mm_lock_acct               pages charged to a mapper's mm->locked_vm
+ *   vfio_iommu_type1_open      return: a new container (struct vfio_iommu *)
+ *   vfio_iommu_type1_release   entry: the container goes (removed before the
+ *                              kernel frees it, so a new container at the same
+ *                              address can never meet the old record)
+ *   vfio_pin_pages_remote      entry (dma, vaddr, npage): the first call for a
+ *                              mapping pins it whole, npage = its size, from
+ *                              the kernel's validated copy of the request; the
+ *                              mapping was just linked (dma_avail--)
+ *   vfio_remove_dma            entry (iommu, dma): the one place a mapping
+ *                              leaves (unmap, refused map, last detach, close)
+ *   mm_lock_acct               entry (task, mm, lock_cap, npage): pages charged
+ *                              to the mapper's mm->locked_vm for the mapping
+ *                              being pinned
+ *   vfio_iommu_type1_ioctl     MAP_DMA only: return value (refusals, events)
  *   vfio_iommu_type1_attach_group / _detach_group   group membership
  *
- * One successful MAP_DMA without VFIO_DMA_MAP_FLAG_VADDR creates exactly one
- * entry (dma_avail--); each vfio_remove_dma() frees one (dma_avail++). So
- * entries == limit - DMA_AVAIL, which the selftests check.
+ * So entries == limit - DMA_AVAIL holds whatever fails: a refused map that
+ * was linked and removed again (EFAULT, ENOMEM from RLIMIT_MEMLOCK) adds and
+ * removes the same record; a vaddr update (VFIO_DMA_*_FLAG_VADDR) pins and
+ * removes nothing. Pinned pages of a mapping are dropped with its record.
+ *
+ * Only the ioctl return probe has a bounded number of instances (4096): if
+ * it ever runs out, the refusals of that moment are not counted, and every
+ * container live then is flagged inexact (never silently wrong).
  *
  * Probe handlers run in atomic context: state is under one irq-safe spinlock,
- * allocations are GFP_ATOMIC, and events are queued here and multicast from
- * a work item.
+ * allocations are GFP_ATOMIC, events go through the core's queue.
  */
 #include <linux/hashtable.h>
 #include <linux/iommu.h>
@@ -40,111 +52,60 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/vfio.h>
-#include <uapi/linux/iommu_account.h>
 
 #include "ia.h"
 #include "wrapper/kallsyms.h"
 
 #define IA_TYPE1 "vfio_iommu_type1"
 
+/* One live mapping (struct vfio_dma). */
+struct ia_dma {
+	struct hlist_node hnode;	/* ia_dmas, by dma */
+	struct list_head cnode;		/* its container's mappings */
+	void *dma;			/* struct vfio_dma *, never dereferenced */
+	struct ia_container *c;
+	u64 size;
+	u64 pinned;			/* pages charged while it was pinned */
+};
+
 struct ia_container {
 	struct hlist_node hnode;	/* ia_containers, by iommu */
 	void *iommu;			/* struct vfio_iommu *, never dereferenced */
-	struct ia_container_info info;
+	struct list_head dmas;
+	struct ia_container_info info;	/* groups/group_owner unused here */
+	u32 *groups;
+	struct ia_owner *group_owner;
+	unsigned int ngroups, gcap;
 	u32 armed;			/* threshold levels crossed, bit per level */
+	u64 missed_base;		/* ioctl probe misses when it was created */
+	struct ia_coalesce co;
+};
+
+/* A MAP_DMA in flight, so the hooks inside it know their container. */
+struct ia_active {
+	struct hlist_node hnode;	/* ia_actives, by task */
+	struct task_struct *task;
+	void *iommu;
+	void *dma;			/* the mapping being pinned */
+	u64 iova, size;			/* the request as the caller passed it */
+	bool created;			/* a mapping record was made by this call */
 };
 
 static DEFINE_SPINLOCK(ia_lock);
 static DEFINE_HASHTABLE(ia_containers, 6);
+static DEFINE_HASHTABLE(ia_dmas, 14);
+static DEFINE_HASHTABLE(ia_actives, 8);
+static struct kmem_cache *ia_dma_cache;
 static u32 ia_next_id = 1;
-static u32 ia_warn = 800, ia_crit = 950;
+static u32 ia_ntracked;
+static struct ia_thresholds ia_th = { .warn = 800, .crit = 950 };
 static unsigned int *ia_dma_entry_limit;
+static u64 ia_unattributed_pins;
 
-void ia_owner_current(struct ia_owner *o)
-{
-	o->pid = task_tgid_nr(current);
-	o->uid = current_uid();
-	get_task_comm(o->comm, current);
-}
+static void ia_flush_workfn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(ia_flush_work, ia_flush_workfn);
 
-/* --- events ------------------------------------------------------------ */
-
-#define IA_EVQ_LEN 256
-static DEFINE_SPINLOCK(ia_evq_lock);
-static struct ia_event ia_evq[IA_EVQ_LEN];
-static unsigned int ia_evq_head, ia_evq_len;
-static u64 ia_ev_seq, ia_ev_dropped;
-static void ia_ev_workfn(struct work_struct *w);
-static DECLARE_WORK(ia_ev_work, ia_ev_workfn);
-
-/* Give @ev its sequence number and queue it; never sleeps. */
-static void ia_event_queue(struct ia_event *ev)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ia_evq_lock, flags);
-	ev->seq = ++ia_ev_seq;
-	if (ia_evq_len == IA_EVQ_LEN) {
-		ia_ev_dropped++;
-	} else {
-		ia_evq[(ia_evq_head + ia_evq_len) % IA_EVQ_LEN] = *ev;
-		ia_evq_len++;
-	}
-	spin_unlock_irqrestore(&ia_evq_lock, flags);
-	schedule_work(&ia_ev_work);
-}
-
-static void ia_ev_workfn(struct work_struct *w)
-{
-	struct ia_event *ev;
-	unsigned long flags;
-
-	ev = kmalloc(sizeof(*ev), GFP_KERNEL);
-	for (;;) {
-		spin_lock_irqsave(&ia_evq_lock, flags);
-		if (!ia_evq_len) {
-			spin_unlock_irqrestore(&ia_evq_lock, flags);
-			break;
-		}
-		if (ev)
-			*ev = ia_evq[ia_evq_head];
-		else
-			ia_ev_dropped++;
-		ia_evq_head = (ia_evq_head + 1) % IA_EVQ_LEN;
-		ia_evq_len--;
-		spin_unlock_irqrestore(&ia_evq_lock, flags);
-		if (ev)
-			ia_netlink_event(ev);
-	}
-	kfree(ev);
-}
-
-u64 ia_events_dropped(void)
-{
-	unsigned long flags;
-	u64 v;
-
-	spin_lock_irqsave(&ia_evq_lock, flags);
-	v = ia_ev_dropped;
-	spin_unlock_irqrestore(&ia_evq_lock, flags);
-	return v;
-}
-
-static void ia_event_fill(struct ia_event *ev, const struct ia_container *c,
-			  enum ia_event_type type)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->type = type;
-	ev->time_ns = ktime_get_real_ns();
-	ev->container = c->info.id;
-	ev->ngroups = c->info.ngroups;
-	memcpy(ev->groups, c->info.groups, sizeof(ev->groups));
-	ev->entries = c->info.entries;
-	ev->limit = c->info.limit;
-	ia_owner_current(&ev->who);
-}
-
-/* --- container table (ia_lock held) -------------------------------------- */
+/* --- lookups (ia_lock held) -------------------------------------------------- */
 
 static struct ia_container *ia_find(void *iommu)
 {
@@ -156,83 +117,136 @@ static struct ia_container *ia_find(void *iommu)
 	return NULL;
 }
 
+static struct ia_dma *ia_find_dma(void *dma)
+{
+	struct ia_dma *d;
+
+	hash_for_each_possible(ia_dmas, d, hnode, (unsigned long)dma)
+		if (d->dma == dma)
+			return d;
+	return NULL;
+}
+
+static struct ia_active *ia_find_active(struct task_struct *task)
+{
+	struct ia_active *a;
+
+	hash_for_each_possible(ia_actives, a, hnode, (unsigned long)task)
+		if (a->task == task)
+			return a;
+	return NULL;
+}
+
+/* --- events ------------------------------------------------------------------ */
+
+static void ia_event_fill(struct ia_event *ev, const struct ia_container *c,
+			  enum ia_event_type type, const struct ia_owner *who)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = type;
+	ev->time_ns = ktime_get_real_ns();
+	ev->container = c->info.id;
+	ev->group_count = c->ngroups;
+	ev->ngroups = min_t(unsigned int, c->ngroups, IA_EV_MAX_GROUPS);
+	memcpy(ev->groups, c->groups, ev->ngroups * sizeof(u32));
+	ev->entries = c->info.entries;
+	ev->limit = c->info.limit;
+	if (who)
+		ev->who = *who;
+	else
+		ia_owner_current(&ev->who);
+}
+
 /* Smallest entry count at or above @pm per mille of the limit. */
 static u64 ia_threshold_entries(const struct ia_container *c, u32 pm)
 {
 	return DIV_ROUND_UP((u64)c->info.limit * pm, 1000);
 }
 
-/*
- * After an entry was added: raise an event for each level the count reached
- * that was not already raised (a level re-arms once the count falls below it).
- */
-static void ia_thresholds_up(struct ia_container *c, struct ia_event *ev,
-			     unsigned int *nev)
+static u32 ia_level_pm(enum ia_level l)
 {
-	const u32 pm[2] = { ia_warn, ia_crit };
-	const u32 lvl[2] = { IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN,
-			     IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT };
-	int i;
+	return l == IA_LEVEL_WARN ? ia_th.warn : ia_th.crit;
+}
+
+/*
+ * Raise an event for each level the count has reached that is not armed yet
+ * (a level re-arms once the count falls below it). @who: the owner to name,
+ * or NULL for the current task. Returns the number of events put in @ev.
+ */
+static unsigned int ia_thresholds_up(struct ia_container *c, struct ia_event *ev,
+				     const struct ia_owner *who)
+{
+	unsigned int nev = 0;
+	enum ia_level l;
 
 	if (!c->info.limit)
-		return;
-	for (i = 0; i < 2; i++) {
-		if (c->info.entries < ia_threshold_entries(c, pm[i]) ||
-		    (c->armed & BIT(i)))
+		return 0;
+	for (l = 0; l < IA_LEVEL_COUNT; l++) {
+		if (c->info.entries < ia_threshold_entries(c, ia_level_pm(l)) ||
+		    (c->armed & BIT(l)))
 			continue;
-		c->armed |= BIT(i);
-		ia_event_fill(&ev[*nev], c, IA_EV_THRESHOLD);
-		ev[*nev].level = lvl[i];
-		ev[*nev].threshold = pm[i];
-		(*nev)++;
+		c->armed |= BIT(l);
+		if (!ia_events_wanted())
+			continue;
+		ia_event_fill(&ev[nev], c, IA_EV_THRESHOLD, who);
+		ev[nev].level = l;
+		ev[nev].threshold = ia_level_pm(l);
+		nev++;
 	}
+	return nev;
 }
 
-/* After an entry left: re-arm the levels the count fell below. */
+/* After an entry left, or thresholds moved: re-arm the levels now above the count. */
 static void ia_thresholds_down(struct ia_container *c)
 {
-	if (c->info.entries < ia_threshold_entries(c, ia_warn))
-		c->armed &= ~BIT(0);
-	if (c->info.entries < ia_threshold_entries(c, ia_crit))
-		c->armed &= ~BIT(1);
+	enum ia_level l;
+
+	for (l = 0; l < IA_LEVEL_COUNT; l++)
+		if (c->info.entries < ia_threshold_entries(c, ia_level_pm(l)))
+			c->armed &= ~BIT(l);
 }
 
-/* --- probes ------------------------------------------------------------- */
-
-/* ioctls and releases in flight, so mm_lock_acct knows its container. */
-struct ia_active {
-	struct list_head node;
-	struct task_struct *task;
-	void *iommu;
-};
-
-static LIST_HEAD(ia_active_list);
-
-struct ia_ioctl_data {
-	struct ia_active act;
-	unsigned int cmd;
-	unsigned long arg;
-};
-
-static void ia_active_add(struct ia_active *a, void *iommu)
+static void ia_queue_all(struct ia_event *ev, unsigned int n)
 {
-	unsigned long flags;
+	unsigned int i;
 
-	a->task = current;
-	a->iommu = iommu;
-	spin_lock_irqsave(&ia_lock, flags);
-	list_add(&a->node, &ia_active_list);
-	spin_unlock_irqrestore(&ia_lock, flags);
+	for (i = 0; i < n; i++)
+		ia_event_queue(&ev[i]);
 }
 
-static void ia_active_del(struct ia_active *a)
+/* --- mapping records (ia_lock held) ---------------------------------------------- */
+
+static void ia_dma_del(struct ia_dma *d)
 {
-	unsigned long flags;
+	struct ia_container *c = d->c;
 
-	spin_lock_irqsave(&ia_lock, flags);
-	list_del(&a->node);
-	spin_unlock_irqrestore(&ia_lock, flags);
+	hash_del(&d->hnode);
+	list_del(&d->cnode);
+	if (c->info.entries)
+		c->info.entries--;
+	c->info.mapped_bytes -= d->size;
+	c->info.pinned_pages -= d->pinned;
+	kmem_cache_free(ia_dma_cache, d);
 }
+
+static void ia_container_del(struct ia_container *c)
+{
+	struct ia_dma *d, *tmp;
+
+	list_for_each_entry_safe(d, tmp, &c->dmas, cnode) {
+		hash_del(&d->hnode);
+		kmem_cache_free(ia_dma_cache, d);
+	}
+	hash_del(&c->hnode);
+	ia_ntracked--;
+	kfree(c->groups);
+	kfree(c->group_owner);
+	kfree(c);
+}
+
+/* --- probes ---------------------------------------------------------------------- */
+
+static struct kretprobe ia_krp_ioctl;
 
 static int ia_open_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -244,46 +258,53 @@ static int ia_open_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	c = kzalloc(sizeof(*c), GFP_ATOMIC);
 	if (!c)
-		return 0;
+		return 0;	/* shows in STATUS as an untracked container */
 	c->iommu = iommu;
+	INIT_LIST_HEAD(&c->dmas);
 	c->info.limit = ia_dma_entry_limit ? READ_ONCE(*ia_dma_entry_limit) : 0;
+	c->missed_base = READ_ONCE(ia_krp_ioctl.nmissed);
 	ia_owner_current(&c->info.owner);
 	spin_lock_irqsave(&ia_lock, flags);
 	c->info.id = ia_next_id++;
 	hash_add(ia_containers, &c->hnode, (unsigned long)iommu);
+	ia_ntracked++;
 	spin_unlock_irqrestore(&ia_lock, flags);
 	return 0;
 }
 
-static int ia_release_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	*(void **)ri->data = (void *)regs_get_kernel_argument(regs, 0);
-	return 0;
-}
-
-static int ia_release_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int ia_release_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ia_container *c;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_lock, flags);
-	c = ia_find(*(void **)ri->data);
+	c = ia_find((void *)regs_get_kernel_argument(regs, 0));
 	if (c)
-		hash_del(&c->hnode);
+		ia_container_del(c);
 	spin_unlock_irqrestore(&ia_lock, flags);
-	kfree(c);
 	return 0;
 }
 
 static int ia_ioctl_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct ia_ioctl_data *d = (struct ia_ioctl_data *)ri->data;
+	struct ia_active *a = (struct ia_active *)ri->data;
+	struct vfio_iommu_type1_dma_map map;
+	unsigned long flags;
 
-	d->cmd = regs_get_kernel_argument(regs, 1);
-	if (d->cmd != VFIO_IOMMU_MAP_DMA && d->cmd != VFIO_IOMMU_UNMAP_DMA)
+	if (regs_get_kernel_argument(regs, 1) != VFIO_IOMMU_MAP_DMA)
 		return 1;	/* no return handler for this call */
-	d->arg = regs_get_kernel_argument(regs, 2);
-	ia_active_add(&d->act, (void *)regs_get_kernel_argument(regs, 0));
+	memset(a, 0, sizeof(*a));
+	a->task = current;
+	a->iommu = (void *)regs_get_kernel_argument(regs, 0);
+	/* Only to describe a refusal; counts never come from here. */
+	if (!copy_from_user_nofault(&map, (void __user *)regs_get_kernel_argument(regs, 2),
+				    sizeof(map))) {
+		a->iova = map.iova;
+		a->size = map.size;
+	}
+	spin_lock_irqsave(&ia_lock, flags);
+	hash_add(ia_actives, &a->hnode, (unsigned long)current);
+	spin_unlock_irqrestore(&ia_lock, flags);
 	return 0;
 }
 
@@ -301,146 +322,177 @@ static int ia_errno_class(int err)
 	}
 }
 
-static void ia_map_done(struct ia_ioctl_data *d, long ret)
+/* The failure event of @c, from its last refusal. */
+static void ia_failure_event(struct ia_event *ev, const struct ia_container *c, u32 count)
 {
-	struct vfio_iommu_type1_dma_map map = {};
-	struct ia_event ev[3];
-	struct ia_container *c;
-	unsigned long flags;
-	unsigned int i, nev = 0;
-	bool have;
+	const struct ia_failure *f = &c->info.last;
 
-	have = !copy_from_user_nofault(&map, (void __user *)d->arg, sizeof(map));
-	spin_lock_irqsave(&ia_lock, flags);
-	c = ia_find(d->act.iommu);
-	if (!c)
-		goto out;
-	if (!ret) {
-		if (have && (map.flags & VFIO_DMA_MAP_FLAG_VADDR))
-			goto out;	/* a vaddr update: no new entry */
-		c->info.entries++;
-		c->info.map_ops++;
-		c->info.mapped_bytes += have ? map.size : 0;
-		ia_thresholds_up(c, ev, &nev);
-		goto out;
-	}
-	c->info.fail[ia_errno_class(-ret)]++;
-	c->info.has_last = true;
-	c->info.last = (struct ia_failure){
-		.time_ns = ktime_get_real_ns(),
-		.err = -ret,
-		.iova = have ? map.iova : 0,
-		.size = have ? map.size : 0,
-	};
-	ia_owner_current(&c->info.last.who);
-	ia_event_fill(&ev[0], c, IA_EV_FAILURE);
-	ev[0].err = -ret;
-	ev[0].iova = c->info.last.iova;
-	ev[0].size = c->info.last.size;
-	if (current->mm)
-		ev[0].locked_bytes = (u64)READ_ONCE(current->mm->locked_vm) << PAGE_SHIFT;
-	ev[0].memlock = rlimit(RLIMIT_MEMLOCK);
-	if (ev[0].memlock == RLIM_INFINITY)
-		ev[0].memlock = U64_MAX;
-	nev = 1;
-out:
-	spin_unlock_irqrestore(&ia_lock, flags);
-	for (i = 0; i < nev; i++)
-		ia_event_queue(&ev[i]);
+	ia_event_fill(ev, c, IA_EV_FAILURE, &f->who);
+	ev->time_ns = f->time_ns;
+	ev->err = f->err;
+	ev->iova = f->iova;
+	ev->size = f->size;
+	ev->count = count;
 }
 
-static void ia_unmap_done(struct ia_ioctl_data *d, long ret)
-{
-	struct vfio_iommu_type1_dma_unmap unmap = {};
-	struct ia_container *c;
-	unsigned long flags;
-	bool have;
+static bool ia_flush_pending;
 
-	if (ret)
+static void ia_map_failed(struct ia_container *c, struct ia_active *a, int err,
+			  struct ia_event *ev, unsigned int *nev)
+{
+	u64 now = ktime_get_real_ns();
+	u32 count;
+
+	c->info.fail[ia_errno_class(err)]++;
+	c->info.has_last = true;
+	c->info.last = (struct ia_failure){
+		.time_ns = now,
+		.err = err,
+		.iova = a->iova,
+		.size = a->size,
+	};
+	ia_owner_current(&c->info.last.who);
+	if (!ia_coalesce_fail(&c->co, ktime_get_ns(), &count)) {
+		if (!ia_flush_pending) {
+			ia_flush_pending = true;
+			schedule_delayed_work(&ia_flush_work,
+					      nsecs_to_jiffies(ia_coalesce_interval_ns()) + 1);
+		}
 		return;
-	/* The kernel wrote the unmapped size back into the caller's struct. */
-	have = !copy_from_user_nofault(&unmap, (void __user *)d->arg, sizeof(unmap));
-	spin_lock_irqsave(&ia_lock, flags);
-	c = ia_find(d->act.iommu);
-	if (c) {
-		c->info.unmap_ops++;
-		if (have)
-			c->info.mapped_bytes -= unmap.size;
 	}
-	spin_unlock_irqrestore(&ia_lock, flags);
+	if (!ia_events_wanted())
+		return;
+	ia_failure_event(&ev[*nev], c, count);
+	if (current->mm)
+		ev[*nev].locked_bytes = (u64)READ_ONCE(current->mm->locked_vm) << PAGE_SHIFT;
+	ev[*nev].memlock = rlimit(RLIMIT_MEMLOCK);
+	if (ev[*nev].memlock == RLIM_INFINITY)
+		ev[*nev].memlock = U64_MAX;
+	(*nev)++;
 }
 
 static int ia_ioctl_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct ia_ioctl_data *d = (struct ia_ioctl_data *)ri->data;
+	struct ia_active *a = (struct ia_active *)ri->data;
 	long ret = (long)regs_return_value(regs);
+	struct ia_container *c;
+	struct ia_event ev[1];
+	unsigned long flags;
+	unsigned int nev = 0;
 
-	ia_active_del(&d->act);
-	if (d->cmd == VFIO_IOMMU_MAP_DMA)
-		ia_map_done(d, ret);
-	else
-		ia_unmap_done(d, ret);
+	spin_lock_irqsave(&ia_lock, flags);
+	hash_del(&a->hnode);
+	c = ia_find(a->iommu);
+	if (c && ret)
+		ia_map_failed(c, a, (int)-ret, ev, &nev);
+	spin_unlock_irqrestore(&ia_lock, flags);
+	ia_queue_all(ev, nev);
+	return 0;
+}
+
+static int ia_pin_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	void *dma = (void *)regs_get_kernel_argument(regs, 0);
+	unsigned long npage = regs_get_kernel_argument(regs, 2);
+	struct ia_event ev[IA_LEVEL_COUNT];
+	struct ia_container *c;
+	struct ia_active *a;
+	struct ia_dma *d;
+	unsigned long flags;
+	unsigned int nev = 0;
+
+	spin_lock_irqsave(&ia_lock, flags);
+	a = ia_find_active(current);
+	if (!a) {
+		/*
+		 * Not inside a MAP_DMA we saw: the return probe ran out of
+		 * instances, or a group attach replays mappings made while the
+		 * container had no IOMMU domain (mdev only).
+		 */
+		ia_unattributed_pins++;
+		goto out;
+	}
+	a->dma = dma;
+	c = ia_find(a->iommu);
+	if (!c || ia_find_dma(dma))
+		goto out;	/* untracked container, or a further chunk */
+	d = kmem_cache_alloc(ia_dma_cache, GFP_ATOMIC);
+	if (!d) {
+		c->info.inexact |= IA_INEXACT_NO_MEMORY;
+		goto out;
+	}
+	d->dma = dma;
+	d->c = c;
+	d->size = (u64)npage << PAGE_SHIFT;
+	d->pinned = 0;
+	hash_add(ia_dmas, &d->hnode, (unsigned long)dma);
+	list_add(&d->cnode, &c->dmas);
+	a->created = true;
+	c->info.entries++;
+	c->info.map_ops++;
+	c->info.mapped_bytes += d->size;
+	nev = ia_thresholds_up(c, ev, NULL);
+out:
+	spin_unlock_irqrestore(&ia_lock, flags);
+	ia_queue_all(ev, nev);
+	return 0;
+}
+
+static int ia_acct_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct task_struct *task = (void *)regs_get_kernel_argument(regs, 0);
+	long npage = (long)regs_get_kernel_argument(regs, 3);
+	struct ia_active *a;
+	struct ia_dma *d;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_lock, flags);
+	a = ia_find_active(current);
+	d = a && a->dma ? ia_find_dma(a->dma) : NULL;
+	if (!d)
+		goto out;
+	/*
+	 * Inside a MAP_DMA, a charge can only fail when the map fails, and
+	 * then the mapping is removed with its record: no return probe needed.
+	 */
+	if (npage < 0 && (u64)-npage > d->pinned) {
+		d->c->info.inexact |= IA_INEXACT_PINNED;
+		npage = -(long)d->pinned;
+	}
+	d->pinned += npage;
+	d->c->info.pinned_pages += npage;
+	if (task) {
+		d->c->info.pinned_uid = task_uid(task);
+		d->c->info.has_pinned_uid = true;
+	}
+out:
+	spin_unlock_irqrestore(&ia_lock, flags);
 	return 0;
 }
 
 static int ia_remove_dma_pre(struct kprobe *p, struct pt_regs *regs)
 {
+	void *dma = (void *)regs_get_kernel_argument(regs, 1);
 	struct ia_container *c;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ia_lock, flags);
-	c = ia_find((void *)regs_get_kernel_argument(regs, 0));
-	if (c && c->info.entries) {
-		c->info.entries--;
-		ia_thresholds_down(c);
-	}
-	spin_unlock_irqrestore(&ia_lock, flags);
-	return 0;
-}
-
-struct ia_acct_data {
-	void *iommu;
-	long npage;
-	kuid_t uid;
-};
-
-static int ia_acct_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct ia_acct_data *d = (struct ia_acct_data *)ri->data;
-	struct task_struct *task = (void *)regs_get_kernel_argument(regs, 0);
 	struct ia_active *a;
+	struct ia_dma *d;
 	unsigned long flags;
 
-	d->iommu = NULL;
 	spin_lock_irqsave(&ia_lock, flags);
-	list_for_each_entry(a, &ia_active_list, node)
-		if (a->task == current) {
-			d->iommu = a->iommu;
-			break;
-		}
-	spin_unlock_irqrestore(&ia_lock, flags);
-	if (!d->iommu)
-		return 1;
-	d->npage = (long)regs_get_kernel_argument(regs, 3);
-	d->uid = task ? task_uid(task) : GLOBAL_ROOT_UID;
-	return 0;
-}
-
-static int ia_acct_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct ia_acct_data *d = (struct ia_acct_data *)ri->data;
-	struct ia_container *c;
-	unsigned long flags;
-
-	if (regs_return_value(regs))
-		return 0;
-	spin_lock_irqsave(&ia_lock, flags);
-	c = ia_find(d->iommu);
-	if (c) {
-		c->info.pinned_pages += d->npage;
-		c->info.pinned_uid = d->uid;
-		c->info.has_pinned_uid = true;
+	d = ia_find_dma(dma);
+	if (!d)
+		goto out;
+	c = d->c;
+	a = ia_find_active(current);
+	if (a && a->dma == dma && a->created) {
+		c->info.map_ops--;	/* the map that made it was refused */
+		a->created = false;
+	} else {
+		c->info.unmap_ops++;
 	}
+	ia_dma_del(d);
+	ia_thresholds_down(c);
+out:
 	spin_unlock_irqrestore(&ia_lock, flags);
 	return 0;
 }
@@ -459,21 +511,43 @@ static int ia_attach_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* Room for one more group in @c (ia_lock held); false when memory ran out. */
+static bool ia_groups_grow(struct ia_container *c)
+{
+	unsigned int cap = c->gcap ? 2 * c->gcap : 1;
+	struct ia_owner *o;
+	u32 *g;
+
+	if (c->ngroups < c->gcap)
+		return true;
+	g = krealloc(c->groups, cap * sizeof(*g), GFP_ATOMIC);
+	if (!g)
+		return false;
+	c->groups = g;
+	o = krealloc(c->group_owner, cap * sizeof(*o), GFP_ATOMIC);
+	if (!o)
+		return false;
+	c->group_owner = o;
+	c->gcap = cap;
+	return true;
+}
+
 static int ia_attach_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ia_attach_data *d = (struct ia_attach_data *)ri->data;
 	struct ia_container *c;
 	unsigned long flags;
-	unsigned int n;
 
 	if (regs_return_value(regs))
 		return 0;
 	spin_lock_irqsave(&ia_lock, flags);
 	c = ia_find(d->iommu);
-	if (c && c->info.ngroups < IA_MAX_GROUPS) {
-		n = c->info.ngroups++;
-		c->info.groups[n] = d->group;
-		ia_owner_current(&c->info.group_owner[n]);
+	if (c && ia_groups_grow(c)) {
+		c->groups[c->ngroups] = d->group;
+		ia_owner_current(&c->group_owner[c->ngroups]);
+		c->ngroups++;
+	} else if (c) {
+		c->info.inexact |= IA_INEXACT_NO_MEMORY;
 	}
 	spin_unlock_irqrestore(&ia_lock, flags);
 	return 0;
@@ -489,46 +563,67 @@ static int ia_detach_pre(struct kprobe *p, struct pt_regs *regs)
 
 	spin_lock_irqsave(&ia_lock, flags);
 	c = ia_find(iommu);
-	for (i = 0; c && i < c->info.ngroups; i++) {
-		if (c->info.groups[i] != group)
+	for (i = 0; c && i < c->ngroups; i++) {
+		if (c->groups[i] != group)
 			continue;
-		c->info.ngroups--;
-		c->info.groups[i] = c->info.groups[c->info.ngroups];
-		c->info.group_owner[i] = c->info.group_owner[c->info.ngroups];
+		c->ngroups--;
+		c->groups[i] = c->groups[c->ngroups];
+		c->group_owner[i] = c->group_owner[c->ngroups];
 		break;
 	}
 	spin_unlock_irqrestore(&ia_lock, flags);
 	return 0;
 }
 
+/* Refusals coalesced during the interval: one event per container. */
+static void ia_flush_workfn(struct work_struct *w)
+{
+	struct ia_container *c;
+	struct ia_event ev;
+	unsigned long flags;
+	bool again = false;
+	u32 n;
+	int bkt;
+
+	spin_lock_irqsave(&ia_lock, flags);
+	hash_for_each(ia_containers, bkt, c, hnode) {
+		if (!c->co.pending)
+			continue;
+		n = ia_coalesce_due(&c->co, ktime_get_ns());
+		if (!n) {
+			again = true;	/* pending, interval not over */
+			continue;
+		}
+		if (ia_events_wanted()) {
+			ia_failure_event(&ev, c, n);
+			ia_event_queue(&ev);
+		}
+	}
+	ia_flush_pending = again;
+	spin_unlock_irqrestore(&ia_lock, flags);
+	if (again)
+		schedule_delayed_work(&ia_flush_work,
+				      nsecs_to_jiffies(ia_coalesce_interval_ns()) + 1);
+}
+
+/*
+ * Instances of the return probes: a MAP_DMA sleeps on the container's mutex
+ * while holding one, so the ioctl needs one per thread that can wait there.
+ */
+#define IA_MAXACTIVE_IOCTL 4096
+
 static struct kretprobe ia_krp_open = {
 	.kp.symbol_name = IA_TYPE1 ":vfio_iommu_type1_open",
 	.handler = ia_open_ret,
-	.maxactive = 32,
-};
-
-static struct kretprobe ia_krp_release = {
-	.kp.symbol_name = IA_TYPE1 ":vfio_iommu_type1_release",
-	.entry_handler = ia_release_entry,
-	.handler = ia_release_ret,
-	.data_size = sizeof(void *),
-	.maxactive = 32,
+	.maxactive = 256,
 };
 
 static struct kretprobe ia_krp_ioctl = {
 	.kp.symbol_name = IA_TYPE1 ":vfio_iommu_type1_ioctl",
 	.entry_handler = ia_ioctl_entry,
 	.handler = ia_ioctl_ret,
-	.data_size = sizeof(struct ia_ioctl_data),
-	.maxactive = 256,
-};
-
-static struct kretprobe ia_krp_acct = {
-	.kp.symbol_name = IA_TYPE1 ":mm_lock_acct",
-	.entry_handler = ia_acct_entry,
-	.handler = ia_acct_ret,
-	.data_size = sizeof(struct ia_acct_data),
-	.maxactive = 256,
+	.data_size = sizeof(struct ia_active),
+	.maxactive = IA_MAXACTIVE_IOCTL,
 };
 
 static struct kretprobe ia_krp_attach = {
@@ -536,7 +631,22 @@ static struct kretprobe ia_krp_attach = {
 	.entry_handler = ia_attach_entry,
 	.handler = ia_attach_ret,
 	.data_size = sizeof(struct ia_attach_data),
-	.maxactive = 32,
+	.maxactive = 256,
+};
+
+static struct kprobe ia_kp_release = {
+	.symbol_name = IA_TYPE1 ":vfio_iommu_type1_release",
+	.pre_handler = ia_release_pre,
+};
+
+static struct kprobe ia_kp_pin = {
+	.symbol_name = IA_TYPE1 ":vfio_pin_pages_remote",
+	.pre_handler = ia_pin_pre,
+};
+
+static struct kprobe ia_kp_acct = {
+	.symbol_name = IA_TYPE1 ":mm_lock_acct",
+	.pre_handler = ia_acct_pre,
 };
 
 static struct kprobe ia_kp_remove = {
@@ -549,25 +659,45 @@ static struct kprobe ia_kp_detach = {
 	.pre_handler = ia_detach_pre,
 };
 
+/* Registered in this order, unregistered in the reverse one. */
 static struct kretprobe *const ia_kretprobes[] = {
-	&ia_krp_open, &ia_krp_release, &ia_krp_attach, &ia_krp_acct, &ia_krp_ioctl,
+	&ia_krp_open, &ia_krp_attach, &ia_krp_ioctl,
 };
 
-static struct kprobe *const ia_kprobes[] = { &ia_kp_remove, &ia_kp_detach };
+static struct kprobe *const ia_kprobes[] = {
+	&ia_kp_release, &ia_kp_detach, &ia_kp_remove, &ia_kp_acct, &ia_kp_pin,
+};
 
 static DEFINE_MUTEX(ia_attach_mutex);
 static bool ia_attached;
+static struct module *ia_type1_mod;	/* under ia_attach_mutex */
 
-u64 ia_probes_missed(void)
+u64 ia_vfio_probes_missed(void)
 {
 	u64 n = 0;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(ia_kretprobes); i++)
-		n += ia_kretprobes[i]->nmissed;
+		n += READ_ONCE(ia_kretprobes[i]->nmissed);
 	for (i = 0; i < ARRAY_SIZE(ia_kprobes); i++)
-		n += ia_kprobes[i]->nmissed;
+		n += READ_ONCE(ia_kprobes[i]->nmissed);
 	return n;
+}
+
+u32 ia_vfio_untracked(void)
+{
+	unsigned long flags;
+	u32 tracked, refs = 0;
+
+	mutex_lock(&ia_attach_mutex);
+	if (ia_type1_mod)
+		refs = module_refcount(ia_type1_mod);
+	spin_lock_irqsave(&ia_lock, flags);
+	tracked = ia_ntracked;
+	spin_unlock_irqrestore(&ia_lock, flags);
+	mutex_unlock(&ia_attach_mutex);
+	/* Every container with type1 set holds one reference on the module. */
+	return refs > tracked ? refs - tracked : 0;
 }
 
 static void ia_hooks_detach_locked(void)
@@ -582,20 +712,22 @@ static void ia_hooks_detach_locked(void)
 	unregister_kprobes((struct kprobe **)ia_kprobes, ARRAY_SIZE(ia_kprobes));
 	unregister_kretprobes((struct kretprobe **)ia_kretprobes, ARRAY_SIZE(ia_kretprobes));
 	ia_attached = false;
+	cancel_delayed_work_sync(&ia_flush_work);
 	spin_lock_irqsave(&ia_lock, flags);
-	hash_for_each_safe(ia_containers, bkt, tmp, c, hnode) {
-		hash_del(&c->hnode);
-		kfree(c);
-	}
-	INIT_LIST_HEAD(&ia_active_list);
+	hash_for_each_safe(ia_containers, bkt, tmp, c, hnode)
+		ia_container_del(c);
+	/* No handler runs any more: in-flight records are gone with the probes. */
+	hash_init(ia_actives);
+	ia_flush_pending = false;
 	spin_unlock_irqrestore(&ia_lock, flags);
 	ia_dma_entry_limit = NULL;
+	ia_type1_mod = NULL;
 	ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
 		       IA_TYPE1 " not loaded: hooks attach when it loads");
 }
 
 /* Attach to vfio_iommu_type1 if it is loaded; a missing symbol is reported. */
-static void ia_hooks_attach_locked(void)
+static void ia_hooks_attach_locked(struct module *mod)
 {
 	const char *what = "";
 	int i, ret;
@@ -636,11 +768,11 @@ static void ia_hooks_attach_locked(void)
 		}
 	}
 	ia_attached = true;
-	if (ia_dma_entry_limit)
-		ia_feature_set(IA_FEAT_VFIO_TYPE1, true, "kprobes on " IA_TYPE1);
-	else
-		ia_feature_set(IA_FEAT_VFIO_TYPE1, true,
-			       "kprobes on " IA_TYPE1 "; dma_entry_limit not found: limit reads 0");
+	ia_type1_mod = mod ? mod :
+		(struct module *)ia_kallsyms_lookup_name(IA_TYPE1 ":__this_module");
+	ia_feature_set(IA_FEAT_VFIO_TYPE1, true, "kprobes on " IA_TYPE1 "%s%s",
+		       ia_dma_entry_limit ? "" : "; dma_entry_limit not found: limit reads 0",
+		       ia_type1_mod ? "" : "; module not found: untracked containers not counted");
 	return;
 
 err_kp:
@@ -666,7 +798,7 @@ static int ia_module_notify(struct notifier_block *nb, unsigned long action, voi
 		return NOTIFY_DONE;
 	mutex_lock(&ia_attach_mutex);
 	if (action == MODULE_STATE_LIVE)
-		ia_hooks_attach_locked();
+		ia_hooks_attach_locked(mod);
 	else if (action == MODULE_STATE_GOING)
 		ia_hooks_detach_locked();
 	mutex_unlock(&ia_attach_mutex);
@@ -677,7 +809,7 @@ static struct notifier_block ia_module_nb = {
 	.notifier_call = ia_module_notify,
 };
 
-/* --- snapshots for netlink ---------------------------------------------- */
+/* --- snapshots for netlink ---------------------------------------------------------- */
 
 static int ia_info_cmp(const void *a, const void *b)
 {
@@ -687,35 +819,68 @@ static int ia_info_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void ia_container_snap_free(struct ia_container_snap *s)
+{
+	kvfree(s);
+}
+
+/*
+ * One allocation: the header, the infos, then every container's groups and
+ * group owners. Sized by counting under the lock, retried if it grew.
+ */
 struct ia_container_snap *ia_container_snapshot(bool filter, u32 id,
 						bool uid_filter, kuid_t uid)
 {
+	unsigned int cap = 0, gcap = 0, n, ng;
+	u64 missed = READ_ONCE(ia_krp_ioctl.nmissed);
 	struct ia_container_snap *snap;
+	struct ia_owner *owners;
 	struct ia_container *c;
-	unsigned int cap = 0, n;
 	unsigned long flags;
+	size_t size;
+	u32 *groups;
 	int bkt;
 
 	for (;;) {
-		snap = kvmalloc(struct_size(snap, c, cap), GFP_KERNEL);
+		size = sizeof(*snap) + cap * sizeof(snap->c[0]) +
+		       gcap * (sizeof(*groups) + sizeof(*owners));
+		snap = kvmalloc(size, GFP_KERNEL);
 		if (!snap)
 			return ERR_PTR(-ENOMEM);
+		snap->c = (struct ia_container_info *)(snap + 1);
+		owners = (struct ia_owner *)(snap->c + cap);
+		groups = (u32 *)(owners + gcap);
 		n = 0;
+		ng = 0;
 		spin_lock_irqsave(&ia_lock, flags);
 		hash_for_each(ia_containers, bkt, c, hnode) {
+			struct ia_container_info *ci;
+
 			if (filter && c->info.id != id)
 				continue;
 			if (uid_filter && !uid_eq(c->info.owner.uid, uid))
 				continue;
-			if (n < cap)
-				snap->c[n] = c->info;
+			if (n < cap && ng + c->ngroups <= gcap) {
+				ci = &snap->c[n];
+				*ci = c->info;
+				ci->ngroups = c->ngroups;
+				ci->groups = groups + ng;
+				ci->group_owner = owners + ng;
+				memcpy(ci->groups, c->groups, c->ngroups * sizeof(*groups));
+				memcpy(ci->group_owner, c->group_owner,
+				       c->ngroups * sizeof(*owners));
+				if (missed > c->missed_base)
+					ci->inexact |= IA_INEXACT_PROBE_MISSED;
+			}
 			n++;
+			ng += c->ngroups;
 		}
 		spin_unlock_irqrestore(&ia_lock, flags);
-		if (n <= cap)
+		if (n <= cap && ng <= gcap)
 			break;
 		kvfree(snap);
 		cap = n + 8;
+		gcap = ng + 16;
 	}
 	snap->nr = n;
 	sort(snap->c, n, sizeof(snap->c[0]), ia_info_cmp, NULL);
@@ -799,36 +964,51 @@ void ia_group_snap_free(struct ia_group_snap *g)
 	if (!g)
 		return;
 	kvfree(g->dev);
-	kvfree(g->containers);
+	ia_container_snap_free(g->containers);
 	kfree(g);
 }
 
-void ia_thresholds_get(u32 *warn, u32 *crit)
+void ia_vfio_thresholds_get(struct ia_thresholds *t)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_lock, flags);
-	*warn = ia_warn;
-	*crit = ia_crit;
+	*t = ia_th;
 	spin_unlock_irqrestore(&ia_lock, flags);
 }
 
-void ia_thresholds_set(u32 warn, u32 crit)
+/*
+ * New thresholds apply to the present counts at once: levels now above a
+ * container's count re-arm, and a level it is already past is raised now
+ * (named after the container's owner), as if it had just been crossed.
+ */
+void ia_vfio_thresholds_set(const struct ia_thresholds *t)
 {
+	struct ia_event ev[IA_LEVEL_COUNT];
+	struct ia_container *c;
 	unsigned long flags;
+	unsigned int nev;
+	int bkt;
 
 	spin_lock_irqsave(&ia_lock, flags);
-	ia_warn = warn;
-	ia_crit = crit;
+	ia_th = *t;
+	hash_for_each(ia_containers, bkt, c, hnode) {
+		ia_thresholds_down(c);
+		nev = ia_thresholds_up(c, ev, &c->info.owner);
+		ia_queue_all(ev, nev);
+	}
 	spin_unlock_irqrestore(&ia_lock, flags);
 }
 
-/* --- init / exit --------------------------------------------------------- */
+/* --- init / exit ------------------------------------------------------------------- */
 
 int ia_vfio_init(void)
 {
 	int ret;
 
+	ia_dma_cache = KMEM_CACHE(ia_dma, 0);
+	if (!ia_dma_cache)
+		return -ENOMEM;
 	ia_feature_set(IA_FEAT_VFIO_GROUPS, true, "PCI devices with an IOMMU group");
 	ia_feature_set(IA_FEAT_IOMMUFD, false, IS_ENABLED(CONFIG_IOMMUFD) ?
 		       "iommufd accounting is not implemented yet" :
@@ -836,10 +1016,12 @@ int ia_vfio_init(void)
 	ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
 		       IA_TYPE1 " not loaded: hooks attach when it loads");
 	ret = register_module_notifier(&ia_module_nb);
-	if (ret)
+	if (ret) {
+		kmem_cache_destroy(ia_dma_cache);
 		return ret;
+	}
 	mutex_lock(&ia_attach_mutex);
-	ia_hooks_attach_locked();
+	ia_hooks_attach_locked(NULL);
 	mutex_unlock(&ia_attach_mutex);
 	return 0;
 }
@@ -850,5 +1032,6 @@ void ia_vfio_exit(void)
 	mutex_lock(&ia_attach_mutex);
 	ia_hooks_detach_locked();
 	mutex_unlock(&ia_attach_mutex);
-	cancel_work_sync(&ia_ev_work);
+	cancel_delayed_work_sync(&ia_flush_work);
+	kmem_cache_destroy(ia_dma_cache);
 }

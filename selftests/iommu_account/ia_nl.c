@@ -180,6 +180,15 @@ static int status_cb(const struct nlmsghdr *nlh, void *arg)
 		case IOMMU_ACCOUNT_A_STATUS_KERNEL_RELEASE:
 			snprintf(st->release, sizeof(st->release), "%s", mnl_attr_get_str(a));
 			break;
+		case IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED:
+			st->events_dropped = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED:
+			st->probes_missed = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED:
+			st->vfio_untracked = mnl_attr_get_u32(a);
+			break;
 		case IOMMU_ACCOUNT_A_STATUS_PAGE_SIZE:
 			st->page_size = mnl_attr_get_u32(a);
 			break;
@@ -373,6 +382,9 @@ static void parse_container(const struct nlmsghdr *nlh, struct ia_container *c)
 		case IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER:
 			c->fail_other = mnl_attr_get_u64(a);
 			break;
+		case IOMMU_ACCOUNT_A_CONTAINER_INEXACT:
+			c->inexact = mnl_attr_get_u32(a);
+			break;
 		case IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE:
 			c->has_last = 1;
 			mnl_attr_for_each_nested(f, a) {
@@ -548,6 +560,12 @@ static void parse_event(const struct nlmsghdr *nlh, struct ia_event *ev)
 			break;
 		case IOMMU_ACCOUNT_A_EVENT_THRESHOLD:
 			ev->threshold = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_COUNT:
+			ev->count = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT:
+			ev->group_count = mnl_attr_get_u32(a);
 			break;
 		}
 	}

@@ -37,6 +37,8 @@ struct ia_status {
 	char version[64];
 	char release[128];
 	uint32_t page_size;
+	uint64_t events_dropped, probes_missed;
+	uint32_t vfio_untracked;
 	int nfeat;
 	struct ia_feature feat[16];
 };
@@ -50,6 +52,7 @@ struct ia_container {
 	uint32_t id, entries, limit, pinned_uid;
 	uint64_t mapped_bytes, pinned_pages, map_ops, unmap_ops;
 	uint64_t fail_enospc, fail_enomem, fail_einval, fail_other;
+	uint32_t inexact;
 	int ngroups;
 	uint32_t groups[16];
 	struct ia_owner owner;
@@ -62,6 +65,7 @@ struct ia_container {
 struct ia_event {
 	uint64_t seq;
 	uint32_t type, container, entries, limit, err, level, threshold;
+	uint32_t count, group_count;
 	uint64_t iova, size, locked, memlock;
 	int ngroups;
 	uint32_t groups[16];

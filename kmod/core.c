@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/*
+ * The core: features and owners. The feature table is written from module
+ * notifiers and init while netlink readers copy it, so both sides take the
+ * same lock.
+ */
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/cred.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
+#include <linux/stdarg.h>
+#include <linux/string.h>
+
+#include "ia.h"
+
+static DEFINE_SPINLOCK(ia_feat_lock);
+
+static struct ia_feature_info ia_features[IA_FEAT_COUNT] = {
+	[IA_FEAT_UID_TASKS] = { .name = "uid-tasks" },
+	[IA_FEAT_UID_ORPHANS] = { .name = "uid-orphans" },
+	[IA_FEAT_VFIO_TYPE1] = { .name = "vfio-type1" },
+	[IA_FEAT_VFIO_GROUPS] = { .name = "vfio-groups" },
+	[IA_FEAT_IOMMUFD] = { .name = "iommufd" },
+	[IA_FEAT_EVENTS] = { .name = "events" },
+};
+
+void ia_feature_set(enum ia_feature f, bool active, const char *fmt, ...)
+{
+	char detail[IA_FEAT_DETAIL_LEN];
+	unsigned long flags;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	spin_lock_irqsave(&ia_feat_lock, flags);
+	ia_features[f].active = active;
+	strscpy(ia_features[f].detail, detail, sizeof(ia_features[f].detail));
+	spin_unlock_irqrestore(&ia_feat_lock, flags);
+	if (!active)
+		pr_info("feature %s unavailable: %s\n", ia_features[f].name, detail);
+}
+
+void ia_features_copy(struct ia_feature_info out[IA_FEAT_COUNT])
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_feat_lock, flags);
+	memcpy(out, ia_features, sizeof(ia_features));
+	spin_unlock_irqrestore(&ia_feat_lock, flags);
+}
+
+void ia_owner_current(struct ia_owner *o)
+{
+	o->pid = task_tgid_nr(current);
+	o->uid = current_uid();
+	get_task_comm(o->comm, current);
+}

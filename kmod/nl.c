@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink family "iommu_account": the family, its permission rules,
+ * STATUS and THRESHOLDS, the dump and reply machinery and the event sink.
+ * The attributes of each source live in nl_uid.c and nl_vfio.c. The YNL spec
+ * (Documentation/netlink/specs/iommu_account.yaml) is the reference: the
+ * numbers come from the uapi header generated from it, and `make check`
+ * compares the policies below with it (scripts/ynl-check).
+ *
+ * Permissions: the pots and containers are machine-wide (user_structs are
+ * not per network namespace), so seeing other users' objects, changing
+ * thresholds and following events require CAP_SYS_ADMIN in the initial user
+ * namespace, checked with netlink_capable() (the opener of the socket and the
+ * sender must both have it). CAP_NET_ADMIN is not enough: a container's root
+ * has it over its own network namespace, and must neither learn what other
+ * tenants hold nor silence their warnings. Anyone may see their own real uid.
+ *
+ * Operations run in parallel (parallel_ops): every handler works on its own
+ * snapshot, taken under the source's locks.
+ */
+#include <linux/cred.h>
+#include <linux/mm.h>
+#include <linux/user_namespace.h>
+#include <linux/utsname.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include <uapi/linux/iommu_account.h>
+
+#include "compat.h"
+#include "nl.h"
+
+static struct genl_family ia_family;
+
+bool ia_nl_admin(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+/* --- policies (checked against the spec by scripts/ynl-check) ---------------- */
+
+static const struct nla_policy ia_uid_policy[IOMMU_ACCOUNT_A_UID_UID + 1] = {
+	[IOMMU_ACCOUNT_A_UID_UID] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy ia_group_policy[IOMMU_ACCOUNT_A_GROUP_ID + 1] = {
+	[IOMMU_ACCOUNT_A_GROUP_ID] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy ia_container_policy[IOMMU_ACCOUNT_A_CONTAINER_ID + 1] = {
+	[IOMMU_ACCOUNT_A_CONTAINER_ID] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy ia_thresholds_policy[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT + 1] = {
+	[IOMMU_ACCOUNT_A_THRESHOLDS_WARN] = { .type = NLA_U32 },
+	[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT] = { .type = NLA_U32 },
+};
+
+enum ia_mcgrp {
+	IA_MCGRP_EVENTS,
+};
+
+static const struct genl_multicast_group ia_mcgrps[] = {
+	[IA_MCGRP_EVENTS] = {
+		.name = IOMMU_ACCOUNT_MCGRP_EVENTS,
+		.flags = IA_MCAST_FLAGS,
+	},
+};
+
+/* --- dump and reply machinery ------------------------------------------------ */
+
+void *ia_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   &ia_family, NLM_F_MULTI, cmd);
+}
+
+int ia_dump_too_big(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	/* Something already in this message: the element goes in the next one. */
+	if (skb->len)
+		return skb->len;
+	NL_SET_ERR_MSG(cb->extack, "an element does not fit in one dump message");
+	return -EMSGSIZE;
+}
+
+struct ia_snap_dump *ia_snap_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct ia_snap_dump) > sizeof(cb->ctx));
+	return (struct ia_snap_dump *)cb->ctx;
+}
+
+void ia_snap_dump_init(struct netlink_callback *cb, void *snap, unsigned int nr,
+		       void (*free)(void *snap))
+{
+	struct ia_snap_dump *ctx = ia_snap_dump_ctx(cb);
+
+	ctx->snap = snap;
+	ctx->free = free;
+	ctx->nr = nr;
+	ctx->next = 0;
+	ctx->ns = get_user_ns(current_user_ns());
+}
+
+int ia_snap_dumpit(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
+		   ia_put_elem_t put)
+{
+	struct ia_snap_dump *ctx = ia_snap_dump_ctx(cb);
+	void *hdr;
+
+	while (ctx->next < ctx->nr) {
+		hdr = ia_dump_hdr(skb, cb, cmd);
+		if (!hdr)
+			return ia_dump_too_big(skb, cb);
+		if (put(skb, ctx->snap, ctx->next, ctx->ns)) {
+			genlmsg_cancel(skb, hdr);
+			return ia_dump_too_big(skb, cb);
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next++;
+	}
+	return skb->len;
+}
+
+int ia_snap_dump_done(struct netlink_callback *cb)
+{
+	struct ia_snap_dump *ctx = ia_snap_dump_ctx(cb);
+
+	if (ctx->snap)
+		ctx->free(ctx->snap);
+	if (ctx->ns)
+		put_user_ns(ctx->ns);
+	return 0;
+}
+
+/* Largest do reply: a container with thousands of groups still fits. */
+#define IA_REPLY_MAX (1024 * 1024)
+
+int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
+		  const void *snap, unsigned int i)
+{
+	size_t size = NLMSG_GOODSIZE;
+	struct sk_buff *msg;
+	void *hdr;
+
+	for (;;) {
+		msg = genlmsg_new(size, GFP_KERNEL);
+		if (!msg)
+			return -ENOMEM;
+		hdr = genlmsg_put_reply(msg, info, &ia_family, 0, cmd);
+		if (hdr && !put(msg, snap, i, current_user_ns()))
+			break;
+		nlmsg_free(msg);
+		if (size >= IA_REPLY_MAX) {
+			NL_SET_ERR_MSG(info->extack, "reply larger than 1 MiB");
+			return -EMSGSIZE;
+		}
+		size *= 4;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
+		 struct user_namespace *ns)
+{
+	struct nlattr *nest = nla_nest_start(msg, attr);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_OWNER_PID, o->pid) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_OWNER_UID, from_kuid_munged(ns, o->uid)) ||
+	    nla_put_string(msg, IOMMU_ACCOUNT_A_OWNER_COMM, o->comm)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* --- GET_STATUS ---------------------------------------------------------------- */
+
+static int ia_put_feature(struct sk_buff *msg, const struct ia_feature_info *f)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_STATUS_FEATURE);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, IOMMU_ACCOUNT_A_FEATURE_NAME, f->name) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_FEATURE_STATE,
+			f->active ? IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE :
+				    IOMMU_ACCOUNT_FEATURE_STATE_UNAVAILABLE) ||
+	    nla_put_string(msg, IOMMU_ACCOUNT_A_FEATURE_DETAIL, f->detail)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ia_put_status(struct sk_buff *msg, const void *feat, unsigned int unused,
+			 struct user_namespace *ns)
+{
+	const struct ia_feature_info *f = feat;
+	const int pad = IOMMU_ACCOUNT_A_STATUS_PAD;
+	int i;
+
+	if (nla_put_string(msg, IOMMU_ACCOUNT_A_STATUS_MODULE_VERSION, IA_VERSION) ||
+	    nla_put_string(msg, IOMMU_ACCOUNT_A_STATUS_KERNEL_RELEASE,
+			   init_utsname()->release) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_STATUS_PAGE_SIZE, PAGE_SIZE))
+		return -EMSGSIZE;
+	for (i = 0; i < IA_FEAT_COUNT; i++)
+		if (ia_put_feature(msg, &f[i]))
+			return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED,
+			      ia_events_dropped(), pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED,
+			      ia_vfio_probes_missed(), pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED, ia_vfio_untracked()))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ia_get_status_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ia_feature_info feat[IA_FEAT_COUNT];
+
+	ia_features_copy(feat);
+	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_STATUS, ia_put_status, feat, 0);
+}
+
+/* --- GET_THRESHOLDS, SET_THRESHOLDS ---------------------------------------------- */
+
+static int ia_put_thresholds(struct sk_buff *msg, const void *t, unsigned int unused,
+			     struct user_namespace *ns)
+{
+	const struct ia_thresholds *th = t;
+
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, th->warn) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, th->crit))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ia_get_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ia_thresholds t;
+
+	ia_vfio_thresholds_get(&t);
+	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, ia_put_thresholds, &t, 0);
+}
+
+static int ia_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ia_thresholds t;
+
+	if (!ia_nl_admin(skb)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "changing thresholds needs CAP_SYS_ADMIN in the initial user namespace");
+		return -EPERM;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_WARN) ||
+	    GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT))
+		return -EINVAL;
+	t.warn = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_WARN]);
+	t.crit = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT]);
+	/* EINVAL (not the range policy's ERANGE), as documented. */
+	if (!t.warn || t.crit > 1000) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[t.warn ? IOMMU_ACCOUNT_A_THRESHOLDS_CRIT :
+							 IOMMU_ACCOUNT_A_THRESHOLDS_WARN],
+				    "thresholds are per mille of the limit: 0 < warn < crit <= 1000");
+		return -EINVAL;
+	}
+	if (t.warn >= t.crit) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_WARN],
+				    "warn must be below crit");
+		return -EINVAL;
+	}
+	ia_vfio_thresholds_set(&t);
+	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, ia_put_thresholds, &t, 0);
+}
+
+/* --- the event sink -------------------------------------------------------------- */
+
+static bool ia_nl_listening(void)
+{
+	return IA_HAVE_MCAST_CAP &&
+	       genl_has_listeners(&ia_family, &init_net, IA_MCGRP_EVENTS);
+}
+
+static void ia_nl_deliver(const struct ia_event *ev)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &ia_family, 0, IOMMU_ACCOUNT_CMD_EVENT);
+	if (!hdr || ia_nl_put_event(msg, ev)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	/* -ESRCH: nobody listens any more, which is fine. */
+	genlmsg_multicast(&ia_family, msg, 0, IA_MCGRP_EVENTS, GFP_KERNEL);
+}
+
+static const struct ia_event_sink ia_nl_sink = {
+	.deliver = ia_nl_deliver,
+	.listening = ia_nl_listening,
+};
+
+/* --- the family -------------------------------------------------------------------- */
+
+static const struct genl_ops ia_ops[] = {
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_STATUS,
+		.doit = ia_get_status_doit,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_UID,
+		.doit = ia_nl_get_uid_doit,
+		.start = ia_nl_get_uid_start,
+		.dumpit = ia_nl_get_uid_dumpit,
+		.done = ia_snap_dump_done,
+		.policy = ia_uid_policy,
+		.maxattr = ARRAY_SIZE(ia_uid_policy) - 1,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_GROUP,
+		.doit = ia_nl_get_group_doit,
+		.start = ia_nl_get_group_start,
+		.dumpit = ia_nl_get_group_dumpit,
+		.done = ia_snap_dump_done,
+		.policy = ia_group_policy,
+		.maxattr = ARRAY_SIZE(ia_group_policy) - 1,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_CONTAINER,
+		.doit = ia_nl_get_container_doit,
+		.start = ia_nl_get_container_start,
+		.dumpit = ia_nl_get_container_dumpit,
+		.done = ia_snap_dump_done,
+		.policy = ia_container_policy,
+		.maxattr = ARRAY_SIZE(ia_container_policy) - 1,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_THRESHOLDS,
+		.doit = ia_get_thresholds_doit,
+	},
+	{
+		/* CAP_SYS_ADMIN is checked in the handler (not GENL_ADMIN_PERM:
+		 * that is CAP_NET_ADMIN).
+		 */
+		.cmd = IOMMU_ACCOUNT_CMD_SET_THRESHOLDS,
+		.doit = ia_set_thresholds_doit,
+		.policy = ia_thresholds_policy,
+		.maxattr = ARRAY_SIZE(ia_thresholds_policy) - 1,
+	},
+};
+
+static struct genl_family ia_family __ro_after_init = {
+	.name = IOMMU_ACCOUNT_FAMILY_NAME,
+	.version = IOMMU_ACCOUNT_FAMILY_VERSION,
+	.netnsok = true,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.ops = ia_ops,
+	.n_ops = ARRAY_SIZE(ia_ops),
+	.mcgrps = ia_mcgrps,
+	.n_mcgrps = IA_HAVE_MCAST_CAP ? ARRAY_SIZE(ia_mcgrps) : 0,
+	.resv_start_op = IOMMU_ACCOUNT_CMD_GET_STATUS,
+};
+
+int __init ia_netlink_init(void)
+{
+	int ret;
+
+	ret = genl_register_family(&ia_family);
+	if (ret)
+		return ret;
+	if (IA_HAVE_MCAST_CAP)
+		ia_feature_set(IA_FEAT_EVENTS, true,
+			       "multicast group \"events\", CAP_SYS_ADMIN, initial network namespace");
+	else
+		ia_feature_set(IA_FEAT_EVENTS, false,
+			       "this kernel cannot restrict a multicast group to CAP_SYS_ADMIN");
+	ia_events_set_sink(&ia_nl_sink);
+	return 0;
+}
+
+void ia_netlink_exit(void)
+{
+	ia_events_set_sink(NULL);
+	genl_unregister_family(&ia_family);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interfaces of the netlink layer: nl.c holds the family, the
+ * permission rules and the dump/reply machinery; nl_uid.c and nl_vfio.c the
+ * attributes of each source.
+ */
+#ifndef _IA_NL_H
+#define _IA_NL_H
+
+#include <net/genetlink.h>
+
+#include "ia.h"
+
+/* Seeing what belongs to other uids needs CAP_SYS_ADMIN (see nl.c). */
+bool ia_nl_admin(const struct sk_buff *skb);
+
+/* Put element @i of @snap into @skb. */
+typedef int (*ia_put_elem_t)(struct sk_buff *skb, const void *snap,
+			     unsigned int i, struct user_namespace *ns);
+
+/*
+ * Dumps of snapshots: .start takes one point-in-time snapshot (and, with it,
+ * who the caller is), .dumpit emits its elements from an index cursor over
+ * as many messages as needed, .done frees it.
+ */
+struct ia_snap_dump {
+	void *snap;
+	void (*free)(void *snap);
+	struct user_namespace *ns;	/* of the dumper */
+	unsigned int nr;
+	unsigned int next;
+};
+
+struct ia_snap_dump *ia_snap_dump_ctx(struct netlink_callback *cb);
+void ia_snap_dump_init(struct netlink_callback *cb, void *snap, unsigned int nr,
+		       void (*free)(void *snap));
+int ia_snap_dumpit(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
+		   ia_put_elem_t put);
+int ia_snap_dump_done(struct netlink_callback *cb);
+/* Start a dump message (NLM_F_MULTI) of @cmd. */
+void *ia_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd);
+/* An element that does not fit an empty message: end the dump with an error. */
+int ia_dump_too_big(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* Reply to a do with element @i of @snap, in a message as large as it needs. */
+int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
+		  const void *snap, unsigned int i);
+
+int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
+		 struct user_namespace *ns);
+
+/* nl_uid.c */
+int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info);
+int ia_nl_get_uid_start(struct netlink_callback *cb);
+int ia_nl_get_uid_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* nl_vfio.c */
+int ia_nl_get_container_doit(struct sk_buff *skb, struct genl_info *info);
+int ia_nl_get_container_start(struct netlink_callback *cb);
+int ia_nl_get_container_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ia_nl_get_group_doit(struct sk_buff *skb, struct genl_info *info);
+int ia_nl_get_group_start(struct netlink_callback *cb);
+int ia_nl_get_group_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ia_nl_get_group_done(struct netlink_callback *cb);
+int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev);
+
+#endif

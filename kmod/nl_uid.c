@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* GET_UID: the per-uid locked-memory pot (source: uid.c). */
+#include <linux/cred.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/user_namespace.h>
+
+#include <uapi/linux/iommu_account.h>
+
+#include "compat.h"
+#include "nl.h"
+
+/*
+ * What the most constrained process can still charge: its limit rounded
+ * down to a page minus the pot, saturated to the s64 range (limits at or
+ * above 2^63 that are not RLIM_INFINITY exist).
+ */
+static s64 ia_headroom(u64 limit, u64 locked)
+{
+	limit &= PAGE_MASK;
+	if (limit >= locked)
+		return (s64)min_t(u64, limit - locked, S64_MAX);
+	return -(s64)min_t(u64, locked - limit, S64_MAX);
+}
+
+static int ia_put_uid(struct sk_buff *msg, const struct ia_uid_rec *r,
+		      struct user_namespace *ns)
+{
+	const int pad = IOMMU_ACCOUNT_A_UID_PAD;
+	u64 locked = r->locked_pages << PAGE_SHIFT;
+
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_UID, from_kuid_munged(ns, r->uid)) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_LOCKED_BYTES, locked, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_TASKS, r->tasks))
+		return -EMSGSIZE;
+	if (!r->tasks)
+		return 0;
+	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN, r->rlim_min, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX, r->rlim_max, pad))
+		return -EMSGSIZE;
+	if (r->rlim_min == U64_MAX)
+		return 0;
+	if (nla_put_s64(msg, IOMMU_ACCOUNT_A_UID_HEADROOM,
+			ia_headroom(r->rlim_min, locked), pad))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ia_put_uid_elem(struct sk_buff *skb, const void *snap, unsigned int i,
+			   struct user_namespace *ns)
+{
+	return ia_put_uid(skb, &((const struct ia_uid_snap *)snap)->rec[i], ns);
+}
+
+/*
+ * Which uid a request may see: sets filter and only; an unprivileged caller is
+ * confined to its own real uid.
+ */
+static int ia_uid_scope(const struct sk_buff *skb, struct nlattr **attrs,
+			struct netlink_ext_ack *extack, bool *filter, kuid_t *only)
+{
+	struct nlattr *a = attrs ? attrs[IOMMU_ACCOUNT_A_UID_UID] : NULL;
+	bool admin = ia_nl_admin(skb);
+
+	*filter = false;
+	if (a) {
+		*only = make_kuid(current_user_ns(), nla_get_u32(a));
+		if (!uid_valid(*only)) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "uid has no mapping in the caller's user namespace");
+			return -EINVAL;
+		}
+		*filter = true;
+		if (!admin && !uid_eq(*only, current_uid())) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "seeing another uid needs CAP_SYS_ADMIN");
+			return -EPERM;
+		}
+	} else if (!admin) {
+		*only = current_uid();
+		*filter = true;
+	}
+	return 0;
+}
+
+int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ia_uid_snap *snap;
+	bool filter;
+	kuid_t only;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_UID_UID))
+		return -EINVAL;
+	ret = ia_uid_scope(skb, info->attrs, info->extack, &filter, &only);
+	if (ret)
+		return ret;
+	snap = ia_uid_snapshot(filter, only);
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
+	if (snap->nr) {
+		ret = ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_UID, ia_put_uid_elem, snap, 0);
+	} else {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_UID_UID],
+				    "no such user: no process and no pot of that uid is alive");
+		ret = -ENOENT;
+	}
+	kvfree(snap);
+	return ret;
+}
+
+static void ia_uid_snap_free(void *snap)
+{
+	kvfree(snap);
+}
+
+int ia_nl_get_uid_start(struct netlink_callback *cb)
+{
+	struct ia_uid_snap *snap;
+	bool filter;
+	kuid_t only;
+	int ret;
+
+	ret = ia_uid_scope(cb->skb, ia_dump_attrs(cb), cb->extack, &filter, &only);
+	if (ret)
+		return ret;
+	snap = ia_uid_snapshot(filter, only);
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
+	ia_snap_dump_init(cb, snap, snap->nr, ia_uid_snap_free);
+	return 0;
+}
+
+int ia_nl_get_uid_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ia_snap_dumpit(skb, cb, IOMMU_ACCOUNT_CMD_GET_UID, ia_put_uid_elem);
+}

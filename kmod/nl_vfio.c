@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/* GET_CONTAINER, GET_GROUP and the attributes of events (source: vfio.c). */
+#include <linux/cred.h>
+#include <linux/slab.h>
+#include <linux/user_namespace.h>
+
+#include <uapi/linux/iommu_account.h>
+
+#include "nl.h"
+
+static int ia_put_groups(struct sk_buff *msg, int attr, const u32 *groups,
+			 unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (nla_put_u32(msg, attr, groups[i]))
+			return -EMSGSIZE;
+	return 0;
+}
+
+/* --- GET_CONTAINER ---------------------------------------------------------- */
+
+static int ia_put_failure(struct sk_buff *msg, const struct ia_failure *f,
+			  struct user_namespace *ns)
+{
+	struct nlattr *nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE);
+	const int pad = IOMMU_ACCOUNT_A_FAILURE_PAD;
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_TIME_NS, f->time_ns, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_FAILURE_ERRNO, f->err) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_IOVA, f->iova, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_SIZE, f->size, pad) ||
+	    ia_put_owner(msg, IOMMU_ACCOUNT_A_FAILURE_OWNER, &f->who, ns)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ia_put_container(struct sk_buff *msg, const struct ia_container_info *c,
+			    struct user_namespace *ns)
+{
+	static const int fail_attr[IA_FAIL_COUNT] = {
+		[IA_FAIL_ENOSPC] = IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC,
+		[IA_FAIL_ENOMEM] = IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM,
+		[IA_FAIL_EINVAL] = IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL,
+		[IA_FAIL_OTHER] = IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER,
+	};
+	const int pad = IOMMU_ACCOUNT_A_CONTAINER_PAD;
+	int i;
+
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_ID, c->id) ||
+	    ia_put_groups(msg, IOMMU_ACCOUNT_A_CONTAINER_GROUP, c->groups, c->ngroups) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_ENTRIES, c->entries) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_LIMIT, c->limit) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES, c->mapped_bytes, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES, c->pinned_pages, pad) ||
+	    (c->has_pinned_uid &&
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID,
+			 from_kuid_munged(ns, c->pinned_uid))) ||
+	    ia_put_owner(msg, IOMMU_ACCOUNT_A_CONTAINER_OWNER, &c->owner, ns) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_CONTAINER_MAP_OPS, c->map_ops, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS, c->unmap_ops, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_CONTAINER_INEXACT, c->inexact))
+		return -EMSGSIZE;
+	for (i = 0; i < IA_FAIL_COUNT; i++)
+		if (nla_put_u64_64bit(msg, fail_attr[i], c->fail[i], pad))
+			return -EMSGSIZE;
+	if (c->has_last && ia_put_failure(msg, &c->last, ns))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ia_put_container_elem(struct sk_buff *skb, const void *snap, unsigned int i,
+				 struct user_namespace *ns)
+{
+	return ia_put_container(skb, &((const struct ia_container_snap *)snap)->c[i], ns);
+}
+
+static void ia_container_snap_release(void *snap)
+{
+	ia_container_snap_free(snap);
+}
+
+/* Containers the caller may see: all for an admin, its own otherwise. */
+static struct ia_container_snap *
+ia_container_scope(const struct sk_buff *skb, bool filter, u32 id)
+{
+	return ia_container_snapshot(filter, id, !ia_nl_admin(skb), current_uid());
+}
+
+int ia_nl_get_container_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ia_container_snap *snap;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_CONTAINER_ID))
+		return -EINVAL;
+	snap = ia_container_scope(skb, true,
+				  nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_CONTAINER_ID]));
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
+	if (snap->nr) {
+		ret = ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_CONTAINER,
+				    ia_put_container_elem, snap, 0);
+	} else {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_CONTAINER_ID],
+				    "no such container (or not yours)");
+		ret = -ENOENT;
+	}
+	ia_container_snap_free(snap);
+	return ret;
+}
+
+int ia_nl_get_container_start(struct netlink_callback *cb)
+{
+	struct ia_container_snap *snap;
+
+	snap = ia_container_scope(cb->skb, false, 0);
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
+	ia_snap_dump_init(cb, snap, snap->nr, ia_container_snap_release);
+	return 0;
+}
+
+int ia_nl_get_container_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ia_snap_dumpit(skb, cb, IOMMU_ACCOUNT_CMD_GET_CONTAINER, ia_put_container_elem);
+}
+
+/* --- GET_GROUP ------------------------------------------------------------------ */
+
+/*
+ * The groups one caller may see, decided once (at the start of a dump, or
+ * for a do): @first[i] is the index in g->dev of the i-th visible group.
+ */
+struct ia_group_view {
+	struct ia_group_snap *g;
+	unsigned int nr;
+	unsigned int first[];
+};
+
+/* The container holding @group in @g, and the group's index in it. */
+static const struct ia_container_info *
+ia_group_container(const struct ia_group_snap *g, u32 group, unsigned int *idx)
+{
+	unsigned int i, j;
+
+	for (i = 0; g->containers && i < g->containers->nr; i++) {
+		const struct ia_container_info *c = &g->containers->c[i];
+
+		for (j = 0; j < c->ngroups; j++)
+			if (c->groups[j] == group) {
+				*idx = j;
+				return c;
+			}
+	}
+	return NULL;
+}
+
+static bool ia_group_visible(const struct ia_group_snap *g, u32 group, bool admin,
+			     kuid_t uid)
+{
+	const struct ia_container_info *c;
+	unsigned int j;
+
+	if (admin)
+		return true;
+	c = ia_group_container(g, group, &j);
+	return c && uid_eq(c->group_owner[j].uid, uid);
+}
+
+static void ia_group_view_free(void *p)
+{
+	struct ia_group_view *v = p;
+
+	ia_group_snap_free(v->g);
+	kvfree(v);
+}
+
+/* Every group @skb's sender may see (or only @id when @filter). */
+static struct ia_group_view *ia_group_view(const struct sk_buff *skb, bool filter, u32 id)
+{
+	bool admin = ia_nl_admin(skb);
+	kuid_t uid = current_uid();
+	struct ia_group_view *v;
+	struct ia_group_snap *g;
+	unsigned int i;
+
+	g = ia_group_snapshot();
+	if (IS_ERR(g))
+		return ERR_CAST(g);
+	v = kvmalloc(struct_size(v, first, g->ndev), GFP_KERNEL);
+	if (!v) {
+		ia_group_snap_free(g);
+		return ERR_PTR(-ENOMEM);
+	}
+	v->g = g;
+	v->nr = 0;
+	for (i = 0; i < g->ndev; i++) {
+		u32 grp = g->dev[i].group;
+
+		if (i && g->dev[i - 1].group == grp)
+			continue;	/* not the first device of its group */
+		if ((filter && grp != id) || !ia_group_visible(g, grp, admin, uid))
+			continue;
+		v->first[v->nr++] = i;
+	}
+	return v;
+}
+
+static int ia_put_device(struct sk_buff *msg, const struct ia_group_dev *d)
+{
+	struct nlattr *nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_GROUP_DEVICE);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, IOMMU_ACCOUNT_A_DEVICE_ADDRESS, d->address) ||
+	    nla_put_u16(msg, IOMMU_ACCOUNT_A_DEVICE_VENDOR, d->vendor) ||
+	    nla_put_u16(msg, IOMMU_ACCOUNT_A_DEVICE_DEVICE, d->device) ||
+	    (d->driver[0] && nla_put_string(msg, IOMMU_ACCOUNT_A_DEVICE_DRIVER, d->driver))) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ia_put_group_elem(struct sk_buff *msg, const void *view, unsigned int k,
+			     struct user_namespace *ns)
+{
+	const struct ia_group_view *v = view;
+	const struct ia_group_snap *g = v->g;
+	unsigned int first = v->first[k], i, j;
+	u32 id = g->dev[first].group;
+	const struct ia_container_info *c;
+
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_ID, id))
+		return -EMSGSIZE;
+	for (i = first; i < g->ndev && g->dev[i].group == id; i++)
+		if (ia_put_device(msg, &g->dev[i]))
+			return -EMSGSIZE;
+	c = ia_group_container(g, id, &j);
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_BACKEND,
+			c ? IOMMU_ACCOUNT_GROUP_BACKEND_VFIO_CONTAINER :
+			    IOMMU_ACCOUNT_GROUP_BACKEND_NONE))
+		return -EMSGSIZE;
+	if (c && (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_CONTAINER_ID, c->id) ||
+		  ia_put_owner(msg, IOMMU_ACCOUNT_A_GROUP_OWNER, &c->group_owner[j], ns)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int ia_nl_get_group_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[IOMMU_ACCOUNT_A_GROUP_ID];
+	struct ia_group_view *v;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_GROUP_ID))
+		return -EINVAL;
+	v = ia_group_view(skb, true, nla_get_u32(a));
+	if (IS_ERR(v))
+		return PTR_ERR(v);
+	if (v->nr) {
+		ret = ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_GROUP, ia_put_group_elem, v, 0);
+	} else {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "no such IOMMU group (or not yours)");
+		ret = -ENOENT;
+	}
+	ia_group_view_free(v);
+	return ret;
+}
+
+int ia_nl_get_group_start(struct netlink_callback *cb)
+{
+	struct ia_group_view *v = ia_group_view(cb->skb, false, 0);
+
+	if (IS_ERR(v))
+		return PTR_ERR(v);
+	ia_snap_dump_init(cb, v, v->nr, ia_group_view_free);
+	return 0;
+}
+
+int ia_nl_get_group_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ia_snap_dumpit(skb, cb, IOMMU_ACCOUNT_CMD_GET_GROUP, ia_put_group_elem);
+}
+
+/* --- events ------------------------------------------------------------------- */
+
+int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev)
+{
+	const int pad = IOMMU_ACCOUNT_A_EVENT_PAD;
+
+	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SEQ, ev->seq, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_TYPE,
+			ev->type == IA_EV_FAILURE ? IOMMU_ACCOUNT_EVENT_TYPE_FAILURE :
+						    IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_TIME_NS, ev->time_ns, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID, ev->container) ||
+	    ia_put_groups(msg, IOMMU_ACCOUNT_A_EVENT_GROUP, ev->groups, ev->ngroups) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT, ev->group_count) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ENTRIES, ev->entries) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LIMIT, ev->limit) ||
+	    ia_put_owner(msg, IOMMU_ACCOUNT_A_EVENT_OWNER, &ev->who, &init_user_ns))
+		return -EMSGSIZE;
+	if (ev->type == IA_EV_FAILURE &&
+	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ERRNO, ev->err) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_IOVA, ev->iova, pad) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SIZE, ev->size, pad) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES, ev->locked_bytes, pad) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT, ev->memlock, pad) ||
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_COUNT, ev->count)))
+		return -EMSGSIZE;
+	if (ev->type == IA_EV_THRESHOLD &&
+	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LEVEL,
+			 ev->level == IA_LEVEL_CRIT ? IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT :
+						      IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN) ||
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_THRESHOLD, ev->threshold)))
+		return -EMSGSIZE;
+	return 0;
+}
