@@ -40,10 +40,14 @@ clean:
 	$(MAKE) -C selftests/iommu_account clean
 
 check:
+	scripts/deps
 	scripts/check $(KERNELS)
 
-demo: userspace
+demo:
+	scripts/deps
+	$(MAKE) userspace
 	scripts/vm/demo --kernel $(DEMO_KERNEL)
 
 bench:
+	scripts/deps
 	scripts/bench

@@ -10,7 +10,7 @@ IA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 IA_CACHE=${IA_CACHE:-$IA_ROOT/.cache}
 IA_APT=$IA_CACHE/apt
 
-die() { echo "vm: $*" >&2; exit 1; }
+die() { echo "vm: $*" >&2; exit 125; }
 step() { echo "vm: $*" >&2; }
 
 # The first Debian archive URI of the host's apt sources (deb822 or one-line).

@@ -151,6 +151,32 @@ int vfio_map(struct vfio_ctr *c, uint64_t iova, size_t size)
 	return ioctl(c->container, VFIO_IOMMU_MAP_DMA, &m) ? -errno : 0;
 }
 
+int vfio_map_raw(struct vfio_ctr *c, uint64_t iova, size_t size, uint64_t vaddr,
+		 uint32_t flags)
+{
+	struct vfio_iommu_type1_dma_map m = {
+		.argsz = sizeof(m),
+		.flags = flags,
+		.vaddr = vaddr,
+		.iova = iova,
+		.size = size,
+	};
+
+	return ioctl(c->container, VFIO_IOMMU_MAP_DMA, &m) ? -errno : 0;
+}
+
+long long vfio_unmap_flags(struct vfio_ctr *c, uint64_t iova, size_t size, uint32_t flags)
+{
+	struct vfio_iommu_type1_dma_unmap u = {
+		.argsz = sizeof(u),
+		.flags = flags,
+		.iova = iova,
+		.size = size,
+	};
+
+	return ioctl(c->container, VFIO_IOMMU_UNMAP_DMA, &u) ? -errno : (long long)u.size;
+}
+
 int vfio_unmap(struct vfio_ctr *c, uint64_t iova, size_t size)
 {
 	struct vfio_iommu_type1_dma_unmap u = {

@@ -25,6 +25,11 @@ void vfio_ctr_close(struct vfio_ctr *c);
 /* Map @size bytes of the buffer at @iova; the kernel's answer, 0 or -errno. */
 int vfio_map(struct vfio_ctr *c, uint64_t iova, size_t size);
 int vfio_unmap(struct vfio_ctr *c, uint64_t iova, size_t size);
+/* MAP_DMA with the caller's vaddr and flags; 0 or -errno. */
+int vfio_map_raw(struct vfio_ctr *c, uint64_t iova, size_t size, uint64_t vaddr,
+		 uint32_t flags);
+/* UNMAP_DMA with flags: the kernel's answer, bytes unmapped, or -errno. */
+long long vfio_unmap_flags(struct vfio_ctr *c, uint64_t iova, size_t size, uint32_t flags);
 /* VFIO_IOMMU_GET_INFO's DMA_AVAIL capability; 0 or -errno. */
 int vfio_dma_avail(struct vfio_ctr *c, uint32_t *avail);
 /* VmLck of this process (mm->locked_vm), in bytes, or -1. */

@@ -34,6 +34,9 @@ static int read_file(const char *path, char *buf, size_t len)
 
 static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 {
+	static const char *const known[] = {
+		"uid-tasks", "uid-orphans", "vfio-type1", "vfio-groups", "iommufd", "events",
+	};
 	struct ia_status st;
 	struct utsname un;
 	char ver[64], *want, *tok, *save;
@@ -45,11 +48,16 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 	ASSERT_EQ(0, uname(&un));
 	EXPECT_STREQ(un.release, st.release);
 	EXPECT_EQ(sysconf(_SC_PAGESIZE), st.page_size);
-	EXPECT_LE(2, st.nfeat);
-	for (i = 0; i < st.nfeat; i++)
+	/* Exactly the features the module declares, each once, with a detail. */
+	ASSERT_EQ(sizeof(known) / sizeof(known[0]), st.nfeat);
+	for (i = 0; i < st.nfeat; i++) {
 		TH_LOG("feature %s: %s (%s)", st.feat[i].name,
 		       st.feat[i].state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE ?
 		       "active" : "unavailable", st.feat[i].detail);
+		EXPECT_STREQ(known[i], st.feat[i].name);
+		EXPECT_NE(0, st.feat[i].detail[0]);
+		EXPECT_GE(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[i].state);
+	}
 	/* Features that must be active on this kernel (set by scripts/check). */
 	want = getenv("IA_EXPECT_FEATURES");
 	if (!want)
@@ -198,6 +206,41 @@ TEST_F(bad, unknown_command)
 	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_MAX + 20);
 
 	EXPECT_EQ(-EOPNOTSUPP, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+}
+
+/* Requests that reach the module's own handlers, not only the genl core. */
+TEST_F(bad, set_thresholds_missing_crit)
+{
+	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS);
+	uint32_t warn, crit, w2, c2;
+
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &warn, &crit));
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, 100);
+	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	EXPECT_EQ(IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, self->nl.miss_type);
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &w2, &c2));
+	EXPECT_EQ(warn, w2);
+	EXPECT_EQ(crit, c2);
+}
+
+TEST_F(bad, set_thresholds_out_of_range)
+{
+	uint32_t warn, crit, w2, c2;
+
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &warn, &crit));
+	EXPECT_EQ(-EINVAL, ia_set_thresholds(&self->nl, 10, 1001));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "per mille"));
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &w2, &c2));
+	EXPECT_EQ(warn, w2);
+	EXPECT_EQ(crit, c2);
+}
+
+TEST_F(bad, get_container_missing_id)
+{
+	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_CONTAINER);
+
+	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	EXPECT_EQ(IOMMU_ACCOUNT_A_CONTAINER_ID, self->nl.miss_type);
 }
 
 TEST_HARNESS_MAIN

@@ -99,13 +99,12 @@ TEST_F(pot, shared_pot_two_processes)
 
 	/* The kernel agrees with the headroom: one page more is refused for
 	 * container 1, which holds nothing itself; exactly the headroom fits. */
-	if (u.headroom > 0) {
-		EXPECT_EQ(-ENOMEM, agent_register(&p1, (size_t)u.headroom + self->page));
-		EXPECT_EQ(0, agent_register(&p1, (size_t)u.headroom));
-		ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
-		EXPECT_EQ(0, u.headroom);
-		EXPECT_EQ(-ENOMEM, agent_register(&p1, self->page));
-	}
+	ASSERT_LT(0, u.headroom);
+	EXPECT_EQ(-ENOMEM, agent_register(&p1, (size_t)u.headroom + self->page));
+	EXPECT_EQ(0, agent_register(&p1, (size_t)u.headroom));
+	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
+	EXPECT_EQ(0, u.headroom);
+	EXPECT_EQ(-ENOMEM, agent_register(&p1, self->page));
 	/* Another uid's pot did not move. */
 	EXPECT_EQ(other_before, ia_locked(&self->nl, other));
 
@@ -264,6 +263,25 @@ TEST_F(pot, dump_spans_messages)
 		kill(kids[i], SIGKILL);
 	for (i = 0; i < N; i++)
 		waitpid(kids[i], NULL, 0);
+}
+
+/* A limit at or above 2^63 that is not RLIM_INFINITY: headroom saturates, never wraps. */
+TEST_F(pot, huge_limit_headroom_saturates)
+{
+	const uid_t uid = 41009;
+	const uint64_t L = (1ULL << 63) + 4096;
+	struct agent a;
+	struct ia_uid u;
+
+	ASSERT_EQ(0, agent_start(&a, uid, L));
+	ASSERT_EQ(0, agent_register(&a, 64 * KiB));
+	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u)) TH_LOG("%s", self->nl.extack);
+	EXPECT_EQ(L, u.min);
+	ASSERT_TRUE(u.has_headroom);
+	/* L - pot is below 2^63 here: representable, and positive. */
+	EXPECT_EQ((int64_t)(L - u.locked), u.headroom);
+	EXPECT_LT(0, u.headroom);
+	agent_stop(&a);
 }
 
 TEST_HARNESS_MAIN

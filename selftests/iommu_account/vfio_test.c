@@ -7,11 +7,18 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include <linux/vfio.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -419,6 +426,489 @@ TEST_F(vfio, bad_requests)
 	EXPECT_EQ(0, ia_set_thresholds(&self->nl, 800, 950));
 	EXPECT_EQ(-ENOENT, ia_get_container(&self->nl, 999999, &ct));
 	EXPECT_NE(0, self->nl.extack[0]);
+}
+
+/* Read STATUS; fail the test when it cannot be read. */
+static void get_status(struct __test_metadata *_metadata, struct ia_nl *nl,
+		       struct ia_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	ASSERT_EQ(0, ia_get_status(nl, st));
+}
+
+/*
+ * Defect 1: the kernel links a mapping, fails to pin it (EFAULT: the vaddr
+ * is not mapped; ENOMEM: RLIMIT_MEMLOCK) and removes it again. That
+ * removal must not count as an entry leaving.
+ */
+TEST_F(vfio, refused_map_keeps_entries)
+{
+	struct ia_container ct;
+	struct vfio_ctr c;
+	void *hole;
+	int i;
+
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
+	/* Inaccessible memory: the kernel links each map, then cannot pin it. */
+	hole = mmap(NULL, 20 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(-EFAULT, vfio_map_raw(&c, 0x800000 + i * 4 * PAGE, 4 * PAGE,
+						(uintptr_t)hole + i * 4 * PAGE,
+						VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE));
+	expect_exact(_metadata, &self->nl, &c, 8);
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	EXPECT_EQ(8 * PAGE, ct.mapped_bytes);
+	EXPECT_EQ(8, ct.pinned_pages);
+	EXPECT_EQ(8, ct.map_ops);
+	EXPECT_EQ(5, ct.fail_other);
+	EXPECT_EQ(0, ct.inexact);
+	vfio_ctr_close(&c);
+	munmap(hole, 20 * PAGE);
+}
+
+TEST_F(vfio, memlock_refused_maps_keep_entries)
+{
+	struct ia_container ct;
+	struct { uint32_t avail; int err; long long lck; } r;
+	int fds[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(fds));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit rl = { 64 * 1024, 64 * 1024 };
+		struct vfio_ctr c;
+		int i;
+
+		r.err = 0;
+		if (vfio_ctr_open(&c, self->groups[0]))
+			r.err = 1;
+		else if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresuid(2000, 2000, 2000))
+			r.err = 2;
+		for (i = 0; !r.err && i < 8; i++)
+			if (vfio_map(&c, 0x100000 + i * PAGE, PAGE))
+				r.err = 3;
+		/* 8 pages held, 16 allowed: each 12-page map pins some, then is refused. */
+		for (i = 0; !r.err && i < 5; i++)
+			if (vfio_map(&c, 0x400000 + i * 0x10000, 12 * PAGE) != -ENOMEM)
+				r.err = 4;
+		if (!r.err && vfio_dma_avail(&c, &r.avail))
+			r.err = 5;
+		r.lck = vm_locked_bytes();
+		if (write(fds[1], &r, sizeof(r)) != sizeof(r))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(sizeof(r), read(fds[0], &r, sizeof(r)));
+	EXPECT_EQ(0, r.err) TH_LOG("1 open 2 drop 3 map 4 no ENOMEM 5 DMA_AVAIL");
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, pid, &ct));
+	EXPECT_EQ(8, ct.entries);
+	EXPECT_EQ(ct.limit - r.avail, ct.entries);
+	EXPECT_EQ(8 * PAGE, ct.mapped_bytes);
+	EXPECT_EQ(8, ct.pinned_pages);
+	EXPECT_EQ(8 * (long long)PAGE, r.lck);
+	EXPECT_EQ(5, ct.fail_enomem);
+	EXPECT_EQ(8, ct.map_ops);
+	EXPECT_EQ(0, ct.inexact);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* Defect 2: a vaddr update (live update) removes and adds nothing. */
+TEST_F(vfio, vaddr_update_keeps_bytes)
+{
+	struct ia_container ct;
+	struct vfio_ctr c;
+	long long n;
+	void *other;
+	int i;
+
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
+	n = vfio_unmap_flags(&c, 0x100000, 10 * PAGE, VFIO_DMA_UNMAP_FLAG_VADDR);
+	ASSERT_EQ(10 * PAGE, n);
+	other = mmap(NULL, 10 * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, other);
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, vfio_map_raw(&c, 0x100000 + i * PAGE, PAGE,
+					  (uintptr_t)other + i * PAGE, VFIO_DMA_MAP_FLAG_VADDR));
+	expect_exact(_metadata, &self->nl, &c, 10);
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	EXPECT_EQ(10 * PAGE, ct.mapped_bytes);
+	EXPECT_EQ(10, ct.pinned_pages);
+	EXPECT_EQ(10, ct.map_ops);
+	/* The kernel's own total: everything it unmaps now. */
+	EXPECT_EQ((long long)ct.mapped_bytes,
+		  vfio_unmap_flags(&c, 0, 0, VFIO_DMA_UNMAP_FLAG_ALL));
+	expect_exact(_metadata, &self->nl, &c, 0);
+	vfio_ctr_close(&c);
+	munmap(other, 10 * PAGE);
+}
+
+/*
+ * Defect 3: another thread rewrites the request (size, flags) while the
+ * kernel works on it. The figures must be what the kernel did: the bytes
+ * it unmaps at the end, entries == limit - DMA_AVAIL.
+ */
+struct flipper {
+	volatile struct vfio_iommu_type1_dma_map *m;
+	volatile int stop;
+};
+
+static void *flip_fn(void *arg)
+{
+	struct flipper *f = arg;
+	unsigned long k = 0;
+
+	while (!f->stop) {
+		f->m->size = (k & 1) ? 16 * PAGE : PAGE;
+		f->m->flags = (k & 2) ? VFIO_DMA_MAP_FLAG_VADDR :
+			      VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
+		if (!(++k % 64))
+			sched_yield();	/* let the mapper run if it shares our CPU */
+	}
+	return NULL;
+}
+
+TEST_F(vfio, request_rewritten_during_map)
+{
+	struct vfio_iommu_type1_dma_map *m;
+	struct flipper f = {};
+	struct ia_container ct;
+	struct vfio_ctr c;
+	pthread_t t;
+	int i, ok = 0;
+
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	f.m = m;
+	ASSERT_EQ(0, pthread_create(&t, NULL, flip_fn, &f));
+	for (i = 0; i < 20000 && ok < 300; i++) {
+		m->argsz = sizeof(*m);
+		m->vaddr = (uintptr_t)c.buf;
+		m->iova = 0x1000000ULL + (uint64_t)i * 0x100000;
+		if (!ioctl(c.container, VFIO_IOMMU_MAP_DMA, m))
+			ok++;
+	}
+	f.stop = 1;
+	pthread_join(t, NULL);
+	TH_LOG("%d of %d maps accepted while the request was rewritten", ok, i);
+	ASSERT_LT(0, ok);
+	expect_exact(_metadata, &self->nl, &c, ok);
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	EXPECT_EQ(ok, ct.map_ops);
+	EXPECT_EQ((long long)ct.mapped_bytes,
+		  vfio_unmap_flags(&c, 0, 0, VFIO_DMA_UNMAP_FLAG_ALL));
+	EXPECT_EQ(0, ct.inexact);
+	expect_exact(_metadata, &self->nl, &c, 0);
+	vfio_ctr_close(&c);
+	munmap(m, PAGE);
+}
+
+/* Defect 4: 400 threads mapping at once on one container. */
+struct many {
+	struct vfio_ctr *c;
+	int idx;
+	int errors;
+	pthread_barrier_t *go;
+};
+
+static void *many_fn(void *arg)
+{
+	struct many *w = arg;
+	int i;
+
+	pthread_barrier_wait(w->go);
+	for (i = 0; i < 10; i++)
+		if (vfio_map(w->c, 0x10000000ULL + ((uint64_t)w->idx * 10 + i) * PAGE, PAGE))
+			w->errors++;
+	return NULL;
+}
+
+TEST_F(vfio, four_hundred_threads_exact)
+{
+	enum { T = 400 };
+	static struct many w[T];
+	static pthread_t t[T];
+	pthread_barrier_t go;
+	struct ia_container ct;
+	struct ia_status st;
+	struct vfio_ctr c;
+	int i, errors = 0;
+
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	ASSERT_EQ(0, pthread_barrier_init(&go, NULL, T));
+	for (i = 0; i < T; i++) {
+		w[i] = (struct many){ .c = &c, .idx = i, .go = &go };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, many_fn, &w[i]));
+	}
+	for (i = 0; i < T; i++) {
+		pthread_join(t[i], NULL);
+		errors += w[i].errors;
+	}
+	EXPECT_EQ(0, errors);
+	get_status(_metadata, &self->nl, &st);
+	TH_LOG("probes missed: %llu", (unsigned long long)st.probes_missed);
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	expect_exact(_metadata, &self->nl, &c, T * 10);
+	EXPECT_EQ(T * 10 * PAGE, ct.mapped_bytes);
+	EXPECT_EQ(T * 10, ct.pinned_pages);
+	/* Exact, or flagged: never silently wrong. */
+	if (st.probes_missed) {
+		EXPECT_NE(0, ct.inexact & IOMMU_ACCOUNT_INEXACT_PROBE_MISSED);
+	} else {
+		EXPECT_EQ(0, ct.inexact);
+	}
+	vfio_ctr_close(&c);
+}
+
+/*
+ * Defect 5: containers closed and opened at once, many times (the kernel
+ * reuses the freed struct vfio_iommu): no record is lost or left stale.
+ */
+static void *churn_fn(void *arg)
+{
+	int group = *(int *)arg, i;
+	struct vfio_ctr c;
+
+	for (i = 0; i < 40; i++) {
+		if (vfio_ctr_open(&c, group)) {
+			vfio_ctr_close(&c);
+			continue;
+		}
+		vfio_map(&c, 0x100000, PAGE);
+		vfio_ctr_close(&c);
+	}
+	return NULL;
+}
+
+TEST_F(vfio, close_open_churn_no_stale_record)
+{
+	struct ia_container all[64];
+	struct ia_status st;
+	struct vfio_ctr c;
+	pthread_t t[2];
+	int i, n, k;
+
+	ASSERT_LE(2, self->ngroups) TH_LOG("needs two edu devices");
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, pthread_create(&t[k], NULL, churn_fn, &self->groups[k]));
+	for (k = 0; k < 2; k++)
+		pthread_join(t[k], NULL);
+	n = ia_dump_containers(&self->nl, all, 64);
+	ASSERT_LE(0, n);
+	for (i = 0; i < n; i++)
+		EXPECT_NE((uint32_t)getpid(), all[i].owner.pid) TH_LOG("stale container %u", all[i].id);
+	get_status(_metadata, &self->nl, &st);
+	EXPECT_EQ(0, st.vfio_untracked);
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
+	expect_exact(_metadata, &self->nl, &c, 3);
+	vfio_ctr_close(&c);
+}
+
+/*
+ * Defect 6 and 13: two groups in one container, both listed; detaching one
+ * keeps the mappings; detaching the last removes them with their pinned
+ * pages (VmLck back where it was).
+ */
+TEST_F(vfio, detach_groups_exact)
+{
+	struct ia_container ct;
+	struct vfio_ctr c;
+	long long lck0;
+	char path[64];
+	int g2, i, id;
+
+	ASSERT_LE(2, self->ngroups) TH_LOG("needs two edu devices");
+	lck0 = vm_locked_bytes();
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	snprintf(path, sizeof(path), "/dev/vfio/%d", self->groups[1]);
+	g2 = open(path, O_RDWR);
+	ASSERT_LE(0, g2);
+	ASSERT_EQ(0, ioctl(g2, VFIO_GROUP_SET_CONTAINER, &c.container));
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	id = ct.id;
+	ASSERT_EQ(2, ct.ngroups);
+	EXPECT_EQ(5, ct.pinned_pages);
+	ASSERT_EQ(0, ioctl(g2, VFIO_GROUP_UNSET_CONTAINER));
+	close(g2);
+	expect_exact(_metadata, &self->nl, &c, 5);
+	ASSERT_EQ(0, ia_get_container(&self->nl, id, &ct));
+	EXPECT_EQ(1, ct.ngroups);
+	EXPECT_EQ(5 * PAGE, ct.mapped_bytes);
+	EXPECT_EQ(5, ct.pinned_pages);
+	EXPECT_EQ(lck0 + 5 * (long long)PAGE, vm_locked_bytes());
+	/* The last group leaves: type1 unmaps everything, the container goes. */
+	ASSERT_EQ(0, ioctl(c.group, VFIO_GROUP_UNSET_CONTAINER));
+	EXPECT_EQ(-ENOENT, ia_get_container(&self->nl, id, &ct));
+	EXPECT_EQ(lck0, vm_locked_bytes());
+	vfio_ctr_close(&c);
+}
+
+/* Defect 7: CAP_NET_ADMIN without CAP_SYS_ADMIN cannot change thresholds. */
+TEST_F(vfio, set_thresholds_needs_sys_admin)
+{
+	uint32_t warn, crit;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 800, 950));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2] = {};
+		struct ia_nl nl;
+		int ret;
+
+		d[CAP_NET_ADMIN / 32].effective = d[CAP_NET_ADMIN / 32].permitted =
+			1u << (CAP_NET_ADMIN % 32);
+		if (syscall(SYS_capset, &h, d))
+			_exit(1);
+		if (ia_nl_open(&nl))
+			_exit(2);
+		ret = ia_set_thresholds(&nl, 999, 1000);
+		_exit(ret == -EPERM && nl.extack[0] ? 0 : 3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("1 capset 2 socket 3 not EPERM with extack");
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &warn, &crit));
+	EXPECT_EQ(800, warn);
+	EXPECT_EQ(950, crit);
+}
+
+/* The next threshold event of container @id within @ms, or 0. */
+static int next_threshold(struct ia_nl *ev_nl, uint32_t id, struct ia_event *ev, int ms)
+{
+	while (ia_event_read(ev_nl, ev, ms) == 1)
+		if (ev->container == id && ev->type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD)
+			return 1;
+	return 0;
+}
+
+/* Defect 8: thresholds moved up after warn fired: warn fires again at the new line. */
+TEST_F(vfio, thresholds_rearm_when_changed)
+{
+	struct ia_container ct;
+	struct ia_event ev;
+	struct ia_nl ev_nl;
+	struct vfio_ctr c;
+	int i;
+
+	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 800, 950));
+	ASSERT_EQ(0, vfio_set_entry_limit(100));
+	ASSERT_EQ(0, ia_nl_open(&ev_nl));
+	ASSERT_EQ(0, ia_events_join(&ev_nl));
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	for (i = 0; i < 85; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	ASSERT_EQ(1, next_threshold(&ev_nl, ct.id, &ev, 3000));
+	EXPECT_EQ(80, ev.entries);
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN, ev.level);
+	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 900, 990));
+	for (; i < 90; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
+	ASSERT_EQ(1, next_threshold(&ev_nl, ct.id, &ev, 3000));
+	EXPECT_EQ(90, ev.entries);
+	EXPECT_EQ(900, ev.threshold);
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN, ev.level);
+	/* Lowered below the present count: raised at once, for the owner. */
+	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 500, 880));
+	ASSERT_EQ(1, next_threshold(&ev_nl, ct.id, &ev, 3000));
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT, ev.level);
+	EXPECT_EQ(880, ev.threshold);
+	EXPECT_EQ(90, ev.entries);
+	EXPECT_EQ(0, ia_set_thresholds(&self->nl, 800, 950));
+	vfio_ctr_close(&c);
+	ia_nl_close(&ev_nl);
+}
+
+/*
+ * Defect 9: one container refused 20,000 times in a loop; another container
+ * refused once. Nothing is dropped, the other's refusal arrives, and the
+ * flooder's events add up to its 20,000 refusals.
+ */
+TEST_F(vfio, failure_flood_coalesced)
+{
+	const int N = 20000;
+	struct vfio_ctr a, b;
+	struct ia_container ca;
+	struct ia_status st0, st;
+	struct ia_nl ev_nl;
+	struct ia_event ev;
+	uint64_t sum = 0;
+	int i, b_seen = 0, a_events = 0;
+
+	get_status(_metadata, &self->nl, &st0);
+	ASSERT_LE(2, self->ngroups) TH_LOG("needs two edu devices");
+	ASSERT_EQ(0, vfio_set_entry_limit(1));
+	ASSERT_EQ(0, ia_nl_open(&ev_nl));
+	ASSERT_EQ(0, ia_events_join(&ev_nl));
+	ASSERT_EQ(0, vfio_ctr_open(&a, self->groups[0]));
+	ASSERT_EQ(0, vfio_ctr_open(&b, self->groups[1]));
+	ASSERT_EQ(0, vfio_map(&a, 0x100000, PAGE));
+	ASSERT_EQ(0, vfio_map(&b, 0x100000, PAGE));
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(-ENOSPC, vfio_map(&a, 0x200000, PAGE));
+	ASSERT_EQ(-ENOSPC, vfio_map(&b, 0x200000, PAGE));
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ca));
+	EXPECT_EQ(N, ca.fail_enospc);
+	/* The flush comes at the end of the interval (event_interval_ms). */
+	while (ia_event_read(&ev_nl, &ev, 3000) == 1) {
+		if (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
+			continue;
+		if (ev.container == ca.id) {
+			sum += ev.count;
+			a_events++;
+		} else {
+			b_seen++;
+			EXPECT_EQ(1, ev.count);
+		}
+		if (sum == (uint64_t)N && b_seen)
+			break;
+	}
+	TH_LOG("%d events for %d refusals", a_events, N);
+	EXPECT_EQ(N, sum);
+	EXPECT_EQ(1, b_seen);
+	EXPECT_GE(20, a_events);
+	get_status(_metadata, &self->nl, &st);
+	EXPECT_EQ(st0.events_dropped, st.events_dropped);
+	vfio_ctr_close(&a);
+	vfio_ctr_close(&b);
+	ia_nl_close(&ev_nl);
+}
+
+/* Defect 11: a container set up before the module loaded is counted as untracked. */
+TEST_F(vfio, untracked_container_reported)
+{
+	struct ia_container ct;
+	struct ia_status st;
+	struct vfio_ctr c;
+
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	ASSERT_EQ(0, vfio_map(&c, 0x100000, PAGE));
+	ia_nl_close(&self->nl);
+	ASSERT_EQ(0, system("modprobe -r iommu_account && modprobe iommu_account"));
+	ASSERT_EQ(0, ia_nl_open(&self->nl));
+	get_status(_metadata, &self->nl, &st);
+	EXPECT_EQ(1, st.vfio_untracked);
+	EXPECT_EQ(-ENOENT, ia_container_of_pid(&self->nl, getpid(), &ct));
+	vfio_ctr_close(&c);
+	get_status(_metadata, &self->nl, &st);
+	EXPECT_EQ(0, st.vfio_untracked);
 }
 
 TEST_HARNESS_MAIN

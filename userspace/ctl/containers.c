@@ -96,6 +96,7 @@ static int container_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr 
 		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS));
 		for (i = 0; i < NFAILS; i++)
 			printf(",\"%s\":%" PRIu64, fails[i].key, fail[i]);
+		printf(",\"inexact\":%u", u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT));
 		if (tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE])
 			print_failure(ctx, tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE]);
 		printf("}");
@@ -111,6 +112,14 @@ static int container_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr 
 	       ia_human_bytes(u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES), b2, sizeof(b2)),
 	       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES),
 	       ia_owner_str(tb[IOMMU_ACCOUNT_A_CONTAINER_OWNER], b3, sizeof(b3)));
+	if (u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT))
+		printf("    INEXACT:%s%s%s\n",
+		       u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT) &
+		       IOMMU_ACCOUNT_INEXACT_PROBE_MISSED ? " refusals may be missing (probe missed)" : "",
+		       u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT) &
+		       IOMMU_ACCOUNT_INEXACT_NO_MEMORY ? " records lost (no memory)" : "",
+		       u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT) &
+		       IOMMU_ACCOUNT_INEXACT_PINNED ? " pinned pages (unpin larger than seen)" : "");
 	if (nfail) {
 		printf("    refused:");
 		for (i = 0; i < NFAILS; i++)
@@ -122,12 +131,12 @@ static int container_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr 
 	return 0;
 }
 
-int cmd_containers(struct ia_ctx *ctx, int argc, char **argv)
+int cmd_containers(struct ia_ctx *ctx)
 {
 	unsigned int n = 0;
 	int ret;
 
-	ret = ia_get_objects(ctx, argc, argv, "--id", IOMMU_ACCOUNT_CMD_GET_CONTAINER,
+	ret = ia_get_objects(ctx, IOMMU_ACCOUNT_CMD_GET_CONTAINER,
 			     IOMMU_ACCOUNT_A_CONTAINER_ID, IOMMU_ACCOUNT_A_CONTAINER_MAX,
 			     container_cb, &n);
 	if (!ctx->json && !n && ret == IA_EXIT_OK)

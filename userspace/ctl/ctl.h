@@ -18,10 +18,20 @@ enum {
 	IA_EXIT_FAIL = 6,	/* any other failure */
 };
 
+#define IA_CTL_VERSION "0.2.0"
+
 struct ia_ctx {
 	struct nl_sock *sk;
 	int family;
 	bool json;
+	/* The parsed command line (main.c checks it before connecting). */
+	const char *cmd;
+	char **args;
+	int nargs;
+	bool have_key;		/* --uid N or --id N */
+	uint32_t key;
+	uint32_t count;		/* --count N, 0: none */
+	uint32_t warn, crit;	/* thresholds WARN CRIT */
 	/* Set by the error handler of the last request. */
 	int err;
 	char extack[256];
@@ -38,11 +48,13 @@ int ia_request(struct ia_ctx *ctx, struct nl_msg *msg, int maxattr,
 	       ia_msg_cb cb, void *arg, const char *what);
 struct nl_msg *ia_msg(struct ia_ctx *ctx, uint8_t cmd, bool dump);
 /*
- * "NAME [OPT N]": a dump of @cmd, or a do for the object whose @key_attr is N;
- * with --json the output is an array either way.
+ * A dump of @cmd, or (with --uid/--id) a do for the object whose @key_attr
+ * is that number; with --json the output is an array either way.
  */
-int ia_get_objects(struct ia_ctx *ctx, int argc, char **argv, const char *opt,
-		   uint8_t cmd, int key_attr, int maxattr, ia_msg_cb cb, void *arg);
+int ia_get_objects(struct ia_ctx *ctx, uint8_t cmd, int key_attr, int maxattr,
+		   ia_msg_cb cb, void *arg);
+/* errno's symbolic name ("ENOSPC"), portable (no strerrorname_np). */
+const char *ia_errno_name(int err);
 
 /* Output helpers. */
 const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
@@ -54,11 +66,11 @@ const char *ia_owner_str(struct nlattr *nest, char *buf, size_t len);
 int ia_parse_u32(const char *s, uint32_t *v);
 const char *ia_u32_list(struct nlmsghdr *nlh, int attr, char *buf, size_t len);
 
-int cmd_status(struct ia_ctx *ctx, int argc, char **argv);
-int cmd_uids(struct ia_ctx *ctx, int argc, char **argv);
-int cmd_groups(struct ia_ctx *ctx, int argc, char **argv);
-int cmd_containers(struct ia_ctx *ctx, int argc, char **argv);
-int cmd_events(struct ia_ctx *ctx, int argc, char **argv);
-int cmd_thresholds(struct ia_ctx *ctx, int argc, char **argv);
+int cmd_status(struct ia_ctx *ctx);
+int cmd_uids(struct ia_ctx *ctx);
+int cmd_groups(struct ia_ctx *ctx);
+int cmd_containers(struct ia_ctx *ctx);
+int cmd_events(struct ia_ctx *ctx);
+int cmd_thresholds(struct ia_ctx *ctx);
 
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <netlink/genl/ctrl.h>
 #include <uapi/linux/iommu_account.h>
 
@@ -17,6 +18,7 @@ struct follow {
 	uint64_t last_seq;
 	uint32_t left;		/* 0: forever */
 	bool counted;
+	bool overrun;		/* ENOBUFS since the last event */
 };
 
 static uint64_t u64a(struct nlattr **tb, int a)
@@ -29,6 +31,17 @@ static uint32_t u32a(struct nlattr **tb, int a)
 	return tb[a] ? nla_get_u32(tb[a]) : 0;
 }
 
+/* " 240 times" for a coalesced failure event, "" for a single refusal. */
+static const char *count_str(struct nlattr **tb, char *buf, size_t len)
+{
+	uint32_t n = tb[IOMMU_ACCOUNT_A_EVENT_COUNT] ? u32a(tb, IOMMU_ACCOUNT_A_EVENT_COUNT) : 1;
+
+	if (n <= 1)
+		return "";
+	snprintf(buf, len, " %u times", n);
+	return buf;
+}
+
 static int event_cb(struct nl_msg *msg, void *arg)
 {
 	struct follow *f = arg;
@@ -37,18 +50,21 @@ static int event_cb(struct nl_msg *msg, void *arg)
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	uint64_t seq;
 	uint32_t type;
-	char groups[128], b[96];
+	char groups[128], b[96], b2[48];
 
 	if (genlmsg_parse(nlh, 0, tb, IOMMU_ACCOUNT_A_EVENT_MAX, NULL))
 		return NL_SKIP;
 	seq = u64a(tb, IOMMU_ACCOUNT_A_EVENT_SEQ);
 	type = u32a(tb, IOMMU_ACCOUNT_A_EVENT_TYPE);
+	/* A gap: events dropped by the module's queue or by our socket. */
 	if (f->last_seq && seq > f->last_seq + 1) {
 		if (ctx->json)
 			printf("{\"lost\":%" PRIu64 "}\n", seq - f->last_seq - 1);
 		else
-			printf("!! %" PRIu64 " events lost\n", seq - f->last_seq - 1);
+			printf("!! %" PRIu64 " events lost%s\n", seq - f->last_seq - 1,
+			       f->overrun ? " (socket overrun: read too slowly)" : "");
 	}
+	f->overrun = false;
 	f->last_seq = seq;
 	ia_u32_list(nlh, IOMMU_ACCOUNT_A_EVENT_GROUP, groups, sizeof(groups));
 	if (ctx->json) {
@@ -61,11 +77,14 @@ static int event_cb(struct nl_msg *msg, void *arg)
 		ia_print_owner(ctx, tb[IOMMU_ACCOUNT_A_EVENT_OWNER], "owner");
 		if (type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
 			printf(",\"errno\":%u,\"iova\":%" PRIu64 ",\"size\":%" PRIu64
-			       ",\"locked_bytes\":%" PRIu64 ",\"memlock_limit\":%" PRIu64,
+			       ",\"locked_bytes\":%" PRIu64 ",\"memlock_limit\":%" PRIu64
+			       ",\"count\":%u",
 			       u32a(tb, IOMMU_ACCOUNT_A_EVENT_ERRNO),
 			       u64a(tb, IOMMU_ACCOUNT_A_EVENT_IOVA), u64a(tb, IOMMU_ACCOUNT_A_EVENT_SIZE),
 			       u64a(tb, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES),
-			       u64a(tb, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT));
+			       u64a(tb, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT),
+			       tb[IOMMU_ACCOUNT_A_EVENT_COUNT] ?
+			       u32a(tb, IOMMU_ACCOUNT_A_EVENT_COUNT) : 1);
 		else
 			printf(",\"level\":\"%s\",\"threshold\":%u",
 			       u32a(tb, IOMMU_ACCOUNT_A_EVENT_LEVEL) ==
@@ -75,10 +94,10 @@ static int event_cb(struct nl_msg *msg, void *arg)
 	} else if (type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
 		uint32_t err = u32a(tb, IOMMU_ACCOUNT_A_EVENT_ERRNO);
 
-		printf("#%" PRIu64 " FAILURE container %u (groups %s): MAP_DMA refused, %s (%s), "
+		printf("#%" PRIu64 " FAILURE container %u (groups %s): MAP_DMA refused%s, %s (%s), "
 		       "entries %u/%u, iova 0x%" PRIx64 " size %" PRIu64 ", by %s",
 		       seq, u32a(tb, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID), groups,
-		       strerrorname_np((int)err) ? strerrorname_np((int)err) : "?",
+		       count_str(tb, b2, sizeof(b2)), ia_errno_name((int)err),
 		       strerror((int)err), u32a(tb, IOMMU_ACCOUNT_A_EVENT_ENTRIES),
 		       u32a(tb, IOMMU_ACCOUNT_A_EVENT_LIMIT), u64a(tb, IOMMU_ACCOUNT_A_EVENT_IOVA),
 		       u64a(tb, IOMMU_ACCOUNT_A_EVENT_SIZE),
@@ -103,21 +122,29 @@ static int event_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-int cmd_events(struct ia_ctx *ctx, int argc, char **argv)
+/* Events are multicast in the initial network namespace only. */
+static bool in_initial_netns(void)
 {
-	struct follow f = { .ctx = ctx };
+	struct stat self, init;
+
+	if (stat("/proc/self/ns/net", &self) || stat("/proc/1/ns/net", &init))
+		return true;	/* cannot tell: say nothing */
+	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
+}
+
+int cmd_events(struct ia_ctx *ctx)
+{
+	struct follow f = { .ctx = ctx, .left = ctx->count, .counted = ctx->count > 0 };
 	int grp, ret;
 
-	if (argc == 3 && !strcmp(argv[1], "--count") && !ia_parse_u32(argv[2], &f.left) && f.left) {
-		f.counted = true;
-	} else if (argc != 1) {
-		fprintf(stderr, "iommu-accountctl: events [--count N]\n");
-		return IA_EXIT_USAGE;
-	}
+	if (!in_initial_netns())
+		fprintf(stderr, "iommu-accountctl: events: this process is not in the initial "
+			"network namespace; iommu_account sends events only there, so none "
+			"will arrive\n");
 	grp = genl_ctrl_resolve_grp(ctx->sk, IOMMU_ACCOUNT_FAMILY_NAME, IOMMU_ACCOUNT_MCGRP_EVENTS);
 	if (grp < 0) {
-		fprintf(stderr, "iommu-accountctl: events: the loaded iommu_account has no "
-			"events group (module too old for this tool?)\n");
+		fprintf(stderr, "iommu-accountctl: events: the loaded iommu_account offers no "
+			"events group (see `iommu-accountctl status`, feature \"events\")\n");
 		return IA_EXIT_UNSUPP;
 	}
 	ret = nl_socket_add_membership(ctx->sk, grp);
@@ -132,6 +159,15 @@ int cmd_events(struct ia_ctx *ctx, int argc, char **argv)
 		ret = nl_recvmsgs_default(ctx->sk);
 		if (f.counted && !f.left)
 			return IA_EXIT_OK;
+		/*
+		 * The socket overran (ENOBUFS, which libnl reports as
+		 * NLE_NOMEM): events were lost; the next event's sequence
+		 * number tells how many. Keep following.
+		 */
+		if (ret == -NLE_NOMEM && errno == ENOBUFS) {
+			f.overrun = true;
+			continue;
+		}
 		if (ret < 0 && ret != -NLE_INTR) {
 			fprintf(stderr, "iommu-accountctl: events: %s\n", nl_geterror(ret));
 			return IA_EXIT_FAIL;

@@ -85,10 +85,10 @@ static int group_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr **tb
 	return 0;
 }
 
-int cmd_groups(struct ia_ctx *ctx, int argc, char **argv)
+int cmd_groups(struct ia_ctx *ctx)
 {
 	unsigned int n = 0;
 
-	return ia_get_objects(ctx, argc, argv, "--id", IOMMU_ACCOUNT_CMD_GET_GROUP,
+	return ia_get_objects(ctx, IOMMU_ACCOUNT_CMD_GET_GROUP,
 			      IOMMU_ACCOUNT_A_GROUP_ID, IOMMU_ACCOUNT_A_GROUP_MAX, group_cb, &n);
 }

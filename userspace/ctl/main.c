@@ -1,72 +1,139 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iommu-accountctl: query iommu_account.ko over generic netlink.
+ *
+ * Options may stand anywhere (getopt_long, as ip(8) and ethtool(8) accept
+ * them); the whole command line is checked before the module is contacted,
+ * so a usage error exits 1 whether or not the module is loaded.
  */
+#include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
+#include <uapi/linux/iommu_account.h>
 
 #include "ctl.h"
 
+enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT };
+
+/* Which of --uid / --id / --count a command takes. */
+enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4 };
+
 static const struct {
 	const char *name;
-	int (*fn)(struct ia_ctx *ctx, int argc, char **argv);
+	int (*fn)(struct ia_ctx *ctx);
+	unsigned int takes;
+	int min_args, max_args;		/* positional arguments after the name */
 	const char *help;
 } cmds[] = {
-	{ "status", cmd_status, "module version, kernel, features and their state" },
-	{ "uids", cmd_uids, "[--uid N]  per-uid locked-memory pot (RLIMIT_MEMLOCK)" },
-	{ "containers", cmd_containers, "[--id N]  VFIO type1 containers: entries/limit, pinned, failures" },
-	{ "groups", cmd_groups, "[--id N]  IOMMU groups: devices, container, owner" },
-	{ "events", cmd_events, "[--count N]  follow failure and threshold events" },
-	{ "thresholds", cmd_thresholds, "[WARN CRIT]  show or set event thresholds (per mille)" },
+	{ "status", cmd_status, 0, 0, 0,
+	  "module version, kernel, features and their state" },
+	{ "uids", cmd_uids, TAKES_UID, 0, 0,
+	  "[--uid N]  per-uid locked-memory pot (RLIMIT_MEMLOCK)" },
+	{ "containers", cmd_containers, TAKES_ID, 0, 0,
+	  "[--id N]  VFIO type1 containers: entries/limit, pinned, failures" },
+	{ "groups", cmd_groups, TAKES_ID, 0, 0,
+	  "[--id N]  IOMMU groups: devices, container, owner" },
+	{ "events", cmd_events, TAKES_COUNT, 0, 0,
+	  "[--count N]  follow failure and threshold events" },
+	{ "thresholds", cmd_thresholds, 0, 0, 2,
+	  "[WARN CRIT]  show or set event thresholds (per mille)" },
 };
 
 static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: iommu-accountctl [--json] COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: iommu-accountctl [-j|--json] COMMAND [OPTIONS] [ARGS]\n"
+		   "       iommu-accountctl -h|--help | -V|--version\n\ncommands:\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-11s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\nexit status: 0 ok, 1 usage, 2 module not loaded, 3 permission denied,\n"
 		   "4 no such object, 5 unsupported by the loaded module, 6 other failure\n");
 }
 
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "iommu-accountctl: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see iommu-accountctl --help)\n");
+	return IA_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "uid", required_argument, NULL, OPT_UID },
+		{ "id", required_argument, NULL, OPT_ID },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct ia_ctx ctx = { 0 };
+	unsigned int given = 0;
+	const char *optname = "";
 	size_t i;
-	int ret;
+	int c, nargs, ret;
 
-	argc--;
-	argv++;
-	while (argc && argv[0][0] == '-') {
-		if (!strcmp(argv[0], "--json") || !strcmp(argv[0], "-j")) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
 			ctx.json = true;
-		} else if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
+			break;
+		case 'h':
 			usage(stdout);
 			return IA_EXIT_OK;
-		} else {
-			fprintf(stderr, "iommu-accountctl: unknown option '%s'\n", argv[0]);
-			usage(stderr);
-			return IA_EXIT_USAGE;
+		case 'V':
+			printf("iommu-accountctl %s (netlink family %s version %d)\n",
+			       IA_CTL_VERSION, IOMMU_ACCOUNT_FAMILY_NAME,
+			       IOMMU_ACCOUNT_FAMILY_VERSION);
+			return IA_EXIT_OK;
+		case OPT_UID:
+		case OPT_ID:
+			optname = c == OPT_UID ? "--uid" : "--id";
+			given |= c == OPT_UID ? TAKES_UID : TAKES_ID;
+			if (ia_parse_u32(optarg, &ctx.key))
+				return usage_error("bad number '%s'", optarg);
+			ctx.have_key = true;
+			break;
+		case OPT_COUNT:
+			given |= TAKES_COUNT;
+			if (ia_parse_u32(optarg, &ctx.count) || !ctx.count)
+				return usage_error("--count takes a number above 0, not '%s'", optarg);
+			break;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
-		argc--;
-		argv++;
 	}
-	if (!argc) {
-		usage(stderr);
-		return IA_EXIT_USAGE;
-	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (strcmp(argv[0], cmds[i].name))
-			continue;
-		ret = ia_open(&ctx);
-		if (ret == IA_EXIT_OK)
-			ret = cmds[i].fn(&ctx, argc, argv);
-		if (ctx.sk)
-			ia_close(&ctx);
-		return ret;
-	}
-	fprintf(stderr, "iommu-accountctl: unknown command '%s'\n", argv[0]);
-	usage(stderr);
-	return IA_EXIT_USAGE;
+	if (optind >= argc)
+		return usage_error("%s", "no command given");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[optind], cmds[i].name))
+			break;
+	if (i == sizeof(cmds) / sizeof(cmds[0]))
+		return usage_error("unknown command '%s'", argv[optind]);
+	ctx.cmd = cmds[i].name;
+	if (given & ~cmds[i].takes)
+		return usage_error("this command does not take %s",
+				   given & TAKES_COUNT ? "--count" : optname);
+	nargs = argc - optind - 1;
+	if (nargs < cmds[i].min_args || nargs > cmds[i].max_args ||
+	    (nargs && nargs != cmds[i].max_args))
+		return usage_error("bad arguments for '%s'", cmds[i].name);
+	ctx.args = argv + optind + 1;
+	ctx.nargs = nargs;
+	if (!strcmp(ctx.cmd, "thresholds") && nargs &&
+	    (ia_parse_u32(ctx.args[0], &ctx.warn) || ia_parse_u32(ctx.args[1], &ctx.crit)))
+		return usage_error("%s", "thresholds WARN CRIT take numbers (per mille, e.g. 800 950)");
+
+	ret = ia_open(&ctx);
+	if (ret == IA_EXIT_OK)
+		ret = cmds[i].fn(&ctx);
+	if (ctx.sk)
+		ia_close(&ctx);
+	return ret;
 }

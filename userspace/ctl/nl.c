@@ -165,35 +165,41 @@ int ia_request(struct ia_ctx *ctx, struct nl_msg *msg, int maxattr,
 	return ia_errno_exit(err);
 }
 
-int ia_get_objects(struct ia_ctx *ctx, int argc, char **argv, const char *opt,
-		   uint8_t cmd, int key_attr, int maxattr, ia_msg_cb cb, void *arg)
+int ia_get_objects(struct ia_ctx *ctx, uint8_t cmd, int key_attr, int maxattr,
+		   ia_msg_cb cb, void *arg)
 {
 	struct nl_msg *msg;
-	bool have_key = false;
-	uint32_t key = 0;
-	int i, ret;
+	int ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], opt) && i + 1 < argc && !ia_parse_u32(argv[i + 1], &key)) {
-			have_key = true;
-			i++;
-		} else {
-			fprintf(stderr, "iommu-accountctl: %s: bad argument '%s' (takes [%s N])\n",
-				argv[0], argv[i], opt);
-			return IA_EXIT_USAGE;
-		}
-	}
-	msg = ia_msg(ctx, cmd, !have_key);
+	msg = ia_msg(ctx, cmd, !ctx->have_key);
 	if (!msg)
 		return IA_EXIT_FAIL;
-	if (have_key && nla_put_u32(msg, key_attr, key)) {
+	if (ctx->have_key && nla_put_u32(msg, key_attr, ctx->key)) {
 		nlmsg_free(msg);
 		return IA_EXIT_FAIL;
 	}
 	if (ctx->json)
 		printf("[");
-	ret = ia_request(ctx, msg, maxattr, cb, arg, argv[0]);
+	ret = ia_request(ctx, msg, maxattr, cb, arg, ctx->cmd);
 	if (ctx->json)
 		printf("]\n");
 	return ret;
+}
+
+const char *ia_errno_name(int err)
+{
+	static const struct { int err; const char *name; } names[] = {
+		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" },
+		{ EINTR, "EINTR" }, { EIO, "EIO" }, { E2BIG, "E2BIG" },
+		{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" }, { EACCES, "EACCES" },
+		{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" }, { EEXIST, "EEXIST" },
+		{ ENODEV, "ENODEV" }, { EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" },
+		{ ERANGE, "ERANGE" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].err == err)
+			return names[i].name;
+	return "?";
 }

@@ -5,6 +5,16 @@
 
 #include "ctl.h"
 
+static uint64_t u64a(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u64(tb[a]) : 0;
+}
+
+static uint32_t u32a(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u32(tb[a]) : 0;
+}
+
 static const char *attr_str(struct nlattr **tb, int a)
 {
 	return tb[a] ? nla_get_string(tb[a]) : "";
@@ -61,20 +71,26 @@ static int status_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh,
 		print_feature(ctx, a, first);
 		first = false;
 	}
-	if (ctx->json)
-		printf("]}\n");
+	if (ctx->json) {
+		printf("],\"events_dropped\":%llu,\"probes_missed\":%llu,\"vfio_untracked\":%u}\n",
+		       (unsigned long long)u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED),
+		       (unsigned long long)u64a(tb, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED),
+		       u32a(tb, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED));
+		return 0;
+	}
+	printf("events dropped  %llu\nprobes missed   %llu\n",
+	       (unsigned long long)u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED),
+	       (unsigned long long)u64a(tb, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED));
+	if (u32a(tb, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED))
+		printf("%u VFIO container(s) not tracked (set up before iommu_account loaded)\n",
+		       u32a(tb, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED));
 	return 0;
 }
 
-int cmd_status(struct ia_ctx *ctx, int argc, char **argv)
+int cmd_status(struct ia_ctx *ctx)
 {
 	struct nl_msg *msg;
 
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "iommu-accountctl: status takes no arguments\n");
-		return IA_EXIT_USAGE;
-	}
 	msg = ia_msg(ctx, IOMMU_ACCOUNT_CMD_GET_STATUS, false);
 	if (!msg)
 		return IA_EXIT_FAIL;

@@ -22,23 +22,19 @@ static int thresholds_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr
 	return 0;
 }
 
-int cmd_thresholds(struct ia_ctx *ctx, int argc, char **argv)
+int cmd_thresholds(struct ia_ctx *ctx)
 {
 	struct nl_msg *msg;
-	uint32_t w, c;
 
-	if (argc == 1) {
+	if (!ctx->nargs) {
 		msg = ia_msg(ctx, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, false);
-	} else if (argc == 3 && !ia_parse_u32(argv[1], &w) && !ia_parse_u32(argv[2], &c)) {
+	} else {
 		msg = ia_msg(ctx, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, false);
-		if (msg && (nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, w) ||
-			    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, c))) {
+		if (msg && (nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, ctx->warn) ||
+			    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, ctx->crit))) {
 			nlmsg_free(msg);
 			return IA_EXIT_FAIL;
 		}
-	} else {
-		fprintf(stderr, "iommu-accountctl: thresholds [WARN CRIT] (per mille, e.g. 800 950)\n");
-		return IA_EXIT_USAGE;
 	}
 	if (!msg)
 		return IA_EXIT_FAIL;

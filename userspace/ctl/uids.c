@@ -75,10 +75,10 @@ static int uid_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr **tb,
 	return 0;
 }
 
-int cmd_uids(struct ia_ctx *ctx, int argc, char **argv)
+int cmd_uids(struct ia_ctx *ctx)
 {
 	struct uids_state st = { 0 };
 
-	return ia_get_objects(ctx, argc, argv, "--uid", IOMMU_ACCOUNT_CMD_GET_UID,
+	return ia_get_objects(ctx, IOMMU_ACCOUNT_CMD_GET_UID,
 			      IOMMU_ACCOUNT_A_UID_UID, IOMMU_ACCOUNT_A_UID_MAX, uid_cb, &st);
 }
