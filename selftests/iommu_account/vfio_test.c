@@ -571,8 +571,11 @@ static void *flip_fn(void *arg)
 		f->m->size = (k & 1) ? 16 * PAGE : PAGE;
 		f->m->flags = (k & 2) ? VFIO_DMA_MAP_FLAG_VADDR :
 			      VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
-		if (!(++k % 64))
-			sched_yield();	/* let the mapper run if it shares our CPU */
+		/* Let the mapper run if it shares our CPU; 61 is odd, so the
+		 * request left behind cycles through all four states.
+		 */
+		if (!(++k % 61))
+			sched_yield();
 	}
 	return NULL;
 }
@@ -583,8 +586,9 @@ TEST_F(vfio, request_rewritten_during_map)
 	struct flipper f = {};
 	struct ia_container ct;
 	struct vfio_ctr c;
+	int errs[64] = { 0 };
 	pthread_t t;
-	int i, ok = 0;
+	int i, k, ok = 0;
 
 	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
 	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -597,7 +601,12 @@ TEST_F(vfio, request_rewritten_during_map)
 		m->iova = 0x1000000ULL + (uint64_t)i * 0x100000;
 		if (!ioctl(c.container, VFIO_IOMMU_MAP_DMA, m))
 			ok++;
+		else if (errno < 64)
+			errs[errno]++;
 	}
+	for (k = 0; k < 64; k++)
+		if (errs[k])
+			TH_LOG("errno %d: %d times", k, errs[k]);
 	f.stop = 1;
 	pthread_join(t, NULL);
 	TH_LOG("%d of %d maps accepted while the request was rewritten", ok, i);
