@@ -100,7 +100,6 @@ static u32 ia_next_id = 1;
 static u32 ia_ntracked;
 static struct ia_thresholds ia_th = { .warn = 800, .crit = 950 };
 static unsigned int *ia_dma_entry_limit;
-static u64 ia_unattributed_pins;
 
 static void ia_flush_workfn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(ia_flush_work, ia_flush_workfn);
@@ -407,9 +406,8 @@ static int ia_pin_pre(struct kprobe *p, struct pt_regs *regs)
 		/*
 		 * Not inside a MAP_DMA we saw: the return probe ran out of
 		 * instances, or a group attach replays mappings made while the
-		 * container had no IOMMU domain (mdev only).
+		 * container had no IOMMU domain (mdev only): not attributed.
 		 */
-		ia_unattributed_pins++;
 		goto out;
 	}
 	a->dma = dma;
