@@ -6,140 +6,116 @@
 
 #include "ctl.h"
 
-static uint64_t u64a(struct nlattr **tb, int a)
-{
-	return tb[a] ? nla_get_u64(tb[a]) : 0;
-}
+struct state {
+	struct ia_ctx *ctx;
+	unsigned int n;
+};
 
-static uint32_t u32a(struct nlattr **tb, int a)
+static void print_failure(struct ia_ctx *ctx, const struct ia_failure *f)
 {
-	return tb[a] ? nla_get_u32(tb[a]) : 0;
-}
-
-/* The repeated u32 attribute @attr of @nlh as "a,b,c" ("" when none). */
-const char *ia_u32_list(struct nlmsghdr *nlh, int attr, char *buf, size_t len)
-{
-	struct nlattr *a;
-	size_t off = 0;
-	int rem;
-
-	buf[0] = 0;
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
-		if (nla_type(a) == attr && off < len)
-			off += snprintf(buf + off, len - off, "%s%u", off ? "," : "",
-					nla_get_u32(a));
-	}
-	return buf;
-}
-
-static void print_failure(struct ia_ctx *ctx, struct nlattr *nest)
-{
-	struct nlattr *tb[IOMMU_ACCOUNT_A_FAILURE_MAX + 1];
+	struct ia_json *j = &ctx->j;
 	char b[96];
 
-	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_FAILURE_MAX, nest, NULL))
+	if (!f->present)
 		return;
 	if (ctx->json) {
-		printf(",\"last_failure\":{\"time_ns\":%" PRIu64 ",\"errno\":%u,\"iova\":%" PRIu64
-		       ",\"size\":%" PRIu64, u64a(tb, IOMMU_ACCOUNT_A_FAILURE_TIME_NS),
-		       u32a(tb, IOMMU_ACCOUNT_A_FAILURE_ERRNO),
-		       u64a(tb, IOMMU_ACCOUNT_A_FAILURE_IOVA), u64a(tb, IOMMU_ACCOUNT_A_FAILURE_SIZE));
-		ia_print_owner(ctx, tb[IOMMU_ACCOUNT_A_FAILURE_OWNER], "owner");
-		printf("}");
+		ia_json_obj_open(j, "last_failure");
+		ia_json_u64(j, "time_ns", f->time_ns);
+		ia_json_u64(j, "errno", f->err);
+		ia_json_u64(j, "iova", f->iova);
+		ia_json_u64(j, "size", f->size);
+		ia_json_owner(j, "owner", &f->owner);
+		ia_json_obj_close(j);
 		return;
 	}
 	printf("    last failure: %s at iova 0x%" PRIx64 " size %" PRIu64 " by %s\n",
-	       strerror((int)u32a(tb, IOMMU_ACCOUNT_A_FAILURE_ERRNO)),
-	       u64a(tb, IOMMU_ACCOUNT_A_FAILURE_IOVA), u64a(tb, IOMMU_ACCOUNT_A_FAILURE_SIZE),
-	       ia_owner_str(tb[IOMMU_ACCOUNT_A_FAILURE_OWNER], b, sizeof(b)));
+	       strerror((int)f->err), f->iova, f->size, ia_owner_str(&f->owner, b, sizeof(b)));
 }
 
-/* Refused MAP_DMA calls by errno: attribute, JSON key, table label. */
-static const struct {
-	int attr;
-	const char *key, *label;
-} fails[] = {
-	{ IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC, "fail_enospc", "ENOSPC" },
-	{ IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM, "fail_enomem", "ENOMEM" },
-	{ IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL, "fail_einval", "EINVAL" },
-	{ IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER, "fail_other", "other" },
-};
-
-#define NFAILS (sizeof(fails) / sizeof(fails[0]))
-
-static int container_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr **tb,
-			void *arg)
+static int container_cb(const struct ia_container *ct, void *arg)
 {
-	unsigned int *n = arg;
-	uint32_t entries = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_ENTRIES);
-	uint32_t limit = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_LIMIT);
-	char b1[32], b2[32], b3[96], groups[128];
-	uint64_t fail[NFAILS], nfail = 0;
+	struct state *st = arg;
+	struct ia_ctx *ctx = st->ctx;
+	struct ia_json *j = &ctx->j;
+	/* Refused MAP_DMA calls by errno: JSON key, table label, count. */
+	const struct {
+		const char *key, *label;
+		uint64_t n;
+	} fails[] = {
+		{ "fail_enospc", "ENOSPC", ct->fail_enospc },
+		{ "fail_enomem", "ENOMEM", ct->fail_enomem },
+		{ "fail_einval", "EINVAL", ct->fail_einval },
+		{ "fail_other", "other", ct->fail_other },
+	};
+	char b1[32], b2[32], b3[96], groups[256];
+	uint64_t nfail = 0;
 	size_t i;
 
-	for (i = 0; i < NFAILS; i++)
-		nfail += fail[i] = u64a(tb, fails[i].attr);
-	ia_u32_list(nlh, IOMMU_ACCOUNT_A_CONTAINER_GROUP, groups, sizeof(groups));
+	for (i = 0; i < 4; i++)
+		nfail += fails[i].n;
 	if (ctx->json) {
-		printf("%s{\"id\":%u,\"groups\":[%s]", (*n)++ ? "," : "",
-		       u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_ID), groups);
-		printf(",\"entries\":%u,\"limit\":%u,\"mapped_bytes\":%" PRIu64
-		       ",\"pinned_pages\":%" PRIu64, entries, limit,
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES));
-		if (tb[IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID])
-			printf(",\"pinned_uid\":%u", u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID));
-		ia_print_owner(ctx, tb[IOMMU_ACCOUNT_A_CONTAINER_OWNER], "owner");
-		printf(",\"map_ops\":%" PRIu64 ",\"unmap_ops\":%" PRIu64,
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAP_OPS),
-		       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS));
-		for (i = 0; i < NFAILS; i++)
-			printf(",\"%s\":%" PRIu64, fails[i].key, fail[i]);
-		printf(",\"inexact\":%u", u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT));
-		if (tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE])
-			print_failure(ctx, tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE]);
-		printf("}");
+		ia_json_obj_open(j, NULL);
+		ia_json_u64(j, "id", ct->id);
+		ia_json_u32_array(j, "groups", ct->groups, ct->ngroups);
+		ia_json_u64(j, "entries", ct->entries);
+		ia_json_u64(j, "limit", ct->limit);
+		ia_json_u64(j, "mapped_bytes", ct->mapped_bytes);
+		ia_json_u64(j, "pinned_pages", ct->pinned_pages);
+		if (ct->has_pinned_uid)
+			ia_json_u64(j, "pinned_uid", ct->pinned_uid);
+		ia_json_owner(j, "owner", &ct->owner);
+		ia_json_u64(j, "map_ops", ct->map_ops);
+		ia_json_u64(j, "unmap_ops", ct->unmap_ops);
+		for (i = 0; i < 4; i++)
+			ia_json_u64(j, fails[i].key, fails[i].n);
+		ia_json_u64(j, "inexact", ct->inexact);
+		print_failure(ctx, &ct->last_failure);
+		ia_json_obj_close(j);
+		st->n++;
 		return 0;
 	}
-	if (!(*n)++)
+	if (!st->n++)
 		printf("%-5s %-8s %14s %7s %12s %10s  %s\n", "ID", "GROUPS", "ENTRIES/LIMIT",
 		       "USED", "MAPPED", "PINNED", "OWNER");
-	snprintf(b1, sizeof(b1), "%u/%u", entries, limit);
+	snprintf(b1, sizeof(b1), "%u/%u", ct->entries, ct->limit);
+	ia_u32_list_str(ct->groups, ct->ngroups, groups, sizeof(groups));
 	printf("%-5u %-8s %14s %6.1f%% %12s %10" PRIu64 "  %s\n",
-	       u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_ID), groups[0] ? groups : "-", b1,
-	       limit ? 100.0 * entries / limit : 0.0,
-	       ia_human_bytes(u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES), b2, sizeof(b2)),
-	       u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES),
-	       ia_owner_str(tb[IOMMU_ACCOUNT_A_CONTAINER_OWNER], b3, sizeof(b3)));
-	if (u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT))
+	       ct->id, groups[0] ? groups : "-", b1,
+	       ct->limit ? 100.0 * ct->entries / ct->limit : 0.0,
+	       ia_human_bytes(ct->mapped_bytes, b2, sizeof(b2)), ct->pinned_pages,
+	       ia_owner_str(&ct->owner, b3, sizeof(b3)));
+	if (ct->inexact)
 		printf("    INEXACT:%s%s%s\n",
-		       u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT) &
-		       IOMMU_ACCOUNT_INEXACT_PROBE_MISSED ? " refusals may be missing (probe missed)" : "",
-		       u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT) &
-		       IOMMU_ACCOUNT_INEXACT_NO_MEMORY ? " records lost (no memory)" : "",
-		       u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT) &
-		       IOMMU_ACCOUNT_INEXACT_PINNED ? " pinned pages (unpin larger than seen)" : "");
+		       ct->inexact & IOMMU_ACCOUNT_INEXACT_PROBE_MISSED ?
+		       " refusals may be missing (probe missed)" : "",
+		       ct->inexact & IOMMU_ACCOUNT_INEXACT_NO_MEMORY ? " records lost (no memory)" : "",
+		       ct->inexact & IOMMU_ACCOUNT_INEXACT_PINNED ?
+		       " pinned pages (unpin larger than seen)" : "");
 	if (nfail) {
 		printf("    refused:");
-		for (i = 0; i < NFAILS; i++)
-			printf("%s %" PRIu64 " %s", i ? "," : "", fail[i], fails[i].label);
+		for (i = 0; i < 4; i++)
+			printf("%s %" PRIu64 " %s", i ? "," : "", fails[i].n, fails[i].label);
 		printf("\n");
 	}
-	if (tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE])
-		print_failure(ctx, tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE]);
+	print_failure(ctx, &ct->last_failure);
 	return 0;
 }
 
 int cmd_containers(struct ia_ctx *ctx)
 {
-	unsigned int n = 0;
-	int ret;
+	struct state st = { ctx, 0 };
+	int err;
 
-	ret = ia_get_objects(ctx, IOMMU_ACCOUNT_CMD_GET_CONTAINER,
-			     IOMMU_ACCOUNT_A_CONTAINER_ID, IOMMU_ACCOUNT_A_CONTAINER_MAX,
-			     container_cb, &n);
-	if (!ctx->json && !n && ret == IA_EXIT_OK)
+	if (ctx->json)
+		ia_json_arr_open(&ctx->j, NULL);
+	err = ia_get_containers(&ctx->cl, ia_ctx_key(ctx), container_cb, &st);
+	if (ctx->json) {
+		ia_json_arr_close(&ctx->j);
+		printf("\n");
+	}
+	if (err)
+		return ia_ctl_error(ctx, "containers", err);
+	if (!ctx->json && !st.n)
 		printf("no VFIO type1 container\n");
-	return ret;
+	return IA_EXIT_OK;
 }

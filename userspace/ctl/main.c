@@ -6,6 +6,7 @@
  * them); the whole command line is checked before the module is contacted,
  * so a usage error exits 1 whether or not the module is loaded.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ int main(int argc, char **argv)
 			return IA_EXIT_OK;
 		case 'V':
 			printf("iommu-accountctl %s (netlink family %s version %d)\n",
-			       IA_CTL_VERSION, IOMMU_ACCOUNT_FAMILY_NAME,
+			       IA_VERSION, IOMMU_ACCOUNT_FAMILY_NAME,
 			       IOMMU_ACCOUNT_FAMILY_VERSION);
 			return IA_EXIT_OK;
 		case OPT_UID:
@@ -130,10 +131,33 @@ int main(int argc, char **argv)
 	    (ia_parse_u32(ctx.args[0], &ctx.warn) || ia_parse_u32(ctx.args[1], &ctx.crit)))
 		return usage_error("%s", "thresholds WARN CRIT take numbers (per mille, e.g. 800 950)");
 
-	ret = ia_open(&ctx);
-	if (ret == IA_EXIT_OK)
+	ia_json_init(&ctx.j, stdout);
+	ret = ia_client_open(&ctx.cl);
+	if (ret == -ENOENT)
+		ret = IA_EXIT_NOMODULE;
+	if (ret)
+		fprintf(stderr, "iommu-accountctl: %s\n", ctx.cl.errmsg);
+	else
 		ret = cmds[i].fn(&ctx);
-	if (ctx.sk)
-		ia_close(&ctx);
-	return ret;
+	ia_client_close(&ctx.cl);
+	return ret < 0 ? IA_EXIT_FAIL : ret;
+}
+
+int ia_ctl_error(struct ia_ctx *ctx, const char *what, int err)
+{
+	const char *ext = ctx->cl.extack;
+
+	if (err == -EOPNOTSUPP)
+		fprintf(stderr, "iommu-accountctl: %s: the loaded iommu_account does not "
+			"support this (module too old for this tool?)\n", what);
+	else if (err == -EPERM || err == -EACCES)
+		fprintf(stderr, "iommu-accountctl: %s: permission denied%s%s\n", what,
+			*ext ? ": " : "", ext);
+	else if (ctx->cl.err == err && *ext)
+		fprintf(stderr, "iommu-accountctl: %s: %s: %s\n", what, strerror(-err), ext);
+	else if (ctx->cl.err == err && ctx->cl.errmsg[0])
+		fprintf(stderr, "iommu-accountctl: %s: %s\n", what, ctx->cl.errmsg);
+	else
+		fprintf(stderr, "iommu-accountctl: %s: %s\n", what, strerror(-err));
+	return ia_exit_status(err);
 }

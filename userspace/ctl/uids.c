@@ -2,83 +2,65 @@
 /* iommu-accountctl uids [--uid N]: the per-uid locked-memory pot. */
 #include <inttypes.h>
 #include <string.h>
-#include <uapi/linux/iommu_account.h>
 
 #include "ctl.h"
 
 struct uids_state {
+	struct ia_ctx *ctx;
 	unsigned int n;
 };
 
-static void json_u64_or_null(const char *key, struct nlattr *a)
-{
-	uint64_t v;
-
-	if (!a)
-		return;
-	v = nla_get_u64(a);
-	if (v == UINT64_MAX)
-		printf(",\"%s\":null", key);
-	else
-		printf(",\"%s\":%" PRIu64, key, v);
-}
-
-static int uid_cb(struct ia_ctx *ctx, struct nlmsghdr *nlh, struct nlattr **tb,
-		  void *arg)
+static int uid_cb(const struct ia_uid *u, void *arg)
 {
 	struct uids_state *st = arg;
-	char b1[32], b2[32], b3[32], b4[32];
-	uint64_t locked;
-	uint32_t uid, tasks;
+	struct ia_json *j = &st->ctx->j;
+	char b1[32], b2[32] = "-", b3[32] = "-", b4[32] = "-";
 
-	(void)nlh;
-	if (!tb[IOMMU_ACCOUNT_A_UID_UID] || !tb[IOMMU_ACCOUNT_A_UID_LOCKED_BYTES])
-		return 0;
-	uid = nla_get_u32(tb[IOMMU_ACCOUNT_A_UID_UID]);
-	locked = nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_LOCKED_BYTES]);
-	tasks = tb[IOMMU_ACCOUNT_A_UID_TASKS] ? nla_get_u32(tb[IOMMU_ACCOUNT_A_UID_TASKS]) : 0;
-	if (ctx->json) {
-		printf("%s{\"uid\":%u,\"locked_bytes\":%" PRIu64 ",\"tasks\":%u",
-		       st->n ? "," : "", uid, locked, tasks);
-		json_u64_or_null("memlock_min", tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN]);
-		json_u64_or_null("memlock_max", tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX]);
-		if (tb[IOMMU_ACCOUNT_A_UID_HEADROOM])
-			printf(",\"headroom\":%" PRId64,
-			       (int64_t)nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_HEADROOM]));
-		printf("}");
-	} else {
-		if (!st->n)
-			printf("%-10s %6s %12s %12s %12s %12s\n", "UID", "TASKS",
-			       "LOCKED", "MEMLOCK-MIN", "MEMLOCK-MAX", "HEADROOM");
-		strcpy(b2, "-");
-		strcpy(b3, "-");
-		strcpy(b4, "-");
-		if (tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN])
-			ia_human_bytes(nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN]), b2, sizeof(b2));
-		if (tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX])
-			ia_human_bytes(nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX]), b3, sizeof(b3));
-		if (tb[IOMMU_ACCOUNT_A_UID_HEADROOM]) {
-			int64_t h = (int64_t)nla_get_u64(tb[IOMMU_ACCOUNT_A_UID_HEADROOM]);
-
-			if (h < 0) {
-				b4[0] = '-';
-				ia_human_bytes((uint64_t)-h, b4 + 1, sizeof(b4) - 1);
-			} else {
-				ia_human_bytes((uint64_t)h, b4, sizeof(b4));
-			}
+	if (st->ctx->json) {
+		ia_json_obj_open(j, NULL);
+		ia_json_u64(j, "uid", u->uid);
+		ia_json_u64(j, "locked_bytes", u->locked_bytes);
+		ia_json_u64(j, "tasks", u->tasks);
+		if (u->has_memlock) {
+			ia_json_u64_or_null(j, "memlock_min", u->memlock_min);
+			ia_json_u64_or_null(j, "memlock_max", u->memlock_max);
 		}
-		printf("%-10u %6u %12s %12s %12s %12s%s\n", uid, tasks,
-		       ia_human_bytes(locked, b1, sizeof(b1)), b2, b3, b4,
-		       !tasks && locked ? "  (no live task: deferred release)" : "");
+		if (u->has_headroom)
+			ia_json_i64(j, "headroom", u->headroom);
+		ia_json_obj_close(j);
+		st->n++;
+		return 0;
 	}
-	st->n++;
+	if (!st->n++)
+		printf("%-10s %6s %12s %12s %12s %12s\n", "UID", "TASKS",
+		       "LOCKED", "MEMLOCK-MIN", "MEMLOCK-MAX", "HEADROOM");
+	if (u->has_memlock) {
+		ia_human_bytes(u->memlock_min, b2, sizeof(b2));
+		ia_human_bytes(u->memlock_max, b3, sizeof(b3));
+	}
+	if (u->has_headroom && u->headroom < 0) {
+		b4[0] = '-';
+		ia_human_bytes(-(uint64_t)u->headroom, b4 + 1, sizeof(b4) - 1);
+	} else if (u->has_headroom) {
+		ia_human_bytes((uint64_t)u->headroom, b4, sizeof(b4));
+	}
+	printf("%-10u %6u %12s %12s %12s %12s%s\n", u->uid, u->tasks,
+	       ia_human_bytes(u->locked_bytes, b1, sizeof(b1)), b2, b3, b4,
+	       !u->tasks && u->locked_bytes ? "  (no live task: deferred release)" : "");
 	return 0;
 }
 
 int cmd_uids(struct ia_ctx *ctx)
 {
-	struct uids_state st = { 0 };
+	struct uids_state st = { ctx, 0 };
+	int err;
 
-	return ia_get_objects(ctx, IOMMU_ACCOUNT_CMD_GET_UID,
-			      IOMMU_ACCOUNT_A_UID_UID, IOMMU_ACCOUNT_A_UID_MAX, uid_cb, &st);
+	if (ctx->json)
+		ia_json_arr_open(&ctx->j, NULL);
+	err = ia_get_uids(&ctx->cl, ia_ctx_key(ctx), uid_cb, &st);
+	if (ctx->json) {
+		ia_json_arr_close(&ctx->j);
+		printf("\n");
+	}
+	return err ? ia_ctl_error(ctx, "uids", err) : IA_EXIT_OK;
 }

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libia formatting: numbers, owners and a JSON writer. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ia.h"
+
+const char *ia_human_bytes(uint64_t v, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double d = (double)v;
+	int u = 0;
+
+	if (v == UINT64_MAX) {
+		snprintf(buf, len, "unlimited");
+		return buf;
+	}
+	while (d >= 1024 && u < 5) {
+		d /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " B", v);
+	else
+		snprintf(buf, len, "%.1f %s", d, unit[u]);
+	return buf;
+}
+
+int ia_parse_u32(const char *s, uint32_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!*s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+const char *ia_owner_str(const struct ia_owner *o, char *buf, size_t len)
+{
+	if (!o->present)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s[%u] uid %u", o->comm, o->pid, o->uid);
+	return buf;
+}
+
+const char *ia_u32_list_str(const uint32_t *v, unsigned int n, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+	int w;
+
+	buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		w = snprintf(buf + off, len - off, "%s%u", i ? "," : "", v[i]);
+		if (w < 0 || (size_t)w >= len - off) {
+			/* Cut at the last whole number and say so. */
+			buf[off] = 0;
+			if (len - off > 4)
+				strcat(buf, ",...");
+			break;
+		}
+		off += w;
+	}
+	return buf;
+}
+
+/* --- JSON --------------------------------------------------------------- */
+
+void ia_json_init(struct ia_json *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+}
+
+static void put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The comma and key before a value at the current depth. */
+static void lead(struct ia_json *j, const char *key)
+{
+	if (j->need_comma[j->depth])
+		fputc(',', j->f);
+	j->need_comma[j->depth] = true;
+	if (key) {
+		put_string(j->f, key);
+		fputc(':', j->f);
+	}
+}
+
+static void open_(struct ia_json *j, const char *key, char c)
+{
+	lead(j, key);
+	fputc(c, j->f);
+	if (j->depth < 15)
+		j->depth++;
+	j->need_comma[j->depth] = false;
+}
+
+static void close_(struct ia_json *j, char c)
+{
+	fputc(c, j->f);
+	if (j->depth > 0)
+		j->depth--;
+}
+
+void ia_json_obj_open(struct ia_json *j, const char *key)
+{
+	open_(j, key, '{');
+}
+
+void ia_json_obj_close(struct ia_json *j)
+{
+	close_(j, '}');
+}
+
+void ia_json_arr_open(struct ia_json *j, const char *key)
+{
+	open_(j, key, '[');
+}
+
+void ia_json_arr_close(struct ia_json *j)
+{
+	close_(j, ']');
+}
+
+void ia_json_u64(struct ia_json *j, const char *key, uint64_t v)
+{
+	lead(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void ia_json_i64(struct ia_json *j, const char *key, int64_t v)
+{
+	lead(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void ia_json_str(struct ia_json *j, const char *key, const char *s)
+{
+	lead(j, key);
+	put_string(j->f, s);
+}
+
+void ia_json_null(struct ia_json *j, const char *key)
+{
+	lead(j, key);
+	fputs("null", j->f);
+}
+
+void ia_json_bool(struct ia_json *j, const char *key, bool v)
+{
+	lead(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void ia_json_u64_or_null(struct ia_json *j, const char *key, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		ia_json_null(j, key);
+	else
+		ia_json_u64(j, key, v);
+}
+
+void ia_json_owner(struct ia_json *j, const char *key, const struct ia_owner *o)
+{
+	if (!o->present)
+		return;
+	ia_json_obj_open(j, key);
+	ia_json_u64(j, "pid", o->pid);
+	ia_json_u64(j, "uid", o->uid);
+	ia_json_str(j, "comm", o->comm);
+	ia_json_obj_close(j);
+}
+
+void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v, unsigned int n)
+{
+	unsigned int i;
+
+	ia_json_arr_open(j, key);
+	for (i = 0; i < n; i++)
+		ia_json_u64(j, NULL, v[i]);
+	ia_json_arr_close(j);
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libia: the client side of the iommu_account generic netlink family,
+ * shared by iommu-accountctl and iommu-accountd.
+ *
+ *  - transport: family discovery, do/dump requests, the kernel's errno and
+ *    extack message, the events group (with overrun and sequence-gap loss);
+ *  - typed parsers: one struct per object kind, filled from a message;
+ *    attributes this library does not know are ignored (newer module);
+ *  - errno -> exit status, errno names, byte formatting, a JSON writer.
+ *
+ * Nothing here prints: errors are returned as -errno with a message in
+ * struct ia_client.errmsg, and the front ends decide what to say.
+ */
+#ifndef IA_LIB_H
+#define IA_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct nl_sock;
+
+/* Exit status of the front ends (documented in Documentation/ctl.md). */
+enum {
+	IA_EXIT_OK = 0,
+	IA_EXIT_USAGE = 1,	/* bad command line */
+	IA_EXIT_NOMODULE = 2,	/* iommu_account is not loaded */
+	IA_EXIT_PERM = 3,	/* permission denied */
+	IA_EXIT_NOENT = 4,	/* the object asked for does not exist */
+	IA_EXIT_UNSUPP = 5,	/* the loaded module or kernel lacks it */
+	IA_EXIT_FAIL = 6,	/* any other failure */
+};
+
+#define IA_VERSION "0.2.0"
+
+struct ia_client {
+	struct nl_sock *sk;
+	int family;
+	int events_group;	/* -1 until ia_events_subscribe() */
+	/* The last failure: -errno, the kernel's extack text, a sentence. */
+	int err;
+	char extack[256];
+	char errmsg[512];
+};
+
+/*
+ * Open a socket and resolve the family. Returns 0, -ENOENT when the module
+ * is not loaded (errmsg says what to run), or another -errno.
+ */
+int ia_client_open(struct ia_client *c);
+void ia_client_close(struct ia_client *c);
+/* The exit status for a -errno returned by this library. */
+int ia_exit_status(int err);
+/* errno's symbolic name ("ENOSPC"), portable (no strerrorname_np). */
+const char *ia_errno_name(int err);
+
+/* --- objects -------------------------------------------------------- */
+
+struct ia_owner {
+	bool present;
+	uint32_t pid, uid;
+	char comm[16];
+};
+
+struct ia_feature {
+	char name[32];
+	bool active;
+	char detail[160];
+};
+
+#define IA_MAX_FEATURES 32
+
+struct ia_status {
+	char module_version[32];
+	char kernel_release[65];
+	uint32_t page_size;
+	unsigned int nfeatures;
+	struct ia_feature features[IA_MAX_FEATURES];
+	uint64_t events_dropped;
+	uint64_t probes_missed;
+	uint32_t vfio_untracked;
+};
+
+struct ia_uid {
+	uint32_t uid;
+	uint64_t locked_bytes;
+	uint32_t tasks;
+	/* Absent when no live task; UINT64_MAX = unlimited. */
+	bool has_memlock;
+	uint64_t memlock_min, memlock_max;
+	bool has_headroom;
+	int64_t headroom;
+};
+
+struct ia_failure {
+	bool present;
+	uint64_t time_ns;
+	uint32_t err;
+	uint64_t iova, size;
+	struct ia_owner owner;
+};
+
+/* Lists (groups, devices) are allocated per message, every element kept. */
+struct ia_container {
+	uint32_t id;
+	unsigned int ngroups;
+	uint32_t *groups;
+	uint32_t entries, limit;
+	uint64_t mapped_bytes, pinned_pages;
+	bool has_pinned_uid;
+	uint32_t pinned_uid;
+	struct ia_owner owner;
+	uint64_t map_ops, unmap_ops;
+	uint64_t fail_enospc, fail_enomem, fail_einval, fail_other;
+	uint32_t inexact;		/* IOMMU_ACCOUNT_INEXACT_* bits */
+	struct ia_failure last_failure;
+};
+
+struct ia_device {
+	char address[32];
+	uint16_t vendor, device;
+	char driver[64];		/* "" when unbound */
+};
+
+struct ia_group {
+	uint32_t id;
+	uint32_t backend;		/* IOMMU_ACCOUNT_GROUP_BACKEND_* */
+	bool has_container;
+	uint32_t container;
+	struct ia_owner owner;
+	unsigned int ndevices;
+	struct ia_device *devices;
+};
+
+struct ia_thresholds {
+	uint32_t warn, crit;		/* per mille */
+};
+
+struct ia_event {
+	uint64_t seq;
+	uint32_t type;			/* IOMMU_ACCOUNT_EVENT_TYPE_* */
+	uint64_t time_ns;
+	uint32_t container;
+	unsigned int ngroups;		/* attached when it happened */
+	uint32_t *groups;		/* those listed (all, or the first ones) */
+	uint32_t group_count;		/* the kernel's count of attached groups */
+	uint32_t entries, limit;
+	struct ia_owner owner;
+	/* failure */
+	uint32_t err;
+	uint64_t iova, size, locked_bytes, memlock_limit;
+	uint32_t count;			/* refusals this event stands for, >= 1 */
+	/* threshold */
+	uint32_t level;			/* IOMMU_ACCOUNT_THRESHOLD_LEVEL_* */
+	uint32_t threshold;		/* per mille */
+};
+
+/* --- requests ------------------------------------------------------- */
+
+/*
+ * Each returns 0 or -errno (the kernel's, with c->extack; or the
+ * transport's). The callbacks get objects that live only during the call;
+ * a non-zero return from a callback stops and is returned as is.
+ * @key NULL: dump every object the caller may see; else a do for that one.
+ */
+int ia_get_status(struct ia_client *c, struct ia_status *st);
+int ia_get_uids(struct ia_client *c, const uint32_t *key,
+		int (*cb)(const struct ia_uid *u, void *arg), void *arg);
+int ia_get_containers(struct ia_client *c, const uint32_t *key,
+		      int (*cb)(const struct ia_container *ct, void *arg), void *arg);
+int ia_get_groups(struct ia_client *c, const uint32_t *key,
+		  int (*cb)(const struct ia_group *g, void *arg), void *arg);
+int ia_get_thresholds(struct ia_client *c, struct ia_thresholds *t);
+/* Set, then @t holds what the module now uses (its reply). */
+int ia_set_thresholds(struct ia_client *c, struct ia_thresholds *t);
+
+/* --- events --------------------------------------------------------- */
+
+/*
+ * Join the events group: -EOPNOTSUPP when the module offers none, -EPERM
+ * without the capability it asks for.
+ */
+int ia_events_subscribe(struct ia_client *c);
+/* Whether this process is in the initial network namespace (events are
+ * sent only there); true when it cannot tell. */
+bool ia_in_initial_netns(void);
+
+struct ia_events_cb {
+	/* @lost: events missing before this one (sequence gap), and whether
+	 * our socket overran (ENOBUFS) since the last event. */
+	int (*event)(const struct ia_event *ev, uint64_t lost, bool overrun, void *arg);
+	void *arg;
+	uint64_t last_seq;		/* state, zero-initialise */
+	bool overrun;
+};
+
+/*
+ * Receive what is queued (blocking when the socket is), calling @cb per
+ * event. Returns 0, a callback's non-zero value, or -errno. A socket
+ * overrun is not an error: it is remembered and reported with the next
+ * event (whose sequence number tells how many were lost).
+ */
+int ia_events_recv(struct ia_client *c, struct ia_events_cb *cb);
+int ia_client_fd(const struct ia_client *c);
+
+/* --- formatting ----------------------------------------------------- */
+
+/* "12.0 MiB", "4096 B", "unlimited" (UINT64_MAX). */
+const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
+/* Decimal u32, whole string; 0 or -1. */
+int ia_parse_u32(const char *s, uint32_t *v);
+/* "comm[pid] uid U", or "-" when absent. */
+const char *ia_owner_str(const struct ia_owner *o, char *buf, size_t len);
+/* "a,b,c" of @n numbers ("" when none; cut short at @len). */
+const char *ia_u32_list_str(const uint32_t *v, unsigned int n, char *buf, size_t len);
+
+/*
+ * A JSON writer that places commas itself: objects and arrays nest up to
+ * 16 deep; @key is NULL inside arrays and at the top.
+ */
+struct ia_json {
+	FILE *f;
+	int depth;
+	bool need_comma[16];
+};
+
+void ia_json_init(struct ia_json *j, FILE *f);
+void ia_json_obj_open(struct ia_json *j, const char *key);
+void ia_json_obj_close(struct ia_json *j);
+void ia_json_arr_open(struct ia_json *j, const char *key);
+void ia_json_arr_close(struct ia_json *j);
+void ia_json_u64(struct ia_json *j, const char *key, uint64_t v);
+void ia_json_i64(struct ia_json *j, const char *key, int64_t v);
+void ia_json_str(struct ia_json *j, const char *key, const char *s);
+void ia_json_null(struct ia_json *j, const char *key);
+void ia_json_bool(struct ia_json *j, const char *key, bool v);
+/* An owner object under @key, nothing when absent. */
+void ia_json_owner(struct ia_json *j, const char *key, const struct ia_owner *o);
+/* u64 or null for UINT64_MAX ("unlimited"). */
+void ia_json_u64_or_null(struct ia_json *j, const char *key, uint64_t v);
+void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v,
+		       unsigned int n);
+
+#endif

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libia typed parsers and the requests that use them. A missing attribute
+ * reads as 0 / absent; attributes this library does not know are ignored.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uapi/linux/iommu_account.h>
+
+#include "internal.h"
+
+static uint64_t u64a(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u64(tb[a]) : 0;
+}
+
+static uint32_t u32a(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u32(tb[a]) : 0;
+}
+
+static void stra(struct nlattr **tb, int a, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (tb[a])
+		snprintf(buf, len, "%s", nla_get_string(tb[a]));
+}
+
+/* Iterate the top-level attributes of a generic netlink message. */
+#define for_each_top_attr(a, nlh, rem) \
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0), \
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
+
+/* Every @attr of @nlh as a heap array; -ENOMEM. */
+static int u32_list(struct nlmsghdr *nlh, int attr, uint32_t **out, unsigned int *n)
+{
+	struct nlattr *a;
+	unsigned int cnt = 0;
+	int rem;
+
+	*out = NULL;
+	*n = 0;
+	for_each_top_attr(a, nlh, rem)
+		cnt += nla_type(a) == attr;
+	if (!cnt)
+		return 0;
+	*out = calloc(cnt, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for_each_top_attr(a, nlh, rem)
+		if (nla_type(a) == attr)
+			(*out)[(*n)++] = nla_get_u32(a);
+	return 0;
+}
+
+static void parse_owner(struct nlattr *nest, struct ia_owner *o)
+{
+	struct nlattr *tb[IOMMU_ACCOUNT_A_OWNER_MAX + 1];
+
+	memset(o, 0, sizeof(*o));
+	if (!nest || nla_parse_nested(tb, IOMMU_ACCOUNT_A_OWNER_MAX, nest, NULL))
+		return;
+	o->present = true;
+	o->pid = u32a(tb, IOMMU_ACCOUNT_A_OWNER_PID);
+	o->uid = u32a(tb, IOMMU_ACCOUNT_A_OWNER_UID);
+	stra(tb, IOMMU_ACCOUNT_A_OWNER_COMM, o->comm, sizeof(o->comm));
+}
+
+/* --- status ----------------------------------------------------------- */
+
+static void parse_feature(struct nlattr *nest, struct ia_feature *f)
+{
+	struct nlattr *tb[IOMMU_ACCOUNT_A_FEATURE_MAX + 1];
+
+	memset(f, 0, sizeof(*f));
+	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_FEATURE_MAX, nest, NULL))
+		return;
+	stra(tb, IOMMU_ACCOUNT_A_FEATURE_NAME, f->name, sizeof(f->name));
+	stra(tb, IOMMU_ACCOUNT_A_FEATURE_DETAIL, f->detail, sizeof(f->detail));
+	f->active = u32a(tb, IOMMU_ACCOUNT_A_FEATURE_STATE) == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
+}
+
+static int status_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct ia_status *st = arg;
+	struct nlattr *a;
+	int rem;
+
+	memset(st, 0, sizeof(*st));
+	stra(tb, IOMMU_ACCOUNT_A_STATUS_MODULE_VERSION, st->module_version,
+	     sizeof(st->module_version));
+	stra(tb, IOMMU_ACCOUNT_A_STATUS_KERNEL_RELEASE, st->kernel_release,
+	     sizeof(st->kernel_release));
+	st->page_size = u32a(tb, IOMMU_ACCOUNT_A_STATUS_PAGE_SIZE);
+	st->events_dropped = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED);
+	st->probes_missed = u64a(tb, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED);
+	st->vfio_untracked = u32a(tb, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED);
+	for_each_top_attr(a, nlh, rem)
+		if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_FEATURE && st->nfeatures < IA_MAX_FEATURES)
+			parse_feature(a, &st->features[st->nfeatures++]);
+	return 0;
+}
+
+int ia_get_status(struct ia_client *c, struct ia_status *st)
+{
+	return ia_request(c, ia_msg(c, IOMMU_ACCOUNT_CMD_GET_STATUS, false),
+			  IOMMU_ACCOUNT_A_STATUS_MAX, status_fn, st);
+}
+
+/* --- uids ------------------------------------------------------------- */
+
+struct cb_arg {
+	void *fn;
+	void *arg;
+};
+
+static int uid_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct cb_arg *ca = arg;
+	int (*fn)(const struct ia_uid *, void *) = ca->fn;
+	struct ia_uid u = { 0 };
+
+	(void)nlh;
+	if (!tb[IOMMU_ACCOUNT_A_UID_UID] || !tb[IOMMU_ACCOUNT_A_UID_LOCKED_BYTES])
+		return 0;
+	u.uid = u32a(tb, IOMMU_ACCOUNT_A_UID_UID);
+	u.locked_bytes = u64a(tb, IOMMU_ACCOUNT_A_UID_LOCKED_BYTES);
+	u.tasks = u32a(tb, IOMMU_ACCOUNT_A_UID_TASKS);
+	u.has_memlock = tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN] && tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX];
+	u.memlock_min = u64a(tb, IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN);
+	u.memlock_max = u64a(tb, IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX);
+	u.has_headroom = tb[IOMMU_ACCOUNT_A_UID_HEADROOM];
+	u.headroom = (int64_t)u64a(tb, IOMMU_ACCOUNT_A_UID_HEADROOM);
+	return fn(&u, ca->arg);
+}
+
+int ia_get_uids(struct ia_client *c, const uint32_t *key,
+		int (*cb)(const struct ia_uid *u, void *arg), void *arg)
+{
+	struct cb_arg ca = { (void *)cb, arg };
+
+	return ia_request_key(c, IOMMU_ACCOUNT_CMD_GET_UID, IOMMU_ACCOUNT_A_UID_UID, key,
+			      IOMMU_ACCOUNT_A_UID_MAX, uid_fn, &ca);
+}
+
+/* --- containers ------------------------------------------------------- */
+
+static void parse_failure(struct nlattr *nest, struct ia_failure *f)
+{
+	struct nlattr *tb[IOMMU_ACCOUNT_A_FAILURE_MAX + 1];
+
+	memset(f, 0, sizeof(*f));
+	if (!nest || nla_parse_nested(tb, IOMMU_ACCOUNT_A_FAILURE_MAX, nest, NULL))
+		return;
+	f->present = true;
+	f->time_ns = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_TIME_NS);
+	f->err = u32a(tb, IOMMU_ACCOUNT_A_FAILURE_ERRNO);
+	f->iova = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_IOVA);
+	f->size = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_SIZE);
+	parse_owner(tb[IOMMU_ACCOUNT_A_FAILURE_OWNER], &f->owner);
+}
+
+static int container_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct cb_arg *ca = arg;
+	int (*fn)(const struct ia_container *, void *) = ca->fn;
+	struct ia_container ct = { 0 };
+	int ret;
+
+	ct.id = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_ID);
+	if (u32_list(nlh, IOMMU_ACCOUNT_A_CONTAINER_GROUP, &ct.groups, &ct.ngroups))
+		return -ENOMEM;
+	ct.entries = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_ENTRIES);
+	ct.limit = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_LIMIT);
+	ct.mapped_bytes = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES);
+	ct.pinned_pages = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES);
+	ct.has_pinned_uid = tb[IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID];
+	ct.pinned_uid = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID);
+	parse_owner(tb[IOMMU_ACCOUNT_A_CONTAINER_OWNER], &ct.owner);
+	ct.map_ops = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAP_OPS);
+	ct.unmap_ops = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS);
+	ct.fail_enospc = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC);
+	ct.fail_enomem = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM);
+	ct.fail_einval = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL);
+	ct.fail_other = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER);
+	ct.inexact = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT);
+	parse_failure(tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE], &ct.last_failure);
+	ret = fn(&ct, ca->arg);
+	free(ct.groups);
+	return ret;
+}
+
+int ia_get_containers(struct ia_client *c, const uint32_t *key,
+		      int (*cb)(const struct ia_container *ct, void *arg), void *arg)
+{
+	struct cb_arg ca = { (void *)cb, arg };
+
+	return ia_request_key(c, IOMMU_ACCOUNT_CMD_GET_CONTAINER, IOMMU_ACCOUNT_A_CONTAINER_ID,
+			      key, IOMMU_ACCOUNT_A_CONTAINER_MAX, container_fn, &ca);
+}
+
+/* --- groups ----------------------------------------------------------- */
+
+static void parse_device(struct nlattr *nest, struct ia_device *d)
+{
+	struct nlattr *tb[IOMMU_ACCOUNT_A_DEVICE_MAX + 1];
+
+	memset(d, 0, sizeof(*d));
+	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_DEVICE_MAX, nest, NULL))
+		return;
+	stra(tb, IOMMU_ACCOUNT_A_DEVICE_ADDRESS, d->address, sizeof(d->address));
+	stra(tb, IOMMU_ACCOUNT_A_DEVICE_DRIVER, d->driver, sizeof(d->driver));
+	if (tb[IOMMU_ACCOUNT_A_DEVICE_VENDOR])
+		d->vendor = nla_get_u16(tb[IOMMU_ACCOUNT_A_DEVICE_VENDOR]);
+	if (tb[IOMMU_ACCOUNT_A_DEVICE_DEVICE])
+		d->device = nla_get_u16(tb[IOMMU_ACCOUNT_A_DEVICE_DEVICE]);
+}
+
+static int group_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct cb_arg *ca = arg;
+	int (*fn)(const struct ia_group *, void *) = ca->fn;
+	struct ia_group g = { 0 };
+	struct nlattr *a;
+	unsigned int n = 0;
+	int rem, ret;
+
+	g.id = u32a(tb, IOMMU_ACCOUNT_A_GROUP_ID);
+	g.backend = u32a(tb, IOMMU_ACCOUNT_A_GROUP_BACKEND);
+	g.has_container = tb[IOMMU_ACCOUNT_A_GROUP_CONTAINER_ID];
+	g.container = u32a(tb, IOMMU_ACCOUNT_A_GROUP_CONTAINER_ID);
+	parse_owner(tb[IOMMU_ACCOUNT_A_GROUP_OWNER], &g.owner);
+	for_each_top_attr(a, nlh, rem)
+		n += nla_type(a) == IOMMU_ACCOUNT_A_GROUP_DEVICE;
+	if (n) {
+		g.devices = calloc(n, sizeof(*g.devices));
+		if (!g.devices)
+			return -ENOMEM;
+	}
+	for_each_top_attr(a, nlh, rem)
+		if (nla_type(a) == IOMMU_ACCOUNT_A_GROUP_DEVICE)
+			parse_device(a, &g.devices[g.ndevices++]);
+	ret = fn(&g, ca->arg);
+	free(g.devices);
+	return ret;
+}
+
+int ia_get_groups(struct ia_client *c, const uint32_t *key,
+		  int (*cb)(const struct ia_group *g, void *arg), void *arg)
+{
+	struct cb_arg ca = { (void *)cb, arg };
+
+	return ia_request_key(c, IOMMU_ACCOUNT_CMD_GET_GROUP, IOMMU_ACCOUNT_A_GROUP_ID, key,
+			      IOMMU_ACCOUNT_A_GROUP_MAX, group_fn, &ca);
+}
+
+/* --- thresholds ------------------------------------------------------- */
+
+static int thresholds_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct ia_thresholds *t = arg;
+
+	(void)nlh;
+	t->warn = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_WARN);
+	t->crit = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT);
+	return 0;
+}
+
+int ia_get_thresholds(struct ia_client *c, struct ia_thresholds *t)
+{
+	return ia_request(c, ia_msg(c, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, false),
+			  IOMMU_ACCOUNT_A_THRESHOLDS_MAX, thresholds_fn, t);
+}
+
+int ia_set_thresholds(struct ia_client *c, struct ia_thresholds *t)
+{
+	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, false);
+
+	if (msg && (nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, t->warn) ||
+		    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, t->crit))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return ia_request(c, msg, IOMMU_ACCOUNT_A_THRESHOLDS_MAX, thresholds_fn, t);
+}
+
+/* --- events ----------------------------------------------------------- */
+
+int ia_parse_event(struct nlmsghdr *nlh, struct nlattr **tb, struct ia_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	if (!tb[IOMMU_ACCOUNT_A_EVENT_SEQ] || !tb[IOMMU_ACCOUNT_A_EVENT_TYPE])
+		return -EINVAL;
+	ev->seq = u64a(tb, IOMMU_ACCOUNT_A_EVENT_SEQ);
+	ev->type = u32a(tb, IOMMU_ACCOUNT_A_EVENT_TYPE);
+	ev->time_ns = u64a(tb, IOMMU_ACCOUNT_A_EVENT_TIME_NS);
+	ev->container = u32a(tb, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID);
+	if (u32_list(nlh, IOMMU_ACCOUNT_A_EVENT_GROUP, &ev->groups, &ev->ngroups))
+		return -ENOMEM;
+	ev->group_count = tb[IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT] ?
+		u32a(tb, IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT) : ev->ngroups;
+	ev->entries = u32a(tb, IOMMU_ACCOUNT_A_EVENT_ENTRIES);
+	ev->limit = u32a(tb, IOMMU_ACCOUNT_A_EVENT_LIMIT);
+	parse_owner(tb[IOMMU_ACCOUNT_A_EVENT_OWNER], &ev->owner);
+	ev->err = u32a(tb, IOMMU_ACCOUNT_A_EVENT_ERRNO);
+	ev->iova = u64a(tb, IOMMU_ACCOUNT_A_EVENT_IOVA);
+	ev->size = u64a(tb, IOMMU_ACCOUNT_A_EVENT_SIZE);
+	ev->locked_bytes = u64a(tb, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES);
+	ev->memlock_limit = u64a(tb, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT);
+	ev->count = tb[IOMMU_ACCOUNT_A_EVENT_COUNT] ? u32a(tb, IOMMU_ACCOUNT_A_EVENT_COUNT) : 1;
+	ev->level = u32a(tb, IOMMU_ACCOUNT_A_EVENT_LEVEL);
+	ev->threshold = u32a(tb, IOMMU_ACCOUNT_A_EVENT_THRESHOLD);
+	return 0;
+}
+
+void ia_free_event(struct ia_event *ev)
+{
+	free(ev->groups);
+	ev->groups = NULL;
+}
