@@ -108,6 +108,37 @@ wait "$holder"; rc=$?
 holder=""
 check "vfio_tool exits when its stdin closes" [ $rc = 0 ]
 
+# A listener that reads too slowly: its socket overruns (ENOBUFS, which
+# libnl reports as "out of memory"). When it resumes it says how many
+# events were lost and keeps following.
+echo 1 >$lim
+iommu-accountctl events >"$tmp/ov.txt" 2>&1 &
+evpid=$!
+check "overrun: listener subscribed" until_ok 100 subscribed
+kill -STOP $evpid
+# 100 containers x (warn, crit, ENOSPC): far more than its socket holds.
+vfio_tool churn 100 >"$tmp/churn.txt" 2>&1
+kill -CONT $evpid
+vfio_tool churn 1 >>"$tmp/churn.txt" 2>&1
+check "overrun: 101 containers refused at dma_entry_limit 1" \
+	sh -c "[ \"\$(cat '$tmp/churn.txt' | tr '\n' ' ')\" = 'refused 100 refused 1 ' ]"
+check "overrun: says how many events were lost" \
+	until_ok 200 grep -q '^!! [0-9]* events lost (socket overrun' "$tmp/ov.txt"
+# The gap is reported before the event that follows it, which is printed.
+check "overrun: keeps following (the event after the gap is printed)" \
+	until_ok 200 sh -c "sed -n '/events lost/,\$p' '$tmp/ov.txt' | grep -q '^#[0-9]* FAILURE container'"
+check "overrun: still running, no error" sh -c "kill -0 $evpid && ! grep -qi 'out of memory\\|error' '$tmp/ov.txt'"
+kill $evpid
+wait $evpid 2>/dev/null
+
+# Events are sent in the initial network namespace only; elsewhere the tool says so.
+unshare -n iommu-accountctl events >/dev/null 2>"$tmp/ns.err" &
+nspid=$!
+check "events in another network namespace: says events are sent only in the initial one" \
+	until_ok 100 grep -q 'not in the initial network namespace' "$tmp/ns.err"
+kill $nspid
+wait $nspid 2>/dev/null
+
 echo "1..$n"
 echo "# Totals: pass:$((n - fail)) fail:$fail"
 [ $fail = 0 ]

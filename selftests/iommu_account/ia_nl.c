@@ -343,8 +343,9 @@ static void parse_container(const struct nlmsghdr *nlh, struct ia_container *c)
 			c->id = mnl_attr_get_u32(a);
 			break;
 		case IOMMU_ACCOUNT_A_CONTAINER_GROUP:
-			if (c->ngroups < 16)
-				c->groups[c->ngroups++] = mnl_attr_get_u32(a);
+			if (c->ngroups < 64)
+				c->groups[c->ngroups] = mnl_attr_get_u32(a);
+			c->ngroups++;
 			break;
 		case IOMMU_ACCOUNT_A_CONTAINER_ENTRIES:
 			c->entries = mnl_attr_get_u32(a);
@@ -528,8 +529,9 @@ static void parse_event(const struct nlmsghdr *nlh, struct ia_event *ev)
 			ev->container = mnl_attr_get_u32(a);
 			break;
 		case IOMMU_ACCOUNT_A_EVENT_GROUP:
-			if (ev->ngroups < 16)
-				ev->groups[ev->ngroups++] = mnl_attr_get_u32(a);
+			if (ev->ngroups < 64)
+				ev->groups[ev->ngroups] = mnl_attr_get_u32(a);
+			ev->ngroups++;
 			break;
 		case IOMMU_ACCOUNT_A_EVENT_ENTRIES:
 			ev->entries = mnl_attr_get_u32(a);
@@ -599,5 +601,56 @@ int ia_event_read(struct ia_nl *s, struct ia_event *ev, int timeout_ms)
 		ev_off = 0;
 		if (ev_len < 0)
 			return -errno;
+	}
+}
+
+int ia_dump_groups_split(struct ia_nl *s, void (*between)(void *), void *arg,
+			 uint32_t *ids, uint32_t *ctrs, int max, int *nrecv)
+{
+	char buf[4096];
+	struct nlmsghdr *nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_GROUP, NLM_F_DUMP);
+	uint32_t seq = ++s->seq;
+	int n = 0;
+
+	*nrecv = 0;
+	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	if (mnl_socket_sendto(s->nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		struct nlmsghdr *m;
+		ssize_t r = recv(mnl_socket_get_fd(s->nl), buf, sizeof(buf), 0);
+		int len;
+
+		if (r < 0)
+			return -errno;
+		if (!(*nrecv)++ && between)
+			between(arg);
+		len = (int)r;
+		for (m = (struct nlmsghdr *)buf; mnl_nlmsg_ok(m, len); m = mnl_nlmsg_next(m, &len)) {
+			const struct nlattr *a;
+			uint32_t id = 0, ctr = 0;
+
+			if (m->nlmsg_seq != seq)
+				continue;
+			if (m->nlmsg_type == NLMSG_ERROR)
+				return ((const struct nlmsgerr *)mnl_nlmsg_get_payload(m))->error;
+			if (m->nlmsg_type == NLMSG_DONE) {
+				int err = *(int *)mnl_nlmsg_get_payload(m);
+
+				return err ? err : n;
+			}
+			mnl_attr_for_each(a, m, sizeof(struct genlmsghdr)) {
+				if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_GROUP_ID)
+					id = mnl_attr_get_u32(a);
+				if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_GROUP_CONTAINER_ID)
+					ctr = mnl_attr_get_u32(a);
+			}
+			if (n < max) {
+				ids[n] = id;
+				ctrs[n] = ctr;
+			}
+			n++;
+		}
 	}
 }

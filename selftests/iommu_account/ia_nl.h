@@ -53,8 +53,8 @@ struct ia_container {
 	uint64_t mapped_bytes, pinned_pages, map_ops, unmap_ops;
 	uint64_t fail_enospc, fail_enomem, fail_einval, fail_other;
 	uint32_t inexact;
-	int ngroups;
-	uint32_t groups[16];
+	int ngroups;		/* every group attribute, even beyond groups[] */
+	uint32_t groups[64];
 	struct ia_owner owner;
 	int has_last;
 	uint32_t last_errno;
@@ -67,8 +67,8 @@ struct ia_event {
 	uint32_t type, container, entries, limit, err, level, threshold;
 	uint32_t count, group_count;
 	uint64_t iova, size, locked, memlock;
-	int ngroups;
-	uint32_t groups[16];
+	int ngroups;		/* every group attribute, even beyond groups[] */
+	uint32_t groups[64];
 	struct ia_owner who;
 };
 
@@ -92,6 +92,15 @@ int ia_get_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit);
 int ia_events_join(struct ia_nl *s);
 /* Next event within @timeout_ms: 1, 0 on time-out, or -errno. */
 int ia_event_read(struct ia_nl *s, struct ia_event *ev, int timeout_ms);
+
+/*
+ * A GET_GROUP dump read one recv() of 4 KiB at a time; @between (if set)
+ * runs after the first recv(), e.g. to drop privileges mid-dump. Group ids
+ * and container ids (0: none) go to @ids/@ctrs (room for @max). Returns
+ * the number of groups or -errno; *nrecv is the number of recv() calls.
+ */
+int ia_dump_groups_split(struct ia_nl *s, void (*between)(void *), void *arg,
+			 uint32_t *ids, uint32_t *ctrs, int max, int *nrecv);
 
 /* Convenience: the pot of @uid, or -1 if it has no user_struct. */
 int64_t ia_locked(struct ia_nl *s, uint32_t uid);

@@ -3,7 +3,8 @@
  * VFIO type1 containers, checked against the kernel's own answers: the
  * ENOSPC at dma_entry_limit, DMA_AVAIL from VFIO_IOMMU_GET_INFO, VmLck
  * (mm->locked_vm) of the mapper, the ENOMEM past RLIMIT_MEMLOCK. Uses the
- * VM's edu devices bound to vfio-pci (scripts/vm/run gives it two).
+ * VM's edu devices bound to vfio-pci (scripts/vm/run gives it two; the
+ * many-groups tests need `--edu 40`, as scripts/check boots it).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -918,6 +919,229 @@ TEST_F(vfio, untracked_container_reported)
 	vfio_ctr_close(&c);
 	get_status(_metadata, &self->nl, &st);
 	EXPECT_EQ(0, st.vfio_untracked);
+}
+
+/* Enough groups for a dump of several messages and more than 16 per container. */
+#define MANY_GROUPS 30
+
+/* Attach groups[1..n-1] to @c's container; their fds in @fds. */
+static int attach_groups(struct vfio_ctr *c, const int *groups, int n, int *fds)
+{
+	char path[64];
+	int i;
+
+	for (i = 1; i < n; i++) {
+		snprintf(path, sizeof(path), "/dev/vfio/%d", groups[i]);
+		fds[i] = open(path, O_RDWR);
+		if (fds[i] < 0 || ioctl(fds[i], VFIO_GROUP_SET_CONTAINER, &c->container))
+			return -errno;
+	}
+	return 0;
+}
+
+static int find_u32(const uint32_t *v, int n, uint32_t x)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return i;
+	return -1;
+}
+
+/*
+ * Defect 13: more than 16 groups in one container. The container lists
+ * every one (do and dump), every group names the container, and a refusal
+ * event counts them all.
+ */
+TEST_F(vfio, many_groups_one_container_all_listed)
+{
+	uint32_t ids[256], ctrs[256];
+	int all[64], fds[64], n, i, k, ng, nrecv;
+	struct ia_container ct, dump[64];
+	struct ia_event ev;
+	struct ia_nl evs;
+	struct vfio_ctr c;
+
+	n = vfio_edu_groups(all, 64);
+	if (n < MANY_GROUPS)
+		SKIP(return, "%d edu groups; boot with scripts/vm/run --edu 40", n);
+	ASSERT_EQ(0, vfio_set_entry_limit(1));
+	ASSERT_EQ(0, ia_nl_open(&evs));
+	ASSERT_EQ(0, ia_events_join(&evs));
+	ASSERT_EQ(0, vfio_ctr_open(&c, all[0]));
+	ASSERT_EQ(0, attach_groups(&c, all, n, fds));
+	ASSERT_EQ(0, vfio_map(&c, 0x100000, PAGE));
+	ASSERT_EQ(-ENOSPC, vfio_map(&c, 0x200000, PAGE));
+
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	ASSERT_EQ(n, ct.ngroups);
+	for (i = 0; i < n; i++)
+		EXPECT_LE(0, find_u32(ct.groups, n, all[i])) TH_LOG("group %d missing", all[i]);
+	ASSERT_EQ(0, ia_get_container(&self->nl, ct.id, &dump[0]));
+	EXPECT_EQ(n, dump[0].ngroups);
+	k = ia_dump_containers(&self->nl, dump, 64);
+	ASSERT_LE(1, k);
+	for (i = 0; i < k && dump[i].id != ct.id; i++)
+		;
+	ASSERT_LT(i, k);
+	EXPECT_EQ(n, dump[i].ngroups);
+
+	ng = ia_dump_groups_split(&self->nl, NULL, NULL, ids, ctrs, 256, &nrecv);
+	ASSERT_LE(n, ng);
+	for (i = 0; i < n; i++) {
+		k = find_u32(ids, ng, all[i]);
+		ASSERT_LE(0, k) TH_LOG("group %d not in the group dump", all[i]);
+		EXPECT_EQ(ct.id, ctrs[k]);
+	}
+
+	/* The ENOSPC event: first 64 groups listed, group-count says all. */
+	do {
+		ASSERT_EQ(1, ia_event_read(&evs, &ev, 5000));
+	} while (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE || ev.container != ct.id);
+	EXPECT_EQ(ENOSPC, ev.err);
+	EXPECT_EQ(n, ev.group_count);
+	for (i = 1; i < n; i++)
+		close(fds[i]);
+	vfio_ctr_close(&c);
+	ia_nl_close(&evs);
+}
+
+/* Drop to uid 1000 with no capabilities. */
+static void drop_to_user(void *arg)
+{
+	(void)arg;
+	if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+		_exit(99);
+}
+
+/*
+ * Defect 12: what a group dump shows is decided when it starts. A dump
+ * started by root and read on after the reader dropped to an unprivileged
+ * uid still lists root's groups (no half-filtered view); a dump started by
+ * that uid lists none of them.
+ */
+TEST_F(vfio, group_dump_view_taken_at_start)
+{
+	int all[64], fds[64], n, i, fd[2], res[4];
+	struct ia_container ct;
+	struct vfio_ctr c;
+	pid_t pid;
+
+	n = vfio_edu_groups(all, 64);
+	if (n < MANY_GROUPS)
+		SKIP(return, "%d edu groups; boot with scripts/vm/run --edu 40", n);
+	ASSERT_EQ(0, vfio_ctr_open(&c, all[0]));
+	ASSERT_EQ(0, attach_groups(&c, all, n, fds));
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	ASSERT_EQ(0, pipe(fd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint32_t ids[256], ctrs[256];
+		struct ia_nl nl;
+		int nrecv, ng, ng2, mine = 0, later = 0;
+
+		if (ia_nl_open(&nl))
+			_exit(98);
+		ng = ia_dump_groups_split(&nl, drop_to_user, NULL, ids, ctrs, 256, &nrecv);
+		for (i = 0; i < ng && i < 256; i++)
+			mine += ctrs[i] == ct.id;
+		/* Now unprivileged from the start. */
+		ng2 = ia_dump_groups_split(&nl, NULL, NULL, ids, ctrs, 256, &i);
+		for (i = 0; i < ng2 && i < 256; i++)
+			later += ctrs[i] == ct.id;
+		res[0] = ng;
+		res[1] = nrecv;
+		res[2] = mine;
+		res[3] = later;
+		if (write(fd[1], res, sizeof(res)) != sizeof(res))
+			_exit(97);
+		_exit(0);
+	}
+	close(fd[1]);
+	ASSERT_EQ(sizeof(res), read(fd[0], res, sizeof(res)));
+	ASSERT_EQ(pid, waitpid(pid, &i, 0));
+	EXPECT_EQ(0, i);
+	EXPECT_LE(2, res[1]) TH_LOG("the dump fit in one recv(): not a test of its continuation");
+	EXPECT_EQ(n, res[2]) TH_LOG("started as root, read as uid 1000: %d of %d groups", res[2], n);
+	EXPECT_EQ(0, res[3]);
+	for (i = 1; i < n; i++)
+		close(fds[i]);
+	vfio_ctr_close(&c);
+}
+
+/* STATUS readers: count reads whose vfio-type1 state and detail disagree. */
+struct status_reader {
+	volatile int stop;
+	int reads, torn, errors;
+	char last_bad[160];
+};
+
+static void *status_reader_fn(void *arg)
+{
+	struct status_reader *r = arg;
+	struct ia_status st;
+	struct ia_nl nl;
+	int i;
+
+	if (ia_nl_open(&nl)) {
+		r->errors++;
+		return NULL;
+	}
+	while (!r->stop) {
+		if (ia_get_status(&nl, &st)) {
+			r->errors++;
+			continue;
+		}
+		r->reads++;
+		for (i = 0; i < st.nfeat; i++) {
+			const struct ia_feature *f = &st.feat[i];
+			bool ok;
+
+			if (strcmp(f->name, "vfio-type1"))
+				continue;
+			if (f->state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE)
+				ok = !strncmp(f->detail, "kprobes on vfio_iommu_type1", 27);
+			else
+				ok = !strcmp(f->detail,
+					     "vfio_iommu_type1 not loaded: hooks attach when it loads");
+			if (!ok) {
+				r->torn++;
+				snprintf(r->last_bad, sizeof(r->last_bad), "%u %s", f->state, f->detail);
+			}
+		}
+	}
+	ia_nl_close(&nl);
+	return NULL;
+}
+
+/*
+ * Defect 15: the feature table is rewritten by the module notifier while
+ * STATUS copies it. Two readers hammer STATUS while vfio_iommu_type1 is
+ * unloaded and loaded 15 times: every copy has a state and a detail that
+ * belong together. (A race test: it can only catch a torn copy, not prove
+ * there is none.)
+ */
+TEST_F(vfio, status_consistent_while_type1_reloads)
+{
+	struct status_reader r = { 0 };
+	pthread_t th[2];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, status_reader_fn, &r));
+	for (i = 0; i < 15; i++) {
+		ASSERT_EQ(0, system("rmmod vfio_iommu_type1"));
+		ASSERT_EQ(0, system("modprobe vfio_iommu_type1"));
+	}
+	r.stop = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	EXPECT_EQ(0, r.errors);
+	EXPECT_LT(30, r.reads);
+	EXPECT_EQ(0, r.torn) TH_LOG("last torn copy: %s", r.last_bad);
+	EXPECT_EQ(1, feature_active(&self->nl, "vfio-type1"));
 }
 
 TEST_HARNESS_MAIN

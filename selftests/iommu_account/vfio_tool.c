@@ -8,6 +8,9 @@
  *                                   then stay until stdin closes
  *   vfio_tool bench PAIRS           PAIRS x (MAP_DMA + UNMAP_DMA) of 4 KiB;
  *                                   print "ns_per_pair N"
+ *   vfio_tool churn N               N x (open a container, map 4 KiB
+ *                                   entries until the kernel refuses, close);
+ *                                   print "refused N"
  */
 #include <errno.h>
 #include <stdio.h>
@@ -90,12 +93,32 @@ static int bench(long pairs)
 	return 0;
 }
 
+static int churn(int n)
+{
+	struct vfio_ctr c;
+	int i, k, refused = 0;
+
+	for (i = 0; i < n; i++) {
+		if (open_first(&c))
+			return 1;
+		for (k = 0; k < 65536; k++)
+			if (vfio_map(&c, 0x100000 + (uint64_t)k * 4096, 4096))
+				break;
+		refused += k < 65536;
+		vfio_ctr_close(&c);
+	}
+	printf("refused %d\n", refused);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "churn"))
+		return churn(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "leak"))
 		return leak(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 0);
 	if (argc == 3 && !strcmp(argv[1], "bench"))
 		return bench(atol(argv[2]));
-	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS\n");
+	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS | churn N\n");
 	return 2;
 }

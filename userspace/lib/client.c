@@ -254,9 +254,14 @@ static int event_msg_cb(struct nl_msg *msg, void *arg)
 	/* A gap: events dropped by the module's queue or by our socket. */
 	if (cb->last_seq && ev.seq > cb->last_seq + 1)
 		lost = ev.seq - cb->last_seq - 1;
-	ret = cb->event(&ev, lost, cb->overrun, cb->arg);
+	/*
+	 * The kernel reports ENOBUFS before the events still queued, so the
+	 * overrun shows as the next gap, not at the next event.
+	 */
+	ret = cb->event(&ev, lost, cb->overrun && lost, cb->arg);
 	ia_free_event(&ev);
-	cb->overrun = false;
+	if (lost)
+		cb->overrun = false;
 	cb->last_seq = ev.seq;
 	if (ret) {
 		s->ret = ret;

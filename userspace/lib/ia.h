@@ -188,8 +188,8 @@ int ia_events_subscribe(struct ia_client *c);
 bool ia_in_initial_netns(void);
 
 struct ia_events_cb {
-	/* @lost: events missing before this one (sequence gap), and whether
-	 * our socket overran (ENOBUFS) since the last event. */
+	/* @lost: events missing before this one (sequence gap); @overrun:
+	 * whether our socket overran (ENOBUFS) since the last gap. */
 	int (*event)(const struct ia_event *ev, uint64_t lost, bool overrun, void *arg);
 	void *arg;
 	uint64_t last_seq;		/* state, zero-initialise */
