@@ -6,7 +6,8 @@
  *   events.c   the event queue: sequence numbers, per-object coalescing of
  *              failures, one sink (registered by the netlink layer, so no
  *              source ever calls netlink)
- *   uid.c      source: the per-uid locked-memory pot
+ *   uid.c      source: the per-uid locked-memory pot (task list, uid hash)
+ *   memlock.c  source: the pot's charge paths (consumers, holders, events)
  *   vfio.c     source: VFIO type1 containers and IOMMU groups
  *   nl*.c      the generic netlink family (nl.c: family, permissions,
  *              status, thresholds; nl_uid.c, nl_vfio.c: each source's
@@ -34,6 +35,8 @@ enum ia_feature {
 	IA_FEAT_VFIO_GROUPS,
 	IA_FEAT_IOMMUFD,
 	IA_FEAT_EVENTS,
+	IA_FEAT_MEMLOCK_URING,
+	IA_FEAT_MEMLOCK_OTHER,
 	IA_FEAT_COUNT,
 };
 
@@ -83,11 +86,31 @@ enum ia_event_type {
 	IA_EV_THRESHOLD,
 };
 
-/* One event of a VFIO container (the only source with events so far). */
+enum ia_kind {
+	IA_KIND_VFIO_CONTAINER = IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER,
+	IA_KIND_UID_POT = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT,
+};
+
+/* What charged the per-uid pot (the spec's consumer enum). */
+enum ia_consumer {
+	IA_CONS_URING_BUFFERS = IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS,
+	IA_CONS_URING_RINGS = IOMMU_ACCOUNT_CONSUMER_IO_URING_RINGS,
+	IA_CONS_URING_ZC = IOMMU_ACCOUNT_CONSUMER_IO_URING_ZEROCOPY,
+	IA_CONS_URING_OTHER = IOMMU_ACCOUNT_CONSUMER_IO_URING_OTHER,
+	IA_CONS_COUNT,
+};
+
+/* One event of a VFIO container or of a uid's pot. */
 struct ia_event {
 	u64 seq;
 	u64 time_ns;
+	enum ia_kind kind;
 	enum ia_event_type type;
+	/* uid-pot */
+	kuid_t pot_uid;
+	enum ia_consumer consumer;
+	u64 cgroup_id;
+	/* vfio-container */
 	u32 container;
 	unsigned int ngroups;		/* listed in groups[] */
 	unsigned int group_count;	/* attached; > ngroups when cut */
@@ -139,6 +162,8 @@ u32 ia_coalesce_due(struct ia_coalesce *co, u64 now);
 /* The interval, in ns (module parameter event_interval_ms). */
 u64 ia_coalesce_interval_ns(void);
 
+struct ia_memlock_uids;
+
 /* --- source: the per-uid pot (uid.c) ---------------------------------------- */
 
 /* One user and its pot, as found by a snapshot. */
@@ -148,14 +173,19 @@ struct ia_uid_rec {
 	u64 locked_pages;
 	u64 rlim_min;	/* bytes; U64_MAX: unlimited; meaningless when !tasks */
 	u64 rlim_max;
+	u64 cgid;	/* while collecting: the task's cgroup v2 id */
+	u32 cgroups;	/* distinct cgroups of the tasks */
 };
 
 struct ia_uid_snap {
 	unsigned int nr;
+	struct ia_memlock_uids *ml;	/* the breakdown, set by the netlink layer */
 	struct ia_uid_rec rec[];
 };
 
 int ia_uid_init(void);
+/* The cgroup v2 id of @task (its directory's inode number), 0 without cgroups. */
+u64 ia_task_cgroup_id(struct task_struct *task);
 void ia_uid_exit(void);
 /* Snapshot of every user (or of @only when @filter), sorted by uid; kvfree() it. */
 struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only);
@@ -236,6 +266,46 @@ void ia_vfio_thresholds_set(const struct ia_thresholds *t);
 u64 ia_vfio_probes_missed(void);
 /* Live type1 containers this module does not follow (opened before it loaded). */
 u32 ia_vfio_untracked(void);
+
+/* --- source: the charge paths of the per-uid pot (memlock.c) -------------- */
+
+/* A uid's pot as this module followed it since it loaded. */
+struct ia_memlock_uid {
+	kuid_t uid;
+	u64 pages[IA_CONS_COUNT];	/* attributed, still charged */
+	u64 pending_pages;		/* of those: waiting for deferred release */
+	u64 charges, refusals;
+	u32 inexact;			/* IOMMU_ACCOUNT_UID_INEXACT_* */
+};
+
+struct ia_memlock_uids {
+	unsigned int nr;
+	bool probe_missed;
+	struct ia_memlock_uid u[];	/* sorted by uid */
+};
+
+/* What one live or exited process still holds. */
+struct ia_memlock_proc {
+	pid_t pid;			/* initial pid namespace */
+	u64 pages[IA_CONS_COUNT];
+	u32 rings;
+};
+
+struct ia_memlock_procs {
+	unsigned int nr;
+	struct ia_memlock_proc p[];	/* sorted by pid */
+};
+
+int ia_memlock_init(void);
+void ia_memlock_exit(void);
+/* Snapshots; kvfree() them. */
+struct ia_memlock_uids *ia_memlock_uids(void);
+const struct ia_memlock_uid *ia_memlock_uid_find(const struct ia_memlock_uids *s, kuid_t uid);
+struct ia_memlock_procs *ia_memlock_procs(void);
+const struct ia_memlock_proc *ia_memlock_proc_find(const struct ia_memlock_procs *s, pid_t pid);
+void ia_memlock_thresholds_get(struct ia_thresholds *t, u32 *margin);
+void ia_memlock_thresholds_set(const struct ia_thresholds *t, u32 margin);
+u64 ia_memlock_probes_missed(void);
 
 /* --- netlink (nl.c) ---------------------------------------------------------- */
 

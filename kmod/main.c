@@ -18,9 +18,12 @@ static int __init ia_init(void)
 	ret = ia_uid_init();
 	if (ret)
 		return ret;
-	ret = ia_vfio_init();
+	ret = ia_memlock_init();
 	if (ret)
 		goto err_uid;
+	ret = ia_vfio_init();
+	if (ret)
+		goto err_memlock;
 	ret = ia_netlink_init();
 	if (ret)
 		goto err_vfio;
@@ -29,6 +32,8 @@ static int __init ia_init(void)
 
 err_vfio:
 	ia_vfio_exit();
+err_memlock:
+	ia_memlock_exit();
 err_uid:
 	ia_uid_exit();
 	ia_events_exit();
@@ -39,6 +44,7 @@ static void __exit ia_exit(void)
 {
 	ia_netlink_exit();
 	ia_vfio_exit();
+	ia_memlock_exit();
 	ia_uid_exit();
 	ia_events_exit();
 }

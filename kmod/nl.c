@@ -51,9 +51,20 @@ static const struct nla_policy ia_container_policy[IOMMU_ACCOUNT_A_CONTAINER_ID 
 	[IOMMU_ACCOUNT_A_CONTAINER_ID] = { .type = NLA_U32 },
 };
 
-static const struct nla_policy ia_thresholds_policy[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT + 1] = {
+static const struct nla_policy ia_thresholds_policy[IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN + 1] = {
 	[IOMMU_ACCOUNT_A_THRESHOLDS_WARN] = { .type = NLA_U32 },
 	[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT] = { .type = NLA_U32 },
+	[IOMMU_ACCOUNT_A_THRESHOLDS_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_UID_POT),
+	[IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy ia_thresholds_get_policy[IOMMU_ACCOUNT_A_THRESHOLDS_KIND + 1] = {
+	[IOMMU_ACCOUNT_A_THRESHOLDS_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_UID_POT),
+};
+
+static const struct nla_policy ia_proc_policy[IOMMU_ACCOUNT_A_PROC_UID + 1] = {
+	[IOMMU_ACCOUNT_A_PROC_PID] = { .type = NLA_U32 },
+	[IOMMU_ACCOUNT_A_PROC_UID] = { .type = NLA_U32 },
 };
 
 enum ia_mcgrp {
@@ -217,7 +228,7 @@ static int ia_put_status(struct sk_buff *msg, const void *feat, unsigned int unu
 	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED,
 			      ia_events_dropped(), pad) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED,
-			      ia_vfio_probes_missed(), pad) ||
+			      ia_vfio_probes_missed() + ia_memlock_probes_missed(), pad) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED, ia_vfio_untracked()))
 		return -EMSGSIZE;
 	return 0;
@@ -233,27 +244,58 @@ static int ia_get_status_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* --- GET_THRESHOLDS, SET_THRESHOLDS ---------------------------------------------- */
 
-static int ia_put_thresholds(struct sk_buff *msg, const void *t, unsigned int unused,
+/* Thresholds of one quota kind; margin is meaningful for the uid pot only. */
+struct ia_thr_reply {
+	struct ia_thresholds t;
+	u32 kind;
+	u32 margin;
+};
+
+static int ia_put_thresholds(struct sk_buff *msg, const void *p, unsigned int unused,
 			     struct user_namespace *ns)
 {
-	const struct ia_thresholds *th = t;
+	const struct ia_thr_reply *r = p;
 
-	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, th->warn) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, th->crit))
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, r->t.warn) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, r->t.crit) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, r->kind))
+		return -EMSGSIZE;
+	if (r->kind == IA_KIND_UID_POT &&
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, r->margin))
 		return -EMSGSIZE;
 	return 0;
 }
 
+static void ia_thresholds_of(u32 kind, struct ia_thr_reply *r)
+{
+	r->kind = kind;
+	r->margin = 0;
+	if (kind == IA_KIND_UID_POT)
+		ia_memlock_thresholds_get(&r->t, &r->margin);
+	else
+		ia_vfio_thresholds_get(&r->t);
+}
+
+static u32 ia_thr_kind(struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_KIND];
+
+	return a ? nla_get_u32(a) : IA_KIND_VFIO_CONTAINER;
+}
+
 static int ia_get_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ia_thresholds t;
+	struct ia_thr_reply r;
 
-	ia_vfio_thresholds_get(&t);
-	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, ia_put_thresholds, &t, 0);
+	ia_thresholds_of(ia_thr_kind(info), &r);
+	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, ia_put_thresholds, &r, 0);
 }
 
 static int ia_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *margin = info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN];
+	u32 kind = ia_thr_kind(info);
+	struct ia_thr_reply r;
 	struct ia_thresholds t;
 
 	if (!ia_nl_admin(skb)) {
@@ -279,8 +321,71 @@ static int ia_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 				    "warn must be below crit");
 		return -EINVAL;
 	}
-	ia_vfio_thresholds_set(&t);
-	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, ia_put_thresholds, &t, 0);
+	if (margin && kind != IA_KIND_UID_POT) {
+		NL_SET_ERR_MSG_ATTR(info->extack, margin,
+				    "margin is for the uid-pot thresholds only");
+		return -EINVAL;
+	}
+	if (margin && nla_get_u32(margin) >= t.warn) {
+		NL_SET_ERR_MSG_ATTR(info->extack, margin, "margin must be below warn");
+		return -EINVAL;
+	}
+	if (kind == IA_KIND_UID_POT) {
+		ia_thresholds_of(kind, &r);
+		ia_memlock_thresholds_set(&t, margin ? nla_get_u32(margin) : r.margin);
+	} else {
+		ia_vfio_thresholds_set(&t);
+	}
+	ia_thresholds_of(kind, &r);
+	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, ia_put_thresholds, &r, 0);
+}
+
+/* --- events ------------------------------------------------------------------------ */
+
+static int ia_nl_put_pot_event(struct sk_buff *msg, const struct ia_event *ev)
+{
+	const int pad = IOMMU_ACCOUNT_A_EVENT_PAD;
+
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_UID,
+			from_kuid_munged(&init_user_ns, ev->pot_uid)) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_CONSUMER, ev->consumer) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_CGROUP_ID, ev->cgroup_id, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SIZE, ev->size, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES, ev->locked_bytes, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT, ev->memlock, pad))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* One event: what every kind has, then the kind's own attributes. */
+int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev)
+{
+	const int pad = IOMMU_ACCOUNT_A_EVENT_PAD;
+	int ret;
+
+	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SEQ, ev->seq, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_TYPE,
+			ev->type == IA_EV_FAILURE ? IOMMU_ACCOUNT_EVENT_TYPE_FAILURE :
+						    IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_TIME_NS, ev->time_ns, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_KIND, ev->kind) ||
+	    ia_put_owner(msg, IOMMU_ACCOUNT_A_EVENT_OWNER, &ev->who, &init_user_ns))
+		return -EMSGSIZE;
+	ret = ev->kind == IA_KIND_UID_POT ? ia_nl_put_pot_event(msg, ev) :
+					     ia_nl_put_vfio_event(msg, ev);
+	if (ret)
+		return ret;
+	if (ev->type == IA_EV_FAILURE &&
+	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ERRNO, ev->err) ||
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_COUNT, ev->count)))
+		return -EMSGSIZE;
+	if (ev->type == IA_EV_THRESHOLD &&
+	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LEVEL,
+			 ev->level == IA_LEVEL_CRIT ? IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT :
+						      IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN) ||
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_THRESHOLD, ev->threshold)))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /* --- the event sink -------------------------------------------------------------- */
@@ -351,6 +456,8 @@ static const struct genl_ops ia_ops[] = {
 	{
 		.cmd = IOMMU_ACCOUNT_CMD_GET_THRESHOLDS,
 		.doit = ia_get_thresholds_doit,
+		.policy = ia_thresholds_get_policy,
+		.maxattr = ARRAY_SIZE(ia_thresholds_get_policy) - 1,
 	},
 	{
 		/* CAP_SYS_ADMIN is checked in the handler (not GENL_ADMIN_PERM:
@@ -360,6 +467,15 @@ static const struct genl_ops ia_ops[] = {
 		.doit = ia_set_thresholds_doit,
 		.policy = ia_thresholds_policy,
 		.maxattr = ARRAY_SIZE(ia_thresholds_policy) - 1,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_PROC,
+		.doit = ia_nl_get_proc_doit,
+		.start = ia_nl_get_proc_start,
+		.dumpit = ia_nl_get_proc_dumpit,
+		.done = ia_snap_dump_done,
+		.policy = ia_proc_policy,
+		.maxattr = ARRAY_SIZE(ia_proc_policy) - 1,
 	},
 };
 

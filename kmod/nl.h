@@ -50,9 +50,16 @@ int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
 		 struct user_namespace *ns);
 
 /* nl_uid.c */
+/* One nest of consumer-bytes per consumer with pages, as @attr. */
+int ia_put_consumers(struct sk_buff *msg, int attr, const u64 *pages);
 int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info);
 int ia_nl_get_uid_start(struct netlink_callback *cb);
 int ia_nl_get_uid_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* nl_proc.c */
+int ia_nl_get_proc_doit(struct sk_buff *skb, struct genl_info *info);
+int ia_nl_get_proc_start(struct netlink_callback *cb);
+int ia_nl_get_proc_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* nl_vfio.c */
 int ia_nl_get_container_doit(struct sk_buff *skb, struct genl_info *info);
@@ -62,6 +69,9 @@ int ia_nl_get_group_doit(struct sk_buff *skb, struct genl_info *info);
 int ia_nl_get_group_start(struct netlink_callback *cb);
 int ia_nl_get_group_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int ia_nl_get_group_done(struct netlink_callback *cb);
+int ia_nl_put_vfio_event(struct sk_buff *msg, const struct ia_event *ev);
+
+/* nl.c */
 int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev);
 
 #endif

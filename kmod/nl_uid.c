@@ -23,15 +23,73 @@ static s64 ia_headroom(u64 limit, u64 locked)
 	return -(s64)min_t(u64, locked - limit, S64_MAX);
 }
 
+int ia_put_consumers(struct sk_buff *msg, int attr, const u64 *pages)
+{
+	struct nlattr *nest;
+	int c;
+
+	for (c = 0; c < IA_CONS_COUNT; c++) {
+		if (!pages[c])
+			continue;
+		nest = nla_nest_start(msg, attr);
+		if (!nest ||
+		    nla_put_u32(msg, IOMMU_ACCOUNT_A_CONSUMER_BYTES_CONSUMER, c) ||
+		    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_CONSUMER_BYTES_BYTES,
+				      pages[c] << PAGE_SHIFT, IOMMU_ACCOUNT_A_CONSUMER_BYTES_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
+/*
+ * The breakdown: consumers as followed since load; unattributed is the
+ * kernel's counter (read in the same snapshot as locked-bytes) minus them,
+ * so the parts add up to locked-bytes. The two are read moments apart: a
+ * release in between can leave attributed above the counter for that one
+ * reading, so unattributed is clamped at 0.
+ */
+static int ia_put_breakdown(struct sk_buff *msg, const struct ia_uid_rec *r,
+			    const struct ia_memlock_uids *ml)
+{
+	const int pad = IOMMU_ACCOUNT_A_UID_PAD;
+	const struct ia_memlock_uid *m = ml ? ia_memlock_uid_find(ml, r->uid) : NULL;
+	u64 attributed = 0, pending = 0, charges = 0, refusals = 0;
+	u32 inexact = ml && ml->probe_missed ? IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED : 0;
+	static const u64 none[IA_CONS_COUNT];
+	int c;
+
+	if (m) {
+		for (c = 0; c < IA_CONS_COUNT; c++)
+			attributed += m->pages[c];
+		pending = m->pending_pages;
+		charges = m->charges;
+		refusals = m->refusals;
+		inexact |= m->inexact;
+	}
+	if (ia_put_consumers(msg, IOMMU_ACCOUNT_A_UID_CONSUMER, m ? m->pages : none) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_UNATTRIBUTED_BYTES,
+			      (r->locked_pages - min(r->locked_pages, attributed)) << PAGE_SHIFT,
+			      pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_PENDING_BYTES, pending << PAGE_SHIFT, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_CGROUPS, r->cgroups) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_CHARGES, charges, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_REFUSALS, refusals, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_INEXACT, inexact))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int ia_put_uid(struct sk_buff *msg, const struct ia_uid_rec *r,
-		      struct user_namespace *ns)
+		      const struct ia_memlock_uids *ml, struct user_namespace *ns)
 {
 	const int pad = IOMMU_ACCOUNT_A_UID_PAD;
 	u64 locked = r->locked_pages << PAGE_SHIFT;
 
 	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_UID, from_kuid_munged(ns, r->uid)) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_LOCKED_BYTES, locked, pad) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_TASKS, r->tasks))
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_TASKS, r->tasks) ||
+	    ia_put_breakdown(msg, r, ml))
 		return -EMSGSIZE;
 	if (!r->tasks)
 		return 0;
@@ -49,7 +107,38 @@ static int ia_put_uid(struct sk_buff *msg, const struct ia_uid_rec *r,
 static int ia_put_uid_elem(struct sk_buff *skb, const void *snap, unsigned int i,
 			   struct user_namespace *ns)
 {
-	return ia_put_uid(skb, &((const struct ia_uid_snap *)snap)->rec[i], ns);
+	const struct ia_uid_snap *s = snap;
+
+	return ia_put_uid(skb, &s->rec[i], s->ml, ns);
+}
+
+static void ia_uid_snap_free(void *p)
+{
+	struct ia_uid_snap *snap = p;
+
+	kvfree(snap->ml);
+	kvfree(snap);
+}
+
+/*
+ * The pots and their breakdown. The breakdown is taken first: a release
+ * between the two readings makes unattributed smaller, never negative
+ * (clamped), and a charge in between shows as unattributed for a moment.
+ */
+static struct ia_uid_snap *ia_uid_snapshot_ml(bool filter, kuid_t only)
+{
+	struct ia_memlock_uids *ml = ia_memlock_uids();
+	struct ia_uid_snap *snap;
+
+	if (IS_ERR(ml))
+		return ERR_CAST(ml);
+	snap = ia_uid_snapshot(filter, only);
+	if (IS_ERR(snap)) {
+		kvfree(ml);
+		return snap;
+	}
+	snap->ml = ml;
+	return snap;
 }
 
 /*
@@ -95,7 +184,7 @@ int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = ia_uid_scope(skb, info->attrs, info->extack, &filter, &only);
 	if (ret)
 		return ret;
-	snap = ia_uid_snapshot(filter, only);
+	snap = ia_uid_snapshot_ml(filter, only);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	if (snap->nr) {
@@ -105,13 +194,8 @@ int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info)
 				    "no such user: no process and no pot of that uid is alive");
 		ret = -ENOENT;
 	}
-	kvfree(snap);
+	ia_uid_snap_free(snap);
 	return ret;
-}
-
-static void ia_uid_snap_free(void *snap)
-{
-	kvfree(snap);
 }
 
 int ia_nl_get_uid_start(struct netlink_callback *cb)
@@ -124,7 +208,7 @@ int ia_nl_get_uid_start(struct netlink_callback *cb)
 	ret = ia_uid_scope(cb->skb, ia_dump_attrs(cb), cb->extack, &filter, &only);
 	if (ret)
 		return ret;
-	snap = ia_uid_snapshot(filter, only);
+	snap = ia_uid_snapshot_ml(filter, only);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	ia_snap_dump_init(cb, snap, snap->nr, ia_uid_snap_free);

@@ -293,35 +293,22 @@ int ia_nl_get_group_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* --- events ------------------------------------------------------------------- */
 
-int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev)
+/* The attributes of a VFIO container's event (ia_nl_put_event has the rest). */
+int ia_nl_put_vfio_event(struct sk_buff *msg, const struct ia_event *ev)
 {
 	const int pad = IOMMU_ACCOUNT_A_EVENT_PAD;
 
-	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SEQ, ev->seq, pad) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_TYPE,
-			ev->type == IA_EV_FAILURE ? IOMMU_ACCOUNT_EVENT_TYPE_FAILURE :
-						    IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD) ||
-	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_TIME_NS, ev->time_ns, pad) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID, ev->container) ||
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID, ev->container) ||
 	    ia_put_groups(msg, IOMMU_ACCOUNT_A_EVENT_GROUP, ev->groups, ev->ngroups) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT, ev->group_count) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ENTRIES, ev->entries) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LIMIT, ev->limit) ||
-	    ia_put_owner(msg, IOMMU_ACCOUNT_A_EVENT_OWNER, &ev->who, &init_user_ns))
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LIMIT, ev->limit))
 		return -EMSGSIZE;
 	if (ev->type == IA_EV_FAILURE &&
-	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ERRNO, ev->err) ||
-	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_IOVA, ev->iova, pad) ||
+	    (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_IOVA, ev->iova, pad) ||
 	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SIZE, ev->size, pad) ||
 	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES, ev->locked_bytes, pad) ||
-	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT, ev->memlock, pad) ||
-	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_COUNT, ev->count)))
-		return -EMSGSIZE;
-	if (ev->type == IA_EV_THRESHOLD &&
-	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LEVEL,
-			 ev->level == IA_LEVEL_CRIT ? IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT :
-						      IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN) ||
-	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_THRESHOLD, ev->threshold)))
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT, ev->memlock, pad)))
 		return -EMSGSIZE;
 	return 0;
 }

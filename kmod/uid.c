@@ -15,6 +15,7 @@
  * Both walks only copy into a preallocated array (no allocation under RCU or
  * under the irq-safe uidhash_lock); the array is then sorted and merged.
  */
+#include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -97,6 +98,18 @@ int ia_uid_init(void)
 void ia_uid_exit(void)
 {
 	ia_uidhash_table = NULL;
+}
+
+u64 ia_task_cgroup_id(struct task_struct *task)
+{
+	u64 id = 0;
+
+#ifdef CONFIG_CGROUPS
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(task));
+	rcu_read_unlock();
+#endif
+	return id;
 }
 
 static u64 ia_rlim_bytes(unsigned long rlim)
@@ -185,6 +198,8 @@ static int ia_collect(struct ia_uid_rec *rec, unsigned int cap,
 			.locked_pages = atomic_long_read(&up->locked_vm),
 			.rlim_min = rlim,
 			.rlim_max = rlim,
+			.cgid = ia_task_cgroup_id(p),
+			.cgroups = 1,
 		};
 	}
 	rcu_read_unlock();
@@ -192,22 +207,27 @@ static int ia_collect(struct ia_uid_rec *rec, unsigned int cap,
 	return ret;
 }
 
+/* By uid, then cgroup: the tasks of one cgroup are adjacent for the merge. */
 static int ia_rec_cmp(const void *a, const void *b)
 {
-	u32 x = __kuid_val(((const struct ia_uid_rec *)a)->uid);
-	u32 y = __kuid_val(((const struct ia_uid_rec *)b)->uid);
+	const struct ia_uid_rec *ra = a, *rb = b;
+	u32 x = __kuid_val(ra->uid), y = __kuid_val(rb->uid);
 
-	return x < y ? -1 : x > y;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return ra->cgid < rb->cgid ? -1 : ra->cgid > rb->cgid;
 }
 
 /*
- * Merge the runs of one uid: tasks summed, limits taken over the tasks. The
- * counter was read several times moments apart; any reading will do.
+ * Merge the runs of one uid: tasks summed, limits taken over the tasks,
+ * distinct cgroups counted. The counter was read several times moments
+ * apart; any reading will do.
  */
 static unsigned int ia_merge(struct ia_uid_rec *rec, unsigned int n)
 {
 	struct ia_uid_rec *dst = NULL;
 	unsigned int i, out = 0;
+	u64 last_cg = 0;
 
 	for (i = 0; i < n; i++) {
 		if (dst && uid_eq(dst->uid, rec[i].uid)) {
@@ -216,16 +236,20 @@ static unsigned int ia_merge(struct ia_uid_rec *rec, unsigned int n)
 			if (!dst->tasks) {
 				dst->rlim_min = rec[i].rlim_min;
 				dst->rlim_max = rec[i].rlim_max;
+				dst->cgroups = 1;
 			} else {
+				dst->cgroups += rec[i].cgid != last_cg;
 				dst->rlim_min = min(dst->rlim_min, rec[i].rlim_min);
 				dst->rlim_max = max(dst->rlim_max, rec[i].rlim_max);
 			}
 			dst->tasks += rec[i].tasks;
+			last_cg = rec[i].cgid;
 			continue;
 		}
 		dst = &rec[out++];
 		if (dst != &rec[i])
 			*dst = rec[i];
+		last_cg = dst->cgid;
 	}
 	return out;
 }
@@ -249,6 +273,7 @@ struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only)
 	}
 	if (ret)
 		return ERR_PTR(-EAGAIN);
+	snap->ml = NULL;
 	sort(snap->rec, nr, sizeof(snap->rec[0]), ia_rec_cmp, NULL);
 	snap->nr = ia_merge(snap->rec, nr);
 	return snap;

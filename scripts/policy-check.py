@@ -27,7 +27,9 @@ def main(spec_path, src_path):
     sets = {a["name"]: {x["name"]: x for x in a["attributes"]} for a in spec["attribute-sets"]}
     policies = {}
     for name, body in re.findall(r"nla_policy (\w+)\[[^\]]*\] = \{(.*?)\n\};", src, re.S):
-        policies[name] = dict(re.findall(r"\[(\w+)\] = \{ \.type = (\w+)", body))
+        # { .type = NLA_X } or NLA_POLICY_MAX(NLA_X, ...) and its kin
+        policies[name] = {a: t1 or t2 for a, t1, t2 in re.findall(
+            r"\[(\w+)\] = (?:\{ \.type = (\w+)|NLA_POLICY_\w+\((\w+))", body)}
     ops = {}
     table = re.search(r"genl_ops \w+\[\] = \{(.*?)\n\};", src, re.S).group(1)
     for body in table.split("\n\t{")[1:]:

@@ -1,0 +1,1023 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The charge paths of the per-uid pot (user_struct->locked_vm): who charges
+ * it, through what, what is still held and by whom, and the moment a charge
+ * is refused or crosses a threshold.
+ *
+ * Charges: a return probe on __io_account_mem(user, nr_pages), io_uring's
+ * one charging function on every kernel of the matrix (global there), and
+ * on io_account_mem(user, mm, nr_pages) where that exists, because 7.x
+ * inlines the former into it for registered buffers (a charge seen by both
+ * is counted once). The uncharge helper is static inline, so releases are
+ * followed where they happen to a known object instead. The consumer is decided by the call
+ * site: a charge made inside io_sqe_buffer_register() is a registered
+ * buffer; other call sites are classified by the function the charge
+ * returns to (ring/region memory, zero-copy notifications, other).
+ *
+ * Releases, found by symbol, whichever the kernel has:
+ *  - per buffer: io_buffer_unmap(ctx, slot) exists and io_unaccount_mem()
+ *    does not (the charge is inlined in the unmap): the charges made inside
+ *    io_sqe_buffer_register(ctx, iov, pimu, ...) are recorded under the
+ *    buffer the kernel stored at *pimu, and released when io_buffer_unmap
+ *    is given that buffer (*slot);
+ *  - per ring: no io_buffer_unmap (7.x: it and the uncharge are inlined
+ *    into io_free_rsrc_node): the charges inside io_sqe_buffer_register(ctx,
+ *    ...) are recorded under the ring; an io_unaccount_mem() call seen
+ *    inside io_free_rsrc_node(ctx, ..) takes its exact count off, and when
+ *    io_sqe_buffers_unregister(ctx) empties the ring's table (unregister or
+ *    teardown) the rest goes. Replacing one occupied slot is not seen on
+ *    such a kernel until the table goes (documented limitation).
+ * Either way only the kernel's own arguments and return values are used:
+ * the pot of each charge (user), its size (nr_pages), its result, and the
+ * object the kernel stored. Consumers whose release is not hooked on this
+ * kernel are counted (charges, refusals, events) but not attributed: their
+ * bytes are in "unattributed", which is the kernel's counter minus what is
+ * attributed, so the parts always add up.
+ *
+ * A ring being closed (io_uring_release, the fops' release) marks its
+ * records as pending release; so does the exit of the charging process.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/kprobes.h>
+#include <linux/math64.h>
+#include <linux/pid.h>
+#include <linux/ptrace.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "ia.h"
+#include "wrapper/kallsyms.h"
+
+/* Concurrent registrations/charges in flight (each sleeps while pinning). */
+#define IA_ML_MAXACTIVE 1024
+
+static DEFINE_SPINLOCK(ia_ml_lock);
+
+/* One uid that charged since the module loaded. */
+struct ia_ml_user {
+	struct hlist_node hnode;	/* ia_ml_users, by uid */
+	kuid_t uid;
+	u64 pages[IA_CONS_COUNT];	/* attributed, still charged */
+	u64 charges, refusals;
+	u32 inexact;
+	bool armed[IA_LEVEL_COUNT];
+	struct ia_coalesce co;
+	struct ia_event pending_ev;	/* the last refusal, for a coalesced report */
+};
+
+/* Pages charged to @uid's pot and held by one object (a buffer or a ring). */
+struct ia_ml_rec {
+	struct hlist_node hnode;	/* ia_ml_recs, by key */
+	const void *key;		/* the buffer, or the ring in per-ring mode */
+	const void *ctx;		/* the ring */
+	kuid_t uid;
+	enum ia_consumer consumer;
+	u64 pages;
+	struct pid *pid;		/* the charging process (tgid) */
+	bool closed;			/* its ring was closed */
+};
+
+enum ia_ml_act {
+	IA_ACT_REGISTER,		/* io_sqe_buffer_register */
+	IA_ACT_RELEASE,			/* io_free_rsrc_node */
+	IA_ACT_CHARGE,			/* io_account_mem, around __io_account_mem */
+};
+
+/* A registration, release or charge in progress on a task (nested probes find it). */
+struct ia_ml_active {
+	struct hlist_node hnode;	/* ia_ml_actives, by task */
+	struct task_struct *task;
+	const void *ctx;
+	void **pimu;			/* per-buffer mode: where the kernel stores it */
+	kuid_t uid;
+	u64 pages;			/* charged inside this call */
+	enum ia_ml_act kind;
+};
+
+static DEFINE_HASHTABLE(ia_ml_users, 6);
+static DEFINE_HASHTABLE(ia_ml_recs, 8);
+static DEFINE_HASHTABLE(ia_ml_actives, 6);
+static bool ia_ml_per_ring;		/* release mode, decided at init */
+static bool ia_ml_attached;
+static struct ia_thresholds ia_ml_thr = { 800, 950 };
+static u32 ia_ml_margin = 50;
+
+/* Call sites: [start, end) of kernel functions that may charge. */
+struct ia_ml_site {
+	const char *name;
+	enum ia_consumer consumer;
+	unsigned long start, end;
+};
+
+static struct ia_ml_site ia_ml_sites[] = {
+	{ "io_sqe_buffer_register", IA_CONS_URING_BUFFERS },
+	{ "io_sqe_buffers_register", IA_CONS_URING_BUFFERS },
+	{ "io_buffer_account_pin", IA_CONS_URING_BUFFERS },
+	{ "io_create_region", IA_CONS_URING_RINGS },
+	{ "io_create_region_mmap_safe", IA_CONS_URING_RINGS },
+	{ "io_region_pin_pages", IA_CONS_URING_RINGS },
+	{ "io_region_allocate_pages", IA_CONS_URING_RINGS },
+	{ "io_allocate_scq_urings", IA_CONS_URING_RINGS },
+	{ "io_link_skb", IA_CONS_URING_ZC },
+	{ "io_sg_from_iter", IA_CONS_URING_ZC },
+	{ "io_sendmsg_zc", IA_CONS_URING_ZC },
+	{ "io_send_zc", IA_CONS_URING_ZC },
+	{ "io_send_zc_import", IA_CONS_URING_ZC },
+	{ "io_notif_account_mem", IA_CONS_URING_ZC },
+};
+
+static enum ia_consumer ia_ml_site_of(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ia_ml_sites); i++)
+		if (addr >= ia_ml_sites[i].start && addr < ia_ml_sites[i].end)
+			return ia_ml_sites[i].consumer;
+	return IA_CONS_URING_OTHER;
+}
+
+static struct ia_ml_user *ia_ml_user_get(kuid_t uid)
+{
+	struct ia_ml_user *u;
+	int l;
+
+	hash_for_each_possible(ia_ml_users, u, hnode, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			return u;
+	u = kzalloc(sizeof(*u), GFP_ATOMIC);
+	if (!u)
+		return NULL;
+	u->uid = uid;
+	for (l = 0; l < IA_LEVEL_COUNT; l++)
+		u->armed[l] = true;
+	hash_add(ia_ml_users, &u->hnode, __kuid_val(uid));
+	return u;
+}
+
+static struct ia_ml_active *ia_ml_active_of(struct task_struct *task, enum ia_ml_act kind)
+{
+	struct ia_ml_active *a;
+
+	hash_for_each_possible(ia_ml_actives, a, hnode, (unsigned long)task)
+		if (a->task == task && a->kind == kind)
+			return a;
+	return NULL;
+}
+
+static struct ia_ml_rec *ia_ml_rec_of(const void *key)
+{
+	struct ia_ml_rec *r;
+
+	hash_for_each_possible(ia_ml_recs, r, hnode, (unsigned long)key)
+		if (r->key == key)
+			return r;
+	return NULL;
+}
+
+static void ia_ml_rec_del(struct ia_ml_rec *r)
+{
+	hash_del(&r->hnode);
+	put_pid(r->pid);
+	kfree(r);
+}
+
+static void ia_ml_flag(kuid_t uid, u32 bit)
+{
+	struct ia_ml_user *u = ia_ml_user_get(uid);
+
+	if (u)
+		u->inexact |= bit;
+}
+
+/* Take @pages off @r (and its uid); the record goes when it is empty. */
+static void ia_ml_release(struct ia_ml_rec *r, u64 pages)
+{
+	struct ia_ml_user *u = ia_ml_user_get(r->uid);
+
+	if (pages > r->pages) {
+		if (u)
+			u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS;
+		pages = r->pages;
+	}
+	r->pages -= pages;
+	if (u)
+		u->pages[r->consumer] -= min(u->pages[r->consumer], pages);
+	if (!r->pages)
+		ia_ml_rec_del(r);
+}
+
+/* --- events ------------------------------------------------------------------ */
+
+static void ia_ml_event_init(struct ia_event *ev, enum ia_event_type type, kuid_t uid,
+			     enum ia_consumer consumer, u64 pages, u64 pot_pages, u64 limit)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = IA_KIND_UID_POT;
+	ev->type = type;
+	ev->time_ns = ktime_get_real_ns();
+	ev->pot_uid = uid;
+	ev->consumer = consumer;
+	ev->size = pages << PAGE_SHIFT;
+	ev->locked_bytes = pot_pages << PAGE_SHIFT;
+	ev->memlock = limit;
+	ev->cgroup_id = ia_task_cgroup_id(current);
+	ia_owner_current(&ev->who);
+}
+
+/*
+ * A charge succeeded: the pot is @pot pages against the charging process's
+ * @limit (bytes). Re-arm the levels the pot fell well below (it was @pot -
+ * @pages before this charge), then raise the levels it reached.
+ */
+static void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
+			     u64 pot, u64 limit)
+{
+	u64 before = pot - min(pot, pages);
+	struct ia_event ev;
+	int l;
+
+	if (limit == RLIM_INFINITY || !limit)
+		return;
+	for (l = 0; l < IA_LEVEL_COUNT; l++) {
+		u32 thr = l == IA_LEVEL_WARN ? ia_ml_thr.warn : ia_ml_thr.crit;
+		u32 rearm = thr > ia_ml_margin ? thr - ia_ml_margin : 0;
+
+		if (!u->armed[l] &&
+		    div64_u64((before << PAGE_SHIFT) * 1000, limit) < rearm)
+			u->armed[l] = true;
+	}
+	for (l = IA_LEVEL_COUNT - 1; l >= 0; l--) {
+		u32 thr = l == IA_LEVEL_WARN ? ia_ml_thr.warn : ia_ml_thr.crit;
+
+		if (!u->armed[l] || div64_u64((pot << PAGE_SHIFT) * 1000, limit) < thr)
+			continue;
+		u->armed[l] = false;
+		if (l == IA_LEVEL_CRIT)
+			u->armed[IA_LEVEL_WARN] = false;	/* crit says it all */
+		if (!ia_events_wanted())
+			break;
+		ia_ml_event_init(&ev, IA_EV_THRESHOLD, u->uid, consumer, pages, pot, limit);
+		ev.level = l;
+		ev.threshold = thr;
+		ia_event_queue(&ev);
+		break;
+	}
+}
+
+static void ia_ml_flush_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(ia_ml_flush_work, ia_ml_flush_fn);
+static bool ia_ml_flush_pending;
+
+static void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
+			  u64 pot, u64 limit)
+{
+	u64 now = ktime_get_ns();
+	struct ia_event ev;
+	u32 count;
+
+	u->refusals++;
+	ia_ml_event_init(&ev, IA_EV_FAILURE, u->uid, consumer, pages, pot, limit);
+	ev.err = ENOMEM;
+	if (ia_coalesce_fail(&u->co, now, &count)) {
+		ev.count = count;
+		if (ia_events_wanted())
+			ia_event_queue(&ev);
+		return;
+	}
+	u->pending_ev = ev;
+	if (!ia_ml_flush_pending) {
+		ia_ml_flush_pending = true;
+		schedule_delayed_work(&ia_ml_flush_work,
+				      nsecs_to_jiffies(ia_coalesce_interval_ns()) + 1);
+	}
+}
+
+static void ia_ml_flush_fn(struct work_struct *w)
+{
+	u64 now = ktime_get_ns();
+	struct ia_ml_user *u;
+	unsigned long flags;
+	bool again = false;
+	unsigned int bkt;
+	u32 count;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	ia_ml_flush_pending = false;
+	hash_for_each(ia_ml_users, bkt, u, hnode) {
+		if (!u->co.pending)
+			continue;
+		count = ia_coalesce_due(&u->co, now);
+		if (!count) {
+			again = true;
+			continue;
+		}
+		u->pending_ev.count = count;
+		u->pending_ev.time_ns = ktime_get_real_ns();
+		if (ia_events_wanted())
+			ia_event_queue(&u->pending_ev);
+	}
+	if (again) {
+		ia_ml_flush_pending = true;
+		schedule_delayed_work(&ia_ml_flush_work,
+				      nsecs_to_jiffies(ia_coalesce_interval_ns()) + 1);
+	}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* --- probes ------------------------------------------------------------------- */
+
+/*
+ * A charge: __io_account_mem(user, nr_pages), or io_account_mem(user, mm,
+ * nr_pages) where the kernel has it (7.x inlines the former into the latter
+ * for registered buffers). The instance data starts with an active record,
+ * so a nested __io_account_mem inside io_account_mem is not counted twice.
+ */
+struct ia_ml_charge {
+	struct ia_ml_active act;	/* IA_ACT_CHARGE, io_account_mem only */
+	struct user_struct *user;
+	unsigned long pages;
+	unsigned long caller;
+	bool outer;
+};
+
+static int ia_ml_charge_start(struct kretprobe_instance *ri, struct pt_regs *regs,
+			      int pages_arg, bool outer)
+{
+	struct ia_ml_charge *c = (struct ia_ml_charge *)ri->data;
+	unsigned long flags;
+
+	c->user = (struct user_struct *)regs_get_kernel_argument(regs, 0);
+	c->pages = regs_get_kernel_argument(regs, pages_arg);
+	/* At the entry the stack's top word is the return address. */
+	c->caller = regs_get_kernel_stack_nth(regs, 0);
+	c->outer = outer;
+	if (!c->user || !c->pages)
+		return 1;	/* nothing is charged: no return handler */
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (!outer && ia_ml_active_of(current, IA_ACT_CHARGE)) {
+		/* Inside io_account_mem: that probe counts this charge. */
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		return 1;
+	}
+	if (outer) {
+		c->act.task = current;
+		c->act.kind = IA_ACT_CHARGE;
+		hash_add(ia_ml_actives, &c->act.hnode, (unsigned long)current);
+	}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+static int ia_ml_charge_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return ia_ml_charge_start(ri, regs, 1, false);
+}
+
+static int ia_ml_charge_outer_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return ia_ml_charge_start(ri, regs, 2, true);
+}
+
+static int ia_ml_charge_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ia_ml_charge *c = (struct ia_ml_charge *)ri->data;
+	long ret = (long)regs_return_value(regs);
+	u64 limit = task_rlimit(current, RLIMIT_MEMLOCK);
+	u64 pot = atomic_long_read(&c->user->locked_vm);
+	enum ia_consumer consumer;
+	struct ia_ml_active *a;
+	struct ia_ml_user *u;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (c->outer)
+		hash_del(&c->act.hnode);
+	a = ia_ml_active_of(current, IA_ACT_REGISTER);
+	consumer = a ? IA_CONS_URING_BUFFERS : ia_ml_site_of(c->caller);
+	u = ia_ml_user_get(c->user->uid);
+	if (!u)
+		goto out;
+	if (ret) {
+		ia_ml_refused(u, consumer, c->pages, pot, limit);
+		goto out;
+	}
+	u->charges++;
+	if (a) {
+		a->pages += c->pages;
+		a->uid = c->user->uid;
+	}
+	ia_ml_thresholds(u, consumer, c->pages, pot, limit);
+out:
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+/* io_sqe_buffer_register(ctx, iov, [pimu, last_hpage]) and io_free_rsrc_node(ctx, node). */
+static int ia_ml_scope_entry(struct kretprobe_instance *ri, struct pt_regs *regs, bool release)
+{
+	struct ia_ml_active *a = (struct ia_ml_active *)ri->data;
+	unsigned long flags;
+
+	memset(a, 0, sizeof(*a));
+	a->task = current;
+	a->ctx = (const void *)regs_get_kernel_argument(regs, 0);
+	a->kind = release ? IA_ACT_RELEASE : IA_ACT_REGISTER;
+	if (!release && !ia_ml_per_ring)
+		a->pimu = (void **)regs_get_kernel_argument(regs, 2);
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_add(ia_ml_actives, &a->hnode, (unsigned long)current);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+static int ia_ml_reg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return ia_ml_scope_entry(ri, regs, false);
+}
+
+static int ia_ml_free_node_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return ia_ml_scope_entry(ri, regs, true);
+}
+
+static int ia_ml_free_node_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ia_ml_active *a = (struct ia_ml_active *)ri->data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_del(&a->hnode);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+static int ia_ml_reg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ia_ml_active *a = (struct ia_ml_active *)ri->data;
+	unsigned long ret = regs_return_value(regs);
+	struct ia_ml_user *u;
+	struct ia_ml_rec *r;
+	unsigned long flags;
+	void *key = NULL;
+	bool ok;
+
+	/* Per buffer: int, 0 on success; per ring: a node or an ERR_PTR/NULL. */
+	ok = ia_ml_per_ring ? !IS_ERR_OR_NULL((void *)ret) : !ret;
+	if (ok && a->pages && !ia_ml_per_ring &&
+	    get_kernel_nofault(key, a->pimu))
+		key = NULL;
+	if (ok && a->pages && ia_ml_per_ring)
+		key = (void *)a->ctx;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_del(&a->hnode);
+	if (!a->pages)
+		goto out;
+	if (!key) {
+		/* Charged but not kept (or not found): we cannot follow it. */
+		ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
+		goto out;
+	}
+	u = ia_ml_user_get(a->uid);
+	r = ia_ml_rec_of(key);
+	if (r && (!ia_ml_per_ring || r->closed || !uid_eq(r->uid, a->uid))) {
+		/* A buffer (or ring) at the address of one we never saw released. */
+		ia_ml_release(r, r->pages);
+		ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED);
+		r = NULL;
+	}
+	if (!r) {
+		r = kzalloc(sizeof(*r), GFP_ATOMIC);
+		if (!r) {
+			ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
+			goto out;
+		}
+		r->key = key;
+		r->ctx = a->ctx;
+		r->uid = a->uid;
+		r->consumer = IA_CONS_URING_BUFFERS;
+		r->pid = get_pid(task_tgid(current));
+		hash_add(ia_ml_recs, &r->hnode, (unsigned long)key);
+	}
+	r->pages += a->pages;
+	if (u)
+		u->pages[r->consumer] += a->pages;
+out:
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+/* Per buffer: io_buffer_unmap(ctx, slot) releases *slot's charge. */
+static int ia_ml_unmap_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	void **slot = (void **)regs_get_kernel_argument(regs, 1);
+	struct ia_ml_rec *r;
+	unsigned long flags;
+	void *imu;
+
+	if (get_kernel_nofault(imu, slot) || !imu)
+		return 0;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	r = ia_ml_rec_of(imu);
+	if (r)
+		ia_ml_release(r, r->pages);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+/* Per ring: io_unaccount_mem(user, mm, nr_pages) inside io_free_rsrc_node(ctx, ..). */
+static int ia_ml_unacct_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long pages = regs_get_kernel_argument(regs, 2);
+	struct ia_ml_active *a;
+	struct ia_ml_rec *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	a = ia_ml_active_of(current, IA_ACT_RELEASE);
+	if (a) {
+		r = ia_ml_rec_of(a->ctx);
+		if (r)
+			ia_ml_release(r, pages);
+	}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+/*
+ * Per ring: io_sqe_buffers_unregister(ctx) returned 0: the ring's whole
+ * buffer table is gone (unregister, or the ring's teardown), and with it
+ * every charge of its buffers, whether or not the release of each was seen.
+ */
+static int ia_ml_unreg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	*(const void **)ri->data = (const void *)regs_get_kernel_argument(regs, 0);
+	return 0;
+}
+
+static int ia_ml_unreg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const void *ctx = *(const void **)ri->data;
+	struct ia_ml_rec *r;
+	unsigned long flags;
+
+	if (regs_return_value(regs))
+		return 0;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	r = ia_ml_rec_of(ctx);
+	if (r)
+		ia_ml_release(r, r->pages);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+/* io_uring_release(inode, file): the ring's records wait for deferred release. */
+static int ia_ml_ring_release_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct file *file = (struct file *)regs_get_kernel_argument(regs, 1);
+	struct ia_ml_rec *r;
+	unsigned long flags;
+	unsigned int bkt;
+	void *ctx;
+
+	if (get_kernel_nofault(ctx, &file->private_data))
+		return 0;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_for_each(ia_ml_recs, bkt, r, hnode)
+		if (r->ctx == ctx)
+			r->closed = true;
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+/* io_register_clone_buffers: buffers now shared by two rings. */
+static int ia_ml_clone_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long flags;
+
+	if (regs_return_value(regs))
+		return 0;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	ia_ml_flag(current_uid(), IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+static struct kretprobe ia_ml_krp_charge = {
+	.kp.symbol_name = "__io_account_mem",
+	.entry_handler = ia_ml_charge_entry,
+	.handler = ia_ml_charge_ret,
+	.data_size = sizeof(struct ia_ml_charge),
+	.maxactive = IA_ML_MAXACTIVE,
+};
+
+static struct kretprobe ia_ml_krp_charge_outer = {
+	.kp.symbol_name = "io_account_mem",
+	.entry_handler = ia_ml_charge_outer_entry,
+	.handler = ia_ml_charge_ret,
+	.data_size = sizeof(struct ia_ml_charge),
+	.maxactive = IA_ML_MAXACTIVE,
+};
+
+static struct kretprobe ia_ml_krp_reg = {
+	.kp.symbol_name = "io_sqe_buffer_register",
+	.entry_handler = ia_ml_reg_entry,
+	.handler = ia_ml_reg_ret,
+	.data_size = sizeof(struct ia_ml_active),
+	.maxactive = IA_ML_MAXACTIVE,
+};
+
+static struct kretprobe ia_ml_krp_free_node = {
+	.kp.symbol_name = "io_free_rsrc_node",
+	.entry_handler = ia_ml_free_node_entry,
+	.handler = ia_ml_free_node_ret,
+	.data_size = sizeof(struct ia_ml_active),
+	.maxactive = IA_ML_MAXACTIVE,
+};
+
+static struct kretprobe ia_ml_krp_unreg = {
+	.kp.symbol_name = "io_sqe_buffers_unregister",
+	.entry_handler = ia_ml_unreg_entry,
+	.handler = ia_ml_unreg_ret,
+	.data_size = sizeof(void *),
+	.maxactive = IA_ML_MAXACTIVE,
+};
+
+static struct kretprobe ia_ml_krp_clone = {
+	.kp.symbol_name = "io_register_clone_buffers",
+	.handler = ia_ml_clone_ret,
+	.maxactive = 64,
+};
+
+static struct kprobe ia_ml_kp_unmap = {
+	.symbol_name = "io_buffer_unmap",
+	.pre_handler = ia_ml_unmap_pre,
+};
+
+static struct kprobe ia_ml_kp_unacct = {
+	.symbol_name = "io_unaccount_mem",
+	.pre_handler = ia_ml_unacct_pre,
+};
+
+static struct kprobe ia_ml_kp_ring_release = {
+	.symbol_name = "io_uring_release",
+	.pre_handler = ia_ml_ring_release_pre,
+};
+
+/* Registered probes, unregistered in reverse on exit. */
+static struct kretprobe *ia_ml_krps[6];
+static struct kprobe *ia_ml_kps[3];
+static unsigned int ia_ml_nkrp, ia_ml_nkp;
+
+static int ia_ml_add_krp(struct kretprobe *rp)
+{
+	int ret = register_kretprobe(rp);
+
+	if (!ret)
+		ia_ml_krps[ia_ml_nkrp++] = rp;
+	return ret;
+}
+
+static int ia_ml_add_kp(struct kprobe *kp)
+{
+	int ret = register_kprobe(kp);
+
+	if (!ret)
+		ia_ml_kps[ia_ml_nkp++] = kp;
+	return ret;
+}
+
+static void ia_ml_unregister(void)
+{
+	while (ia_ml_nkp)
+		unregister_kprobe(ia_ml_kps[--ia_ml_nkp]);
+	while (ia_ml_nkrp)
+		unregister_kretprobe(ia_ml_krps[--ia_ml_nkrp]);
+}
+
+static bool ia_ml_have(const char *name)
+{
+	return ia_kallsyms_lookup_name(name) != 0;
+}
+
+/* __io_account_mem, and io_account_mem where it exists; @what names them. */
+static int ia_ml_add_charge_probes(const char **what)
+{
+	int ret;
+
+	*what = "__io_account_mem";
+	ret = ia_ml_add_krp(&ia_ml_krp_charge);
+	if (ret || !ia_ml_have("io_account_mem"))
+		return ret;
+	*what = "__io_account_mem, io_account_mem";
+	return ia_ml_add_krp(&ia_ml_krp_charge_outer);
+}
+
+int ia_memlock_init(void)
+{
+	const char *release, *charge;
+	bool closes;
+	char why[80];
+	unsigned int i;
+	int ret;
+
+	ia_feature_set(IA_FEAT_MEMLOCK_OTHER, false,
+		       "perf ring buffers and AF_XDP umems are not hooked yet: their charges are in unattributed");
+	ret = ia_kallsyms_init(why, sizeof(why));
+	if (ret) {
+		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s", why);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(ia_ml_sites); i++) {
+		unsigned long a = ia_kallsyms_lookup_name(ia_ml_sites[i].name);
+
+		if (a) {
+			ia_ml_sites[i].start = a;
+			ia_ml_sites[i].end = a + ia_kallsyms_symbol_size(a, ia_ml_sites[i].name);
+		}
+	}
+	/* How buffers are released on this kernel, by what it has. */
+	if (!ia_ml_have("io_buffer_unmap") && ia_ml_have("io_free_rsrc_node") &&
+	    ia_ml_have("io_unaccount_mem")) {
+		ia_ml_per_ring = true;
+		release = "per ring: io_unaccount_mem, io_sqe_buffers_unregister";
+	} else if (ia_ml_have("io_buffer_unmap")) {
+		ia_ml_per_ring = false;
+		release = "per buffer: io_buffer_unmap";
+	} else {
+		release = NULL;
+	}
+
+	ret = ia_ml_add_charge_probes(&charge);
+	if (ret) {
+		ia_ml_unregister();
+		ia_feature_set(IA_FEAT_MEMLOCK_URING, false,
+			       "probe on %s failed (%d): io_uring charges not seen", charge, ret);
+		return 0;
+	}
+	if (release) {
+		ret = ia_ml_add_krp(&ia_ml_krp_reg);
+		if (!ret)
+			ret = ia_ml_per_ring ? ia_ml_add_krp(&ia_ml_krp_free_node) :
+					       ia_ml_add_kp(&ia_ml_kp_unmap);
+		if (!ret && ia_ml_per_ring)
+			ret = ia_ml_add_kp(&ia_ml_kp_unacct);
+		if (!ret && ia_ml_per_ring)
+			ret = ia_ml_add_krp(&ia_ml_krp_unreg);
+		if (ret) {
+			/* Charges and events without attribution. */
+			ia_ml_unregister();
+			ret = ia_ml_add_charge_probes(&charge);
+			if (ret) {
+				ia_ml_unregister();
+				ia_feature_set(IA_FEAT_MEMLOCK_URING, false,
+					       "probe on %s failed (%d)", charge, ret);
+				return 0;
+			}
+			release = NULL;
+		}
+	}
+	/* Optional: pending-release marks and clone detection. */
+	closes = !ia_ml_add_kp(&ia_ml_kp_ring_release);
+	if (ia_ml_have("io_register_clone_buffers"))
+		ia_ml_add_krp(&ia_ml_krp_clone);
+	ia_ml_attached = true;
+	ia_feature_set(IA_FEAT_MEMLOCK_URING, true,
+		       "charges: %s; registered buffers released %s%s", charge,
+		       release ? release : "(not hooked: buffers are in unattributed)",
+		       closes ? "; ring close: io_uring_release" :
+		       "; io_uring_release not hooked: closed rings not marked pending");
+	return 0;
+}
+
+void ia_memlock_exit(void)
+{
+	struct ia_ml_user *u;
+	struct ia_ml_rec *r;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	unsigned int bkt;
+
+	ia_ml_unregister();
+	ia_ml_attached = false;
+	cancel_delayed_work_sync(&ia_ml_flush_work);
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_for_each_safe(ia_ml_recs, bkt, tmp, r, hnode)
+		ia_ml_rec_del(r);
+	hash_for_each_safe(ia_ml_users, bkt, tmp, u, hnode) {
+		hash_del(&u->hnode);
+		kfree(u);
+	}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+u64 ia_memlock_probes_missed(void)
+{
+	u64 n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ia_ml_nkrp; i++)
+		n += READ_ONCE(ia_ml_krps[i]->nmissed);
+	for (i = 0; i < ia_ml_nkp; i++)
+		n += READ_ONCE(ia_ml_kps[i]->nmissed);
+	return n;
+}
+
+/* --- snapshots ---------------------------------------------------------------- */
+
+static bool ia_ml_rec_pending(const struct ia_ml_rec *r)
+{
+	bool gone;
+
+	if (r->closed)
+		return true;
+	rcu_read_lock();
+	gone = !pid_task(r->pid, PIDTYPE_TGID);
+	rcu_read_unlock();
+	return gone;
+}
+
+static int ia_ml_uid_cmp(const void *a, const void *b)
+{
+	u32 x = __kuid_val(((const struct ia_memlock_uid *)a)->uid);
+	u32 y = __kuid_val(((const struct ia_memlock_uid *)b)->uid);
+
+	return x < y ? -1 : x > y;
+}
+
+struct ia_memlock_uids *ia_memlock_uids(void)
+{
+	struct ia_memlock_uids *s;
+	struct ia_ml_user *u;
+	struct ia_ml_rec *r;
+	unsigned long flags;
+	unsigned int bkt, n, i, cap = 16;
+
+	for (;;) {
+		s = kvzalloc(struct_size(s, u, cap), GFP_KERNEL);
+		if (!s)
+			return ERR_PTR(-ENOMEM);
+		n = 0;
+		spin_lock_irqsave(&ia_ml_lock, flags);
+		hash_for_each(ia_ml_users, bkt, u, hnode)
+			n++;
+		if (n > cap) {
+			spin_unlock_irqrestore(&ia_ml_lock, flags);
+			kvfree(s);
+			cap = n + 16;
+			continue;
+		}
+		n = 0;
+		hash_for_each(ia_ml_users, bkt, u, hnode) {
+			struct ia_memlock_uid *o = &s->u[n++];
+
+			o->uid = u->uid;
+			memcpy(o->pages, u->pages, sizeof(o->pages));
+			o->charges = u->charges;
+			o->refusals = u->refusals;
+			o->inexact = u->inexact;
+		}
+		hash_for_each(ia_ml_recs, bkt, r, hnode) {
+			if (!ia_ml_rec_pending(r))
+				continue;
+			for (i = 0; i < n; i++)
+				if (uid_eq(s->u[i].uid, r->uid))
+					s->u[i].pending_pages += r->pages;
+		}
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		break;
+	}
+	s->nr = n;
+	s->probe_missed = ia_memlock_probes_missed() != 0;
+	sort(s->u, n, sizeof(s->u[0]), ia_ml_uid_cmp, NULL);
+	return s;
+}
+
+const struct ia_memlock_uid *ia_memlock_uid_find(const struct ia_memlock_uids *s, kuid_t uid)
+{
+	unsigned int lo = 0, hi = s->nr;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (uid_eq(s->u[mid].uid, uid))
+			return &s->u[mid];
+		if (__kuid_val(s->u[mid].uid) < __kuid_val(uid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int ia_ml_proc_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct ia_memlock_proc *)a)->pid;
+	pid_t y = ((const struct ia_memlock_proc *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* What each live charging process holds: pages by consumer, rings. */
+struct ia_memlock_procs *ia_memlock_procs(void)
+{
+	struct ia_memlock_procs *s;
+	struct ia_ml_rec *r, *q;
+	unsigned long flags;
+	unsigned int bkt, bkt2, n, i, cap = 16;
+
+	for (;;) {
+		s = kvzalloc(struct_size(s, p, cap), GFP_KERNEL);
+		if (!s)
+			return ERR_PTR(-ENOMEM);
+		n = 0;
+		spin_lock_irqsave(&ia_ml_lock, flags);
+		hash_for_each(ia_ml_recs, bkt, r, hnode)
+			n++;
+		if (n > cap) {
+			spin_unlock_irqrestore(&ia_ml_lock, flags);
+			kvfree(s);
+			cap = n + 16;
+			continue;
+		}
+		n = 0;
+		hash_for_each(ia_ml_recs, bkt, r, hnode) {
+			pid_t pid = pid_nr(r->pid);
+			bool first_ring = true;
+
+			for (i = 0; i < n && s->p[i].pid != pid; i++)
+				;
+			if (i == n) {
+				s->p[n].pid = pid;
+				n++;
+			}
+			s->p[i].pages[r->consumer] += r->pages;
+			/* Count each ring once per process. */
+			hash_for_each(ia_ml_recs, bkt2, q, hnode) {
+				if (q == r)
+					break;
+				if (q->ctx == r->ctx && q->pid == r->pid)
+					first_ring = false;
+			}
+			s->p[i].rings += first_ring;
+		}
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		break;
+	}
+	s->nr = n;
+	sort(s->p, n, sizeof(s->p[0]), ia_ml_proc_cmp, NULL);
+	return s;
+}
+
+const struct ia_memlock_proc *ia_memlock_proc_find(const struct ia_memlock_procs *s, pid_t pid)
+{
+	unsigned int lo = 0, hi = s->nr;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (s->p[mid].pid == pid)
+			return &s->p[mid];
+		if (s->p[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void ia_memlock_thresholds_get(struct ia_thresholds *t, u32 *margin)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	*t = ia_ml_thr;
+	*margin = ia_ml_margin;
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* New lines: every level re-arms; the next charge raises what it reaches. */
+void ia_memlock_thresholds_set(const struct ia_thresholds *t, u32 margin)
+{
+	struct ia_ml_user *u;
+	unsigned long flags;
+	unsigned int bkt;
+	int l;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	ia_ml_thr = *t;
+	ia_ml_margin = margin;
+	hash_for_each(ia_ml_users, bkt, u, hnode)
+		for (l = 0; l < IA_LEVEL_COUNT; l++)
+			u->armed[l] = true;
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
