@@ -22,8 +22,11 @@ struct ia_ctx {
 	int nargs;
 	bool have_key;		/* --uid N or --id N */
 	uint32_t key;
+	bool have_pid;		/* --pid N */
+	uint32_t pid;
 	uint32_t count;		/* --count N, 0: none */
 	uint32_t warn, crit;	/* thresholds WARN CRIT */
+	uint32_t kind, margin;	/* thresholds --kind, --margin */
 };
 
 /* The key given with --uid/--id, or NULL for a dump. */
@@ -41,5 +44,6 @@ int cmd_groups(struct ia_ctx *ctx);
 int cmd_containers(struct ia_ctx *ctx);
 int cmd_events(struct ia_ctx *ctx);
 int cmd_thresholds(struct ia_ctx *ctx);
+int cmd_procs(struct ia_ctx *ctx);
 
 #endif

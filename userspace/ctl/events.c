@@ -17,6 +17,56 @@ struct follow {
 	bool counted;
 };
 
+/* An event of a uid's pot. */
+static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
+{
+	bool failure = ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE;
+	char cg[256];
+
+	ia_json_u64(j, "uid", ev->uid);
+	ia_json_str(j, "consumer", ia_consumer_name(ev->consumer));
+	ia_json_owner(j, "owner", &ev->owner);
+	ia_json_u64(j, "cgroup_id", ev->cgroup_id);
+	if (ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg)))
+		ia_json_str(j, "cgroup", cg);
+	ia_json_u64(j, "request_bytes", ev->size);
+	ia_json_u64(j, "pot_bytes", ev->locked_bytes);
+	ia_json_u64_or_null(j, "memlock_limit", ev->memlock_limit);
+	if (failure) {
+		ia_json_u64(j, "errno", ev->err);
+		ia_json_u64(j, "count", ev->count);
+	} else {
+		ia_json_str(j, "level",
+			    ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "crit" : "warn");
+		ia_json_u64(j, "threshold", ev->threshold);
+	}
+}
+
+static void print_pot_text(const struct ia_event *ev)
+{
+	char b[96], b1[32], b2[32], b3[32], cg[256], times[48] = "";
+	const char *path = ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg));
+
+	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
+		if (ev->count > 1)
+			snprintf(times, sizeof(times), " %u times", ev->count);
+		printf("#%" PRIu64 " FAILURE uid %u pot: %s charge of %s refused%s (ENOMEM), "
+		       "pot %s of RLIMIT_MEMLOCK %s, by %s in %s\n", ev->seq, ev->uid,
+		       ia_consumer_name(ev->consumer), ia_human_bytes(ev->size, b1, sizeof(b1)),
+		       times, ia_human_bytes(ev->locked_bytes, b2, sizeof(b2)),
+		       ia_human_bytes(ev->memlock_limit, b3, sizeof(b3)),
+		       ia_owner_str(&ev->owner, b, sizeof(b)), path ? path : "?");
+		return;
+	}
+	printf("#%" PRIu64 " %s uid %u pot: %s of RLIMIT_MEMLOCK %s (threshold %.1f%%), "
+	       "%s charge by %s in %s\n", ev->seq,
+	       ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "CRIT" : "WARN", ev->uid,
+	       ia_human_bytes(ev->locked_bytes, b2, sizeof(b2)),
+	       ia_human_bytes(ev->memlock_limit, b3, sizeof(b3)), ev->threshold / 10.0,
+	       ia_consumer_name(ev->consumer), ia_owner_str(&ev->owner, b, sizeof(b)),
+	       path ? path : "?");
+}
+
 static void print_json(struct ia_ctx *ctx, const struct ia_event *ev)
 {
 	struct ia_json *j = &ctx->j;
@@ -27,6 +77,13 @@ static void print_json(struct ia_ctx *ctx, const struct ia_event *ev)
 	ia_json_u64(j, "seq", ev->seq);
 	ia_json_str(j, "type", failure ? "failure" : "threshold");
 	ia_json_u64(j, "time_ns", ev->time_ns);
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
+		ia_json_str(j, "kind", "uid-pot");
+		print_pot_json(j, ev);
+		ia_json_obj_close(j);
+		printf("\n");
+		return;
+	}
 	ia_json_u64(j, "container", ev->container);
 	ia_json_u32_array(j, "groups", ev->groups, ev->ngroups);
 	ia_json_u64(j, "entries", ev->entries);
@@ -87,6 +144,8 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 		       overrun ? " (socket overrun: read too slowly)" : "");
 	if (ctx->json)
 		print_json(ctx, ev);
+	else if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
+		print_pot_text(ev);
 	else
 		print_text(ev);
 	fflush(stdout);

@@ -14,10 +14,10 @@
 
 #include "ctl.h"
 
-enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT };
+enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT, OPT_PID, OPT_KIND, OPT_MARGIN };
 
 /* Which of --uid / --id / --count a command takes. */
-enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4 };
+enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4, TAKES_PID = 8, TAKES_KIND = 16 };
 
 static const struct {
 	const char *name;
@@ -29,15 +29,17 @@ static const struct {
 	{ "status", cmd_status, 0, 0, 0,
 	  "module version, kernel, features and their state" },
 	{ "uids", cmd_uids, TAKES_UID, 0, 0,
-	  "[--uid N]  per-uid locked-memory pot (RLIMIT_MEMLOCK)" },
+	  "[--uid N]  per-uid locked-memory pot (RLIMIT_MEMLOCK): who charged it, what waits" },
+	{ "procs", cmd_procs, TAKES_UID | TAKES_PID, 0, 0,
+	  "[--uid N|--pid N]  processes: what they hold of the pot, limits, cgroups" },
 	{ "containers", cmd_containers, TAKES_ID, 0, 0,
 	  "[--id N]  VFIO type1 containers: entries/limit, pinned, failures" },
 	{ "groups", cmd_groups, TAKES_ID, 0, 0,
 	  "[--id N]  IOMMU groups: devices, container, owner" },
 	{ "events", cmd_events, TAKES_COUNT, 0, 0,
 	  "[--count N]  follow failure and threshold events" },
-	{ "thresholds", cmd_thresholds, 0, 0, 2,
-	  "[WARN CRIT]  show or set event thresholds (per mille)" },
+	{ "thresholds", cmd_thresholds, TAKES_KIND, 0, 2,
+	  "[--kind vfio|uid-pot] [--margin N] [WARN CRIT]  event thresholds (per mille)" },
 };
 
 static void usage(FILE *f)
@@ -69,6 +71,9 @@ int main(int argc, char **argv)
 		{ "uid", required_argument, NULL, OPT_UID },
 		{ "id", required_argument, NULL, OPT_ID },
 		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "kind", required_argument, NULL, OPT_KIND },
+		{ "margin", required_argument, NULL, OPT_MARGIN },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ia_ctx ctx = { 0 };
@@ -99,6 +104,27 @@ int main(int argc, char **argv)
 				return usage_error("bad number '%s'", optarg);
 			ctx.have_key = true;
 			break;
+		case OPT_PID:
+			given |= TAKES_PID;
+			optname = "--pid";
+			if (ia_parse_u32(optarg, &ctx.pid) || !ctx.pid)
+				return usage_error("--pid takes a process id, not '%s'", optarg);
+			ctx.have_pid = true;
+			break;
+		case OPT_KIND:
+			given |= TAKES_KIND;
+			optname = "--kind";
+			if (!strcmp(optarg, "uid-pot"))
+				ctx.kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
+			else if (strcmp(optarg, "vfio"))
+				return usage_error("--kind takes vfio or uid-pot, not '%s'", optarg);
+			break;
+		case OPT_MARGIN:
+			given |= TAKES_KIND;
+			optname = "--margin";
+			if (ia_parse_u32(optarg, &ctx.margin) || !ctx.margin)
+				return usage_error("--margin takes a number above 0, not '%s'", optarg);
+			break;
 		case OPT_COUNT:
 			given |= TAKES_COUNT;
 			if (ia_parse_u32(optarg, &ctx.count) || !ctx.count)
@@ -121,6 +147,8 @@ int main(int argc, char **argv)
 	if (given & ~cmds[i].takes)
 		return usage_error("this command does not take %s",
 				   given & TAKES_COUNT ? "--count" : optname);
+	if ((given & TAKES_PID) && (given & TAKES_UID))
+		return usage_error("%s", "--uid and --pid exclude each other");
 	nargs = argc - optind - 1;
 	if (nargs < cmds[i].min_args || nargs > cmds[i].max_args ||
 	    (nargs && nargs != cmds[i].max_args))

@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <uapi/linux/iommu_account.h>
+
 #include "ctl.h"
 
 struct uids_state {
@@ -15,6 +17,7 @@ static int uid_cb(const struct ia_uid *u, void *arg)
 	struct uids_state *st = arg;
 	struct ia_json *j = &st->ctx->j;
 	char b1[32], b2[32] = "-", b3[32] = "-", b4[32] = "-";
+	unsigned int c;
 
 	if (st->ctx->json) {
 		ia_json_obj_open(j, NULL);
@@ -27,6 +30,19 @@ static int uid_cb(const struct ia_uid *u, void *arg)
 		}
 		if (u->has_headroom)
 			ia_json_i64(j, "headroom", u->headroom);
+		if (u->b.present) {
+			ia_json_obj_open(j, "consumers");
+			for (c = 0; c < IA_NCONSUMERS; c++)
+				if (u->b.consumer[c])
+					ia_json_u64(j, ia_consumer_name(c), u->b.consumer[c]);
+			ia_json_obj_close(j);
+			ia_json_u64(j, "unattributed_bytes", u->b.unattributed);
+			ia_json_u64(j, "pending_bytes", u->b.pending);
+			ia_json_u64(j, "cgroups", u->b.cgroups);
+			ia_json_u64(j, "charges", u->b.charges);
+			ia_json_u64(j, "refusals", u->b.refusals);
+			ia_json_u64(j, "inexact", u->b.inexact);
+		}
 		ia_json_obj_close(j);
 		st->n++;
 		return 0;
@@ -47,6 +63,27 @@ static int uid_cb(const struct ia_uid *u, void *arg)
 	printf("%-10u %6u %12s %12s %12s %12s%s\n", u->uid, u->tasks,
 	       ia_human_bytes(u->locked_bytes, b1, sizeof(b1)), b2, b3, b4,
 	       !u->tasks && u->locked_bytes ? "  (no live task: deferred release)" : "");
+	if (!u->b.present || (!u->locked_bytes && !u->b.refusals))
+		return 0;
+	/* The breakdown: what holds the pot, what waits, what was refused. */
+	printf("    ");
+	for (c = 0; c < IA_NCONSUMERS; c++)
+		if (u->b.consumer[c])
+			printf("%s %s, ", ia_consumer_name(c),
+			       ia_human_bytes(u->b.consumer[c], b1, sizeof(b1)));
+	printf("unattributed %s", ia_human_bytes(u->b.unattributed, b1, sizeof(b1)));
+	if (u->b.pending)
+		printf(", pending release %s", ia_human_bytes(u->b.pending, b1, sizeof(b1)));
+	printf("; %u cgroup%s", u->b.cgroups, u->b.cgroups == 1 ? "" : "s");
+	if (u->b.refusals)
+		printf("; %llu charge%s refused", (unsigned long long)u->b.refusals,
+		       u->b.refusals == 1 ? "" : "s");
+	if (u->b.inexact)
+		printf("; INEXACT (%s%s%s)",
+		       u->b.inexact & IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED ? "probe missed " : "",
+		       u->b.inexact & IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY ? "no memory " : "",
+		       u->b.inexact & IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS ? "shared buffers" : "");
+	printf("\n");
 	return 0;
 }
 

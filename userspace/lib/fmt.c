@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <ftw.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ia.h"
 
@@ -202,4 +204,35 @@ void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v, un
 	for (i = 0; i < n; i++)
 		ia_json_u64(j, NULL, v[i]);
 	ia_json_arr_close(j);
+}
+
+/* --- cgroups ------------------------------------------------------------ */
+
+#define CGROOT "/sys/fs/cgroup"
+
+static uint64_t cg_want;
+static char *cg_buf;
+static size_t cg_len;
+static bool cg_found;
+
+static int cg_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_D || st->st_ino != cg_want)
+		return 0;
+	snprintf(cg_buf, cg_len, "%s", path[strlen(CGROOT)] ? path + strlen(CGROOT) : "/");
+	cg_found = true;
+	return 1;	/* stop the walk */
+}
+
+const char *ia_cgroup_path(uint64_t id, char *buf, size_t len)
+{
+	if (!id)
+		return NULL;
+	cg_want = id;
+	cg_buf = buf;
+	cg_len = len;
+	cg_found = false;
+	nftw(CGROOT, cg_visit, 16, FTW_PHYS | FTW_MOUNT);
+	return cg_found ? buf : NULL;
 }

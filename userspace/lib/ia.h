@@ -83,6 +83,17 @@ struct ia_status {
 	uint32_t vfio_untracked;
 };
 
+#define IA_NCONSUMERS 4		/* consumers this library knows */
+
+struct ia_uid_breakdown {
+	bool present;			/* the module reports it */
+	uint64_t consumer[IA_NCONSUMERS];	/* bytes by IOMMU_ACCOUNT_CONSUMER_* */
+	uint64_t unattributed, pending;
+	uint32_t cgroups;
+	uint64_t charges, refusals;
+	uint32_t inexact;		/* IOMMU_ACCOUNT_UID_INEXACT_* bits */
+};
+
 struct ia_uid {
 	uint32_t uid;
 	uint64_t locked_bytes;
@@ -92,6 +103,7 @@ struct ia_uid {
 	uint64_t memlock_min, memlock_max;
 	bool has_headroom;
 	int64_t headroom;
+	struct ia_uid_breakdown b;
 };
 
 struct ia_failure {
@@ -134,14 +146,34 @@ struct ia_group {
 	struct ia_device *devices;
 };
 
+struct ia_proc {
+	uint32_t pid, uid;
+	char comm[16];
+	uint64_t cgroup_id;
+	uint64_t memlock_soft, memlock_hard;	/* UINT64_MAX: unlimited */
+	uint64_t consumer[IA_NCONSUMERS];
+	uint64_t locked_vm, pinned_vm;	/* bytes */
+	uint32_t rings;
+};
+
+/* "io_uring-buffers", ... */
+const char *ia_consumer_name(unsigned int c);
+
 struct ia_thresholds {
 	uint32_t warn, crit;		/* per mille */
+	uint32_t kind;			/* IOMMU_ACCOUNT_QUOTA_KIND_* */
+	uint32_t margin;		/* uid-pot only */
 };
 
 struct ia_event {
 	uint64_t seq;
 	uint32_t type;			/* IOMMU_ACCOUNT_EVENT_TYPE_* */
+	uint32_t kind;			/* IOMMU_ACCOUNT_QUOTA_KIND_* */
 	uint64_t time_ns;
+	/* uid-pot: size is the request, locked_bytes the pot, memlock_limit
+	 * the charging process's limit */
+	uint32_t uid, consumer;
+	uint64_t cgroup_id;
 	uint32_t container;
 	unsigned int ngroups;		/* attached when it happened */
 	uint32_t *groups;		/* those listed (all, or the first ones) */
@@ -172,7 +204,11 @@ int ia_get_containers(struct ia_client *c, const uint32_t *key,
 		      int (*cb)(const struct ia_container *ct, void *arg), void *arg);
 int ia_get_groups(struct ia_client *c, const uint32_t *key,
 		  int (*cb)(const struct ia_group *g, void *arg), void *arg);
+/* @t->kind says which; filled with the module's values. */
 int ia_get_thresholds(struct ia_client *c, struct ia_thresholds *t);
+/* @pid NULL: dump (of @uid when given, else the processes holding charges). */
+int ia_get_procs(struct ia_client *c, const uint32_t *pid, const uint32_t *uid,
+		 int (*cb)(const struct ia_proc *p, void *arg), void *arg);
 /* Set, then @t holds what the module now uses (its reply). */
 int ia_set_thresholds(struct ia_client *c, struct ia_thresholds *t);
 
@@ -207,6 +243,8 @@ int ia_client_fd(const struct ia_client *c);
 
 /* --- formatting ----------------------------------------------------- */
 
+/* The path of cgroup v2 @id under /sys/fs/cgroup ("/a/b"), or NULL. */
+const char *ia_cgroup_path(uint64_t id, char *buf, size_t len);
 /* "12.0 MiB", "4096 B", "unlimited" (UINT64_MAX). */
 const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
 /* Decimal u32, whole string; 0 or -1. */

@@ -67,6 +67,35 @@ static void parse_owner(struct nlattr *nest, struct ia_owner *o)
 	stra(tb, IOMMU_ACCOUNT_A_OWNER_COMM, o->comm, sizeof(o->comm));
 }
 
+const char *ia_consumer_name(unsigned int c)
+{
+	static const char *const names[IA_NCONSUMERS] = {
+		[IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS] = "io_uring-buffers",
+		[IOMMU_ACCOUNT_CONSUMER_IO_URING_RINGS] = "io_uring-rings",
+		[IOMMU_ACCOUNT_CONSUMER_IO_URING_ZEROCOPY] = "io_uring-zerocopy",
+		[IOMMU_ACCOUNT_CONSUMER_IO_URING_OTHER] = "io_uring-other",
+	};
+
+	return c < IA_NCONSUMERS ? names[c] : "unknown";
+}
+
+/* The consumer-bytes nests @attr of @nlh, summed into bytes[consumer]. */
+static void consumers(struct nlmsghdr *nlh, int attr, uint64_t *bytes)
+{
+	struct nlattr *a, *tb[IOMMU_ACCOUNT_A_CONSUMER_BYTES_MAX + 1];
+	int rem;
+	uint32_t c;
+
+	for_each_top_attr(a, nlh, rem) {
+		if (nla_type(a) != attr ||
+		    nla_parse_nested(tb, IOMMU_ACCOUNT_A_CONSUMER_BYTES_MAX, a, NULL))
+			continue;
+		c = u32a(tb, IOMMU_ACCOUNT_A_CONSUMER_BYTES_CONSUMER);
+		if (c < IA_NCONSUMERS)
+			bytes[c] += u64a(tb, IOMMU_ACCOUNT_A_CONSUMER_BYTES_BYTES);
+	}
+}
+
 /* --- status ----------------------------------------------------------- */
 
 static void parse_feature(struct nlattr *nest, struct ia_feature *f)
@@ -132,6 +161,14 @@ static int uid_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	u.memlock_max = u64a(tb, IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX);
 	u.has_headroom = tb[IOMMU_ACCOUNT_A_UID_HEADROOM];
 	u.headroom = (int64_t)u64a(tb, IOMMU_ACCOUNT_A_UID_HEADROOM);
+	u.b.present = tb[IOMMU_ACCOUNT_A_UID_UNATTRIBUTED_BYTES];
+	consumers(nlh, IOMMU_ACCOUNT_A_UID_CONSUMER, u.b.consumer);
+	u.b.unattributed = u64a(tb, IOMMU_ACCOUNT_A_UID_UNATTRIBUTED_BYTES);
+	u.b.pending = u64a(tb, IOMMU_ACCOUNT_A_UID_PENDING_BYTES);
+	u.b.cgroups = u32a(tb, IOMMU_ACCOUNT_A_UID_CGROUPS);
+	u.b.charges = u64a(tb, IOMMU_ACCOUNT_A_UID_CHARGES);
+	u.b.refusals = u64a(tb, IOMMU_ACCOUNT_A_UID_REFUSALS);
+	u.b.inexact = u32a(tb, IOMMU_ACCOUNT_A_UID_INEXACT);
 	return fn(&u, ca->arg);
 }
 
@@ -264,13 +301,56 @@ static int thresholds_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	(void)nlh;
 	t->warn = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_WARN);
 	t->crit = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT);
+	t->kind = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_KIND);
+	t->margin = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN);
 	return 0;
 }
 
 int ia_get_thresholds(struct ia_client *c, struct ia_thresholds *t)
 {
-	return ia_request(c, ia_msg(c, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, false),
-			  IOMMU_ACCOUNT_A_THRESHOLDS_MAX, thresholds_fn, t);
+	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, false);
+
+	/* No kind attribute for VFIO: a module older than uid-pot thresholds accepts it. */
+	if (msg && t->kind && nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, t->kind)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return ia_request(c, msg, IOMMU_ACCOUNT_A_THRESHOLDS_MAX, thresholds_fn, t);
+}
+
+/* --- processes ---------------------------------------------------------- */
+
+static int proc_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct cb_arg *ca = arg;
+	int (*fn)(const struct ia_proc *, void *) = ca->fn;
+	struct ia_proc p = { 0 };
+
+	p.pid = u32a(tb, IOMMU_ACCOUNT_A_PROC_PID);
+	p.uid = u32a(tb, IOMMU_ACCOUNT_A_PROC_UID);
+	stra(tb, IOMMU_ACCOUNT_A_PROC_COMM, p.comm, sizeof(p.comm));
+	p.cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_PROC_CGROUP_ID);
+	p.memlock_soft = u64a(tb, IOMMU_ACCOUNT_A_PROC_MEMLOCK_SOFT);
+	p.memlock_hard = u64a(tb, IOMMU_ACCOUNT_A_PROC_MEMLOCK_HARD);
+	consumers(nlh, IOMMU_ACCOUNT_A_PROC_CONSUMER, p.consumer);
+	p.locked_vm = u64a(tb, IOMMU_ACCOUNT_A_PROC_LOCKED_VM_BYTES);
+	p.pinned_vm = u64a(tb, IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES);
+	p.rings = u32a(tb, IOMMU_ACCOUNT_A_PROC_RINGS);
+	return fn(&p, ca->arg);
+}
+
+int ia_get_procs(struct ia_client *c, const uint32_t *pid, const uint32_t *uid,
+		 int (*cb)(const struct ia_proc *p, void *arg), void *arg)
+{
+	struct cb_arg ca = { (void *)cb, arg };
+	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_PROC, !pid);
+
+	if (msg && ((pid && nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_PID, *pid)) ||
+		    (uid && nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_UID, *uid)))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return ia_request(c, msg, IOMMU_ACCOUNT_A_PROC_MAX, proc_fn, &ca);
 }
 
 int ia_set_thresholds(struct ia_client *c, struct ia_thresholds *t)
@@ -278,7 +358,9 @@ int ia_set_thresholds(struct ia_client *c, struct ia_thresholds *t)
 	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, false);
 
 	if (msg && (nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, t->warn) ||
-		    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, t->crit))) {
+		    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, t->crit) ||
+		    (t->kind && nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, t->kind)) ||
+		    (t->margin && nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, t->margin)))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
@@ -294,6 +376,10 @@ int ia_parse_event(struct nlmsghdr *nlh, struct nlattr **tb, struct ia_event *ev
 		return -EINVAL;
 	ev->seq = u64a(tb, IOMMU_ACCOUNT_A_EVENT_SEQ);
 	ev->type = u32a(tb, IOMMU_ACCOUNT_A_EVENT_TYPE);
+	ev->kind = u32a(tb, IOMMU_ACCOUNT_A_EVENT_KIND);
+	ev->uid = u32a(tb, IOMMU_ACCOUNT_A_EVENT_UID);
+	ev->consumer = u32a(tb, IOMMU_ACCOUNT_A_EVENT_CONSUMER);
+	ev->cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_EVENT_CGROUP_ID);
 	ev->time_ns = u64a(tb, IOMMU_ACCOUNT_A_EVENT_TIME_NS);
 	ev->container = u32a(tb, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID);
 	if (u32_list(nlh, IOMMU_ACCOUNT_A_EVENT_GROUP, &ev->groups, &ev->ngroups))

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iommu-accountctl procs [--uid N | --pid N]: processes and what they hold
+ * of their uid's locked-memory pot, with their limits and cgroups.
+ */
+#include <inttypes.h>
+
+#include "ctl.h"
+
+struct state {
+	struct ia_ctx *ctx;
+	unsigned int n;
+};
+
+static uint64_t held(const struct ia_proc *p)
+{
+	uint64_t s = 0;
+	int c;
+
+	for (c = 0; c < IA_NCONSUMERS; c++)
+		s += p->consumer[c];
+	return s;
+}
+
+static int proc_cb(const struct ia_proc *p, void *arg)
+{
+	struct state *st = arg;
+	struct ia_json *j = &st->ctx->j;
+	char b1[32], b2[32], b3[32], b4[32], cg[256];
+	const char *path = ia_cgroup_path(p->cgroup_id, cg, sizeof(cg));
+	int c;
+
+	if (st->ctx->json) {
+		ia_json_obj_open(j, NULL);
+		ia_json_u64(j, "pid", p->pid);
+		ia_json_u64(j, "uid", p->uid);
+		ia_json_str(j, "comm", p->comm);
+		ia_json_u64(j, "cgroup_id", p->cgroup_id);
+		if (path)
+			ia_json_str(j, "cgroup", path);
+		else
+			ia_json_null(j, "cgroup");
+		ia_json_u64_or_null(j, "memlock_soft", p->memlock_soft);
+		ia_json_u64_or_null(j, "memlock_hard", p->memlock_hard);
+		ia_json_obj_open(j, "charged");
+		for (c = 0; c < IA_NCONSUMERS; c++)
+			if (p->consumer[c])
+				ia_json_u64(j, ia_consumer_name(c), p->consumer[c]);
+		ia_json_obj_close(j);
+		ia_json_u64(j, "locked_vm_bytes", p->locked_vm);
+		ia_json_u64(j, "pinned_vm_bytes", p->pinned_vm);
+		ia_json_u64(j, "rings", p->rings);
+		ia_json_obj_close(j);
+		st->n++;
+		return 0;
+	}
+	if (!st->n++)
+		printf("%-8s %-16s %-7s %12s %12s %6s %10s %10s  %s\n", "PID", "COMM", "UID",
+		       "CHARGED", "MEMLOCK", "RINGS", "VMLCK", "VMPIN", "CGROUP");
+	printf("%-8u %-16s %-7u %12s %12s %6u %10s %10s  %s\n", p->pid, p->comm, p->uid,
+	       ia_human_bytes(held(p), b1, sizeof(b1)),
+	       ia_human_bytes(p->memlock_soft, b2, sizeof(b2)), p->rings,
+	       ia_human_bytes(p->locked_vm, b3, sizeof(b3)),
+	       ia_human_bytes(p->pinned_vm, b4, sizeof(b4)),
+	       path ? path : "?");
+	return 0;
+}
+
+int cmd_procs(struct ia_ctx *ctx)
+{
+	struct state st = { ctx, 0 };
+	int err;
+
+	if (ctx->json)
+		ia_json_arr_open(&ctx->j, NULL);
+	err = ia_get_procs(&ctx->cl, ctx->have_pid ? &ctx->pid : NULL,
+			   ctx->have_key ? &ctx->key : NULL, proc_cb, &st);
+	if (ctx->json) {
+		ia_json_arr_close(&ctx->j);
+		printf("\n");
+	}
+	if (err)
+		return ia_ctl_error(ctx, "procs", err);
+	if (!ctx->json && !st.n)
+		printf("no process holds charges%s\n",
+		       ctx->have_key ? " and none runs as that uid" : " this module follows");
+	return IA_EXIT_OK;
+}
