@@ -108,6 +108,25 @@ wait "$holder"; rc=$?
 holder=""
 check "vfio_tool exits when its stdin closes" [ $rc = 0 ]
 
+# The pot's own thresholds, processes, the breakdown keys.
+iommu-accountctl thresholds --kind uid-pot --margin 40 700 900 >/dev/null; rc=$?
+json=$(iommu-accountctl -j thresholds --kind uid-pot)
+check "thresholds --kind uid-pot --margin 40 700 900: set, read back" \
+	sh -c "[ $rc = 0 ] && [ '$json' = '{\"kind\":\"uid-pot\",\"warn\":700,\"crit\":900,\"margin\":40}' ]"
+json=$(iommu-accountctl -j thresholds)
+check "thresholds of VFIO untouched by the pot's" [ "$json" = '{"warn":800,"crit":950}' ]
+iommu-accountctl thresholds --kind uid-pot 800 950 --margin 50 >/dev/null
+iommu-accountctl thresholds --kind bogus 2>"$tmp/err"; rc=$?
+check "thresholds --kind bogus: exit 1, says what it takes" sh -c "[ $rc = 1 ] && grep -q 'vfio or uid-pot' '$tmp/err'"
+iommu-accountctl procs --uid 0 --pid 1 2>/dev/null; rc=$?
+check "procs --uid 0 --pid 1: exit 1" [ $rc = 1 ]
+json=$(iommu-accountctl procs --pid 1 -j); rc=$?
+check "procs --pid 1 -j: pid 1 with limits and cgroup id" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '^\[{\"pid\":1,\"uid\":0,\"comm\":\"init\",\"cgroup_id\":[0-9]*,\"cgroup\":\"/\",\"memlock_soft\":'" _ "$json"
+iommu-accountctl procs --pid 4000000 2>"$tmp/err"; rc=$?
+check "procs --pid 4000000: exit 4, no such process" sh -c "[ $rc = 4 ] && grep -q 'no such process' '$tmp/err'"
+json=$(iommu-accountctl uids --uid 0 -j)
+check "uids --uid 0 -j: the breakdown keys" sh -c "echo \"\$1\" | grep -q '\"consumers\":{.*},\"unattributed_bytes\":[0-9]*,\"pending_bytes\":[0-9]*,\"cgroups\":[0-9]*,\"charges\":[0-9]*,\"refusals\":[0-9]*,\"inexact\":0}'" _ "$json"
+
 # A listener that reads too slowly: its socket overruns (ENOBUFS, which
 # libnl reports as "out of memory"). When it resumes it says how many
 # events were lost and keeps following.

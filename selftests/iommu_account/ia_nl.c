@@ -222,6 +222,23 @@ int ia_get_status(struct ia_nl *s, struct ia_status *st)
 			status_cb, st);
 }
 
+/* A consumer-bytes nest: bytes[consumer] += bytes (unknown consumers ignored). */
+static void parse_consumer(const struct nlattr *nest, uint64_t *bytes)
+{
+	const struct nlattr *a;
+	uint32_t c = UINT32_MAX;
+	uint64_t b = 0;
+
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_CONSUMER_BYTES_CONSUMER)
+			c = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_CONSUMER_BYTES_BYTES)
+			b = mnl_attr_get_u64(a);
+	}
+	if (c < IA_NCONS)
+		bytes[c] += b;
+}
+
 static void parse_uid(const struct nlmsghdr *nlh, struct ia_uid *u)
 {
 	const struct nlattr *a;
@@ -249,6 +266,28 @@ static void parse_uid(const struct nlmsghdr *nlh, struct ia_uid *u)
 		case IOMMU_ACCOUNT_A_UID_HEADROOM:
 			u->has_headroom = true;
 			u->headroom = (int64_t)mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_UID_CONSUMER:
+			parse_consumer(a, u->consumer);
+			break;
+		case IOMMU_ACCOUNT_A_UID_UNATTRIBUTED_BYTES:
+			u->has_breakdown = true;
+			u->unattributed = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_UID_PENDING_BYTES:
+			u->pending = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_UID_CGROUPS:
+			u->cgroups = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_UID_CHARGES:
+			u->charges = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_UID_REFUSALS:
+			u->refusals = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_UID_INEXACT:
+			u->inexact = mnl_attr_get_u32(a);
 			break;
 		}
 	}
@@ -569,6 +608,18 @@ static void parse_event(const struct nlmsghdr *nlh, struct ia_event *ev)
 		case IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT:
 			ev->group_count = mnl_attr_get_u32(a);
 			break;
+		case IOMMU_ACCOUNT_A_EVENT_KIND:
+			ev->kind = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_UID:
+			ev->uid = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_CONSUMER:
+			ev->consumer = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_CGROUP_ID:
+			ev->cgroup_id = mnl_attr_get_u64(a);
+			break;
 		}
 	}
 }
@@ -653,4 +704,134 @@ int ia_dump_groups_split(struct ia_nl *s, void (*between)(void *), void *arg,
 			n++;
 		}
 	}
+}
+
+int ia_set_pot_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, 0);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, warn);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, crit);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, margin);
+	return transact(s, nlh, NULL, NULL);
+}
+
+static int pot_thresholds_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	uint32_t *v = arg;
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_WARN)
+			v[0] = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_CRIT)
+			v[1] = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN)
+			v[2] = mnl_attr_get_u32(a);
+	}
+	return 0;
+}
+
+int ia_get_pot_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit, uint32_t *margin)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	uint32_t v[3] = { 0, 0, 0 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, 0);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT);
+	ret = transact(s, nlh, pot_thresholds_cb, v);
+	*warn = v[0];
+	*crit = v[1];
+	*margin = v[2];
+	return ret;
+}
+
+static void parse_proc(const struct nlmsghdr *nlh, struct ia_proc *p)
+{
+	const struct nlattr *a;
+
+	memset(p, 0, sizeof(*p));
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case IOMMU_ACCOUNT_A_PROC_PID:
+			p->pid = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_PROC_UID:
+			p->uid = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_PROC_COMM:
+			snprintf(p->comm, sizeof(p->comm), "%s", mnl_attr_get_str(a));
+			break;
+		case IOMMU_ACCOUNT_A_PROC_CGROUP_ID:
+			p->cgroup_id = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_PROC_MEMLOCK_SOFT:
+			p->soft = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_PROC_MEMLOCK_HARD:
+			p->hard = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_PROC_CONSUMER:
+			parse_consumer(a, p->consumer);
+			break;
+		case IOMMU_ACCOUNT_A_PROC_LOCKED_VM_BYTES:
+			p->locked_vm = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES:
+			p->pinned_vm = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_PROC_RINGS:
+			p->rings = mnl_attr_get_u32(a);
+			break;
+		}
+	}
+}
+
+struct proc_arg {
+	struct ia_proc *out;
+	int max, n;
+};
+
+static int proc_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct proc_arg *d = arg;
+
+	if (d->n < d->max)
+		parse_proc(nlh, &d->out[d->n]);
+	d->n++;
+	return 0;
+}
+
+int ia_get_proc(struct ia_nl *s, uint32_t pid, struct ia_proc *out)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct proc_arg d = { out, 1, 0 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_PROC, 0);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_PROC_PID, pid);
+	ret = transact(s, nlh, proc_cb, &d);
+	if (!ret && d.n != 1)
+		return -EPROTO;
+	return ret;
+}
+
+int ia_dump_procs(struct ia_nl *s, bool by_uid, uint32_t uid, struct ia_proc *out, int max)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct proc_arg d = { out, max, 0 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_PROC, NLM_F_DUMP);
+	if (by_uid)
+		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_PROC_UID, uid);
+	ret = transact(s, nlh, proc_cb, &d);
+	return ret ? ret : d.n;
 }

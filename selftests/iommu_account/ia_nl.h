@@ -18,6 +18,8 @@ struct ia_nl {
 	int batches;		/* recv() calls that carried data in the last request */
 };
 
+#define IA_NCONS 4	/* consumers the selftests know */
+
 struct ia_uid {
 	uint32_t uid;
 	uint64_t locked;
@@ -25,6 +27,18 @@ struct ia_uid {
 	bool has_min, has_max, has_headroom;
 	uint64_t min, max;
 	int64_t headroom;
+	/* the breakdown */
+	bool has_breakdown;
+	uint64_t consumer[IA_NCONS];	/* bytes by IOMMU_ACCOUNT_CONSUMER_* */
+	uint64_t unattributed, pending, charges, refusals;
+	uint32_t cgroups, inexact;
+};
+
+struct ia_proc {
+	uint32_t pid, uid, rings;
+	char comm[32];
+	uint64_t cgroup_id, soft, hard, locked_vm, pinned_vm;
+	uint64_t consumer[IA_NCONS];
 };
 
 struct ia_feature {
@@ -66,6 +80,8 @@ struct ia_event {
 	uint64_t seq;
 	uint32_t type, container, entries, limit, err, level, threshold;
 	uint32_t count, group_count;
+	uint32_t kind, uid, consumer;
+	uint64_t cgroup_id;
 	uint64_t iova, size, locked, memlock;
 	int ngroups;		/* every group attribute, even beyond groups[] */
 	uint32_t groups[64];
@@ -87,6 +103,12 @@ int ia_dump_containers(struct ia_nl *s, struct ia_container *out, int max);
 /* The container whose owner has tgid @pid, or -ENOENT. */
 int ia_container_of_pid(struct ia_nl *s, uint32_t pid, struct ia_container *out);
 int ia_set_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit);
+/* uid-pot thresholds with a hysteresis margin (per mille); 0 or -errno. */
+int ia_set_pot_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin);
+int ia_get_pot_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit, uint32_t *margin);
+int ia_get_proc(struct ia_nl *s, uint32_t pid, struct ia_proc *out);
+/* Dump processes (of @uid when @by_uid); the count or -errno. */
+int ia_dump_procs(struct ia_nl *s, bool by_uid, uint32_t uid, struct ia_proc *out, int max);
 int ia_get_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit);
 /* Join the events group (on a socket of its own: events arrive unasked). */
 int ia_events_join(struct ia_nl *s);

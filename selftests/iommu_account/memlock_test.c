@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The charge paths of the per-uid pot, checked against the kernel's own
+ * answers: the ENOMEM of io_uring_register past RLIMIT_MEMLOCK, the pot
+ * (user_struct->locked_vm) as GET_UID reads it, the buffer sizes we asked
+ * for. Agents (ia_uring.c) are child processes with their own uid and
+ * RLIMIT_MEMLOCK that register io_uring buffers on command; each test uses
+ * uids of its own and cgroups with unique names.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include <uapi/linux/iommu_account.h>
+#include "ia_nl.h"
+#include "ia_uring.h"
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+#define BUFS IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS
+
+FIXTURE(ml) {
+	struct ia_nl nl, ev;
+	char cg[4][128];
+	int ncg;
+};
+
+FIXTURE_SETUP(ml)
+{
+	ASSERT_EQ(0, ia_nl_open(&self->nl));
+	ASSERT_EQ(0, ia_nl_open(&self->ev));
+	ASSERT_EQ(0, ia_events_join(&self->ev));
+	/* Defaults, whatever an earlier test set. */
+	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 800, 950, 50));
+}
+
+FIXTURE_TEARDOWN(ml)
+{
+	int i;
+
+	ia_set_pot_thresholds(&self->nl, 800, 950, 50);
+	for (i = 0; i < self->ncg; i++)
+		rmdir(self->cg[i]);
+	ia_nl_close(&self->ev);
+	ia_nl_close(&self->nl);
+}
+
+/* A fresh cgroup v2 (unique name); its id is its directory's inode number. */
+static int cg_new(struct __test_metadata *_metadata, FIXTURE_DATA(ml) *self, uint64_t *id)
+{
+	struct stat st;
+	char *p = self->cg[self->ncg];
+
+	snprintf(p, sizeof(self->cg[0]), "/sys/fs/cgroup/ia-ml-%d-%d", getpid(), self->ncg);
+	if (mkdir(p, 0755) || stat(p, &st))
+		return -errno;
+	*id = st.st_ino;
+	return self->ncg++;
+}
+
+static int cg_enter(FIXTURE_DATA(ml) *self, int cg, pid_t pid)
+{
+	char path[160], buf[16];
+	int fd, n, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", self->cg[cg]);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%d", pid);
+	if (write(fd, buf, n) != n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static uint64_t sum_consumers(const struct ia_uid *u)
+{
+	uint64_t s = 0;
+	int i;
+
+	for (i = 0; i < IA_NCONS; i++)
+		s += u->consumer[i];
+	return s;
+}
+
+/* The parts of @uid's pot add up to the kernel's counter. */
+static void expect_adds_up(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_t uid,
+			   struct ia_uid *u)
+{
+	ASSERT_EQ(0, ia_get_uid(nl, uid, u)) TH_LOG("uid %u: %s", uid, nl->extack);
+	ASSERT_TRUE(u->has_breakdown);
+	EXPECT_EQ(u->locked, sum_consumers(u) + u->unattributed)
+		TH_LOG("uid %u: locked %llu, consumers %llu, unattributed %llu", uid,
+		       (unsigned long long)u->locked, (unsigned long long)sum_consumers(u),
+		       (unsigned long long)u->unattributed);
+	EXPECT_EQ(0, u->inexact);
+}
+
+/* Next uid-pot event of @uid (others skipped), within 5 s; 1 or 0. */
+static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
+{
+	while (ia_event_read(s, ev, 5000) == 1)
+		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid)
+			return 1;
+	return 0;
+}
+
+/*
+ * (a) The shared pot: two processes of uid 42001 in two cgroups with an
+ * 8 MiB limit, one of uid 42002. The first holds 3 MiB, the second
+ * registers 1 MiB buffers until the kernel refuses: held + registered ==
+ * the limit to the page. The refusal event names the refused process, its
+ * cgroup, the consumer, the request, the pot and the limit; warn and crit
+ * come before it; uid 42002 is untouched.
+ */
+TEST_F(ml, shared_pot_refusal_event)
+{
+	const uint32_t uid = 42001, other = 42002;
+	struct agent a, b, c;
+	struct ia_uid u, uo;
+	struct ia_event ev, warn, crit;
+	uint64_t base, cga, cgb, cgc;
+	int ia, ib, ic, i, ret, n = 0;
+
+	ia = cg_new(_metadata, self, &cga);
+	ib = cg_new(_metadata, self, &cgb);
+	ic = cg_new(_metadata, self, &cgc);
+	ASSERT_LE(0, ia);
+	ASSERT_LE(0, ib);
+	ASSERT_LE(0, ic);
+	ASSERT_EQ(0, agent_start(&a, uid, 8 * MiB));
+	ASSERT_EQ(0, agent_start(&b, uid, 8 * MiB));
+	ASSERT_EQ(0, agent_start(&c, other, 8 * MiB));
+	ASSERT_EQ(0, cg_enter(self, ia, a.pid));
+	ASSERT_EQ(0, cg_enter(self, ib, b.pid));
+	ASSERT_EQ(0, cg_enter(self, ic, c.pid));
+	/* Rings are charged on some kernels: count from the pot as it is now. */
+	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
+	base = u.locked;
+	EXPECT_EQ(2, u.cgroups);
+	ASSERT_EQ(0, ia_get_uid(&self->nl, other, &uo));
+
+	ASSERT_EQ(0, agent_register(&a, 3 * MiB));
+	for (;;) {
+		ret = agent_register(&b, 1 * MiB);
+		if (ret)
+			break;
+		n++;
+		ASSERT_GT(16, n);
+	}
+	EXPECT_EQ(-ENOMEM, ret);
+	EXPECT_EQ(8 * MiB - base, 3 * MiB + n * MiB) TH_LOG("base %llu, %d MiB registered",
+							     (unsigned long long)base, n);
+	ASSERT_EQ(0, agent_register(&c, 1 * MiB));
+
+	expect_adds_up(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(base + (3 + n) * MiB, u.locked);
+	EXPECT_EQ((3 + n) * MiB, u.consumer[BUFS]);
+	EXPECT_EQ(1, u.refusals);
+	EXPECT_EQ(0, u.pending);
+	expect_adds_up(_metadata, &self->nl, other, &uo);
+	EXPECT_EQ(1 * MiB, uo.consumer[BUFS]);
+	EXPECT_EQ(0, uo.refusals);
+
+	/* Events of uid 42001: warn, crit, then the refusal, in sequence. */
+	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &warn));
+	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &crit));
+	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
+	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD, warn.type);
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN, warn.level);
+	EXPECT_EQ(800, warn.threshold);
+	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD, crit.type);
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT, crit.level);
+	EXPECT_LT(warn.seq, crit.seq);
+	EXPECT_LT(crit.seq, ev.seq);
+	EXPECT_LE(8 * MiB * 8 / 10, warn.locked);
+	EXPECT_LE(8 * MiB * 95 / 100, crit.locked);
+	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_FAILURE, ev.type);
+	EXPECT_EQ(ENOMEM, ev.err);
+	EXPECT_EQ((uint32_t)b.pid, ev.who.pid);
+	EXPECT_EQ(uid, ev.who.uid);
+	EXPECT_EQ(cgb, ev.cgroup_id);
+	EXPECT_EQ(BUFS, ev.consumer);
+	EXPECT_EQ(1 * MiB, ev.size);
+	EXPECT_EQ(8 * MiB, ev.locked);
+	EXPECT_EQ(8 * MiB, ev.memlock);
+	EXPECT_EQ(1, ev.count);
+
+	/* Nothing for uid 42002 came before a marker event of ours. */
+	for (i = 0; i < 3; i++)
+		agent_unregister(&b);
+	ASSERT_EQ(-ENOMEM, agent_register(&a, 16 * MiB));
+	while (ia_event_read(&self->ev, &ev, 5000) == 1) {
+		EXPECT_FALSE(ev.kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev.uid == other);
+		if (ev.kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev.uid == uid &&
+		    ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
+			break;
+	}
+	EXPECT_EQ((uint32_t)a.pid, ev.who.pid);
+	EXPECT_EQ(16 * MiB, ev.size);
+	agent_stop(&a);
+	agent_stop(&b);
+	agent_stop(&c);
+}
+
+/*
+ * (b) Parts add up under a mixed load on several rings (registrations,
+ * unregistrations, refusals) at every step; nothing hooked lands in
+ * unattributed. A pot charged before the module loaded is unattributed
+ * and drains to zero when released.
+ */
+TEST_F(ml, parts_add_up)
+{
+	const uint32_t uid = 42011;
+	static const size_t sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 12 * KiB, 300 * KiB, 2 * MiB };
+	struct agent ag[3];
+	struct ia_uid u;
+	uint64_t base, want = 0;
+	int i, k;
+
+	for (k = 0; k < 3; k++)
+		ASSERT_EQ(0, agent_start(&ag[k], uid, 64 * MiB));
+	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
+	base = u.locked;
+	EXPECT_EQ(base, u.unattributed);
+	for (i = 0; i < 12; i++) {
+		k = i % 3;
+		ASSERT_EQ(0, agent_register(&ag[k], sizes[i % 6]));
+		want += (sizes[i % 6] + 4095) / 4096 * 4096;
+		expect_adds_up(_metadata, &self->nl, uid, &u);
+		EXPECT_EQ(base + want, u.locked);
+		EXPECT_EQ(want, u.consumer[BUFS]);
+		EXPECT_EQ(base, u.unattributed);
+		if (i == 7) {
+			ASSERT_EQ(0, agent_unregister(&ag[1]));
+			want = 0;
+			for (k = 0; k <= i; k++)
+				if (k % 3 != 1)
+					want += (sizes[k % 6] + 4095) / 4096 * 4096;
+			expect_adds_up(_metadata, &self->nl, uid, &u);
+			EXPECT_EQ(want, u.consumer[BUFS]);
+		}
+	}
+	EXPECT_EQ(12, u.charges);
+	for (k = 0; k < 3; k++)
+		ASSERT_EQ(0, agent_unregister(&ag[k]));
+	expect_adds_up(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.consumer[BUFS]);
+	EXPECT_EQ(base, u.locked);
+
+	/* Charged before the module loads: unattributed, then drained. */
+	ASSERT_EQ(0, agent_register(&ag[0], 2 * MiB));
+	ia_nl_close(&self->ev);
+	ia_nl_close(&self->nl);
+	ASSERT_EQ(0, system("modprobe -r iommu_account && modprobe iommu_account"));
+	ASSERT_EQ(0, ia_nl_open(&self->nl));
+	ASSERT_EQ(0, ia_nl_open(&self->ev));
+	expect_adds_up(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(base + 2 * MiB, u.locked);
+	EXPECT_EQ(base + 2 * MiB, u.unattributed);
+	EXPECT_EQ(0, u.consumer[BUFS]);
+	ASSERT_EQ(0, agent_register(&ag[1], 1 * MiB));
+	expect_adds_up(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(1 * MiB, u.consumer[BUFS]);
+	ASSERT_EQ(0, agent_unregister(&ag[0]));
+	expect_adds_up(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(base, u.unattributed);
+	EXPECT_EQ(1 * MiB, u.consumer[BUFS]);
+	for (k = 0; k < 3; k++)
+		agent_stop(&ag[k]);
+}
+
+/* Wait (bounded, on the kernel's counter) until @uid's pot is @want. */
+static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want)
+{
+	struct ia_uid u;
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		if (!ia_get_uid(nl, uid, &u) && u.locked == want)
+			return 0;
+		usleep(25000);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * (c) Pending release: a process exits with 2 MiB registered while its ring
+ * lives on (we hold a copy of the fd): its bytes are pending, not with a
+ * live process. Closing the ring releases them in the kernel's deferred
+ * work; the pot and the breakdown drain to the base together.
+ */
+TEST_F(ml, pending_release_after_exit)
+{
+	const uint32_t uid = 42021;
+	struct ia_proc procs[64];
+	struct agent a;
+	struct ia_uid u;
+	uint64_t base;
+	int ring, n, i;
+	pid_t pid;
+
+	ASSERT_EQ(0, agent_start(&a, uid, 64 * MiB));
+	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
+	base = u.locked;
+	ASSERT_EQ(0, agent_register(&a, 2 * MiB));
+	ring = agent_take_ring(&a);
+	ASSERT_LE(0, ring) TH_LOG("pidfd_getfd: %s", strerror(-ring));
+	pid = a.pid;
+	n = ia_dump_procs(&self->nl, true, uid, procs, 64);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ((uint32_t)pid, procs[0].pid);
+	EXPECT_EQ(2 * MiB, procs[0].consumer[BUFS]);
+	EXPECT_EQ(1, procs[0].rings);
+	EXPECT_EQ(64 * MiB, procs[0].soft);
+
+	agent_stop(&a);
+	expect_adds_up(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(base + 2 * MiB, u.locked);
+	EXPECT_EQ(2 * MiB, u.consumer[BUFS]);
+	EXPECT_EQ(2 * MiB, u.pending);
+	n = ia_dump_procs(&self->nl, false, 0, procs, 64);
+	for (i = 0; i < n && n > 0; i++)
+		EXPECT_NE((uint32_t)pid, procs[i].pid);
+
+	close(ring);
+	ASSERT_EQ(0, wait_pot(&self->nl, uid, base));
+	/* The uid may be gone with its last object: then nothing is left. */
+	if (!ia_get_uid(&self->nl, uid, &u)) {
+		EXPECT_EQ(0, u.consumer[BUFS]);
+		EXPECT_EQ(0, u.pending);
+		EXPECT_EQ(u.locked, u.unattributed);
+	}
+}
+
+/*
+ * (e) Hysteresis: warn at 50 % of 8 MiB, margin 10 points. A pot moving
+ * between 3.5 and 4.5 MiB five times gives one warn; after it fell to 0
+ * (below 40 %) the next crossing gives the second. A refusal is the marker
+ * that ends the count.
+ */
+TEST_F(ml, hysteresis_one_event_per_crossing)
+{
+	const uint32_t uid = 42031;
+	struct agent a, b;
+	struct ia_event ev;
+	int i, warns = 0, crits = 0;
+
+	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 500, 990, 100));
+	ASSERT_EQ(0, agent_start(&a, uid, 8 * MiB));
+	ASSERT_EQ(0, agent_start(&b, uid, 8 * MiB));
+	ASSERT_EQ(0, agent_register(&a, 3 * MiB + 512 * KiB));
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(0, agent_register(&b, 1 * MiB));
+		ASSERT_EQ(0, agent_unregister(&b));
+	}
+	ASSERT_EQ(0, agent_unregister(&a));
+	ASSERT_EQ(0, agent_register(&b, 1 * MiB));
+	ASSERT_EQ(0, agent_register(&a, 3 * MiB + 512 * KiB));
+	ASSERT_EQ(-ENOMEM, agent_register(&a, 8 * MiB));
+	while (next_pot_event(&self->ev, uid, &ev)) {
+		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
+			break;
+		warns += ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN;
+		crits += ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT;
+		EXPECT_EQ(500, ev.threshold);
+		EXPECT_EQ(4 * MiB + 512 * KiB, ev.locked);
+	}
+	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_FAILURE, ev.type);
+	EXPECT_EQ(2, warns);
+	EXPECT_EQ(0, crits);
+	agent_stop(&a);
+	agent_stop(&b);
+}
+
+/* Thresholds of the pot are their own: setting them leaves VFIO's alone. */
+TEST_F(ml, pot_thresholds_separate)
+{
+	uint32_t w, c, m, vw, vc;
+
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &vw, &vc));
+	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 600, 700, 30));
+	ASSERT_EQ(0, ia_get_pot_thresholds(&self->nl, &w, &c, &m));
+	EXPECT_EQ(600, w);
+	EXPECT_EQ(700, c);
+	EXPECT_EQ(30, m);
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &w, &c));
+	EXPECT_EQ(vw, w);
+	EXPECT_EQ(vc, c);
+	EXPECT_EQ(-EINVAL, ia_set_pot_thresholds(&self->nl, 600, 700, 600));
+	EXPECT_NE(0, strlen(self->nl.extack));
+	ASSERT_EQ(0, ia_get_pot_thresholds(&self->nl, &w, &c, &m));
+	EXPECT_EQ(30, m);
+}
+
+/*
+ * (f) An unprivileged process sees its own uid's processes only: a dump
+ * lists none of another uid's, a do on one is EPERM, asking for another
+ * uid is EPERM.
+ */
+TEST_F(ml, unprivileged_sees_own_processes)
+{
+	const uint32_t uid = 42041, other = 42042;
+	struct agent a;
+	int fd[2], res[4] = { -1, -1, -1, -1 };
+	pid_t pid;
+
+	ASSERT_EQ(0, agent_start(&a, other, 8 * MiB));
+	ASSERT_EQ(0, agent_register(&a, 1 * MiB));
+	ASSERT_EQ(0, pipe(fd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct ia_proc procs[64], p;
+		struct ia_nl nl;
+		int i, n;
+
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid) || ia_nl_open(&nl))
+			_exit(2);
+		n = ia_dump_procs(&nl, false, 0, procs, 64);
+		res[0] = n;
+		for (i = 0; i < n && i < 64; i++)
+			if (procs[i].uid != uid)
+				res[0] = -1000;
+		res[1] = ia_get_proc(&nl, a.pid, &p);
+		res[2] = ia_dump_procs(&nl, true, other, procs, 64);
+		n = ia_dump_procs(&nl, true, uid, procs, 64);
+		res[3] = n == 1 && procs[0].pid == (uint32_t)getpid();
+		if (write(fd[1], res, sizeof(res)) != sizeof(res))
+			_exit(3);
+		_exit(0);
+	}
+	close(fd[1]);
+	ASSERT_EQ(sizeof(res), read(fd[0], res, sizeof(res)));
+	waitpid(pid, NULL, 0);
+	close(fd[0]);
+	EXPECT_EQ(0, res[0]);
+	EXPECT_EQ(-EPERM, res[1]);
+	EXPECT_EQ(-EPERM, res[2]);
+	EXPECT_EQ(1, res[3]);
+	agent_stop(&a);
+}
+
+TEST_HARNESS_MAIN
