@@ -107,6 +107,12 @@ static DEFINE_HASHTABLE(ia_ml_users, 6);
 static DEFINE_HASHTABLE(ia_ml_recs, 8);
 static DEFINE_HASHTABLE(ia_ml_actives, 6);
 static bool ia_ml_per_ring;		/* release mode, decided at init */
+/*
+ * Set (under the lock) before the probes go: from then on no handler
+ * touches the actives hash, whose nodes live in kretprobe instances that an
+ * unregistered probe no longer unlinks.
+ */
+static bool ia_ml_exiting;
 static bool ia_ml_attached;
 static struct ia_thresholds ia_ml_thr = { 800, 950 };
 static u32 ia_ml_margin = 50;
@@ -363,6 +369,10 @@ static int ia_ml_charge_start(struct kretprobe_instance *ri, struct pt_regs *reg
 	if (!c->user || !c->pages)
 		return 1;	/* nothing is charged: no return handler */
 	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (ia_ml_exiting) {
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		return 1;
+	}
 	if (!outer && ia_ml_active_of(current, IA_ACT_CHARGE)) {
 		/* Inside io_account_mem: that probe counts this charge. */
 		spin_unlock_irqrestore(&ia_ml_lock, flags);
@@ -399,6 +409,8 @@ static int ia_ml_charge_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (ia_ml_exiting)
+		goto out;
 	if (c->outer)
 		hash_del(&c->act.hnode);
 	a = ia_ml_active_of(current, IA_ACT_REGISTER);
@@ -434,6 +446,10 @@ static int ia_ml_scope_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	if (!release && !ia_ml_per_ring)
 		a->pimu = (void **)regs_get_kernel_argument(regs, 2);
 	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (ia_ml_exiting) {
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		return 1;
+	}
 	hash_add(ia_ml_actives, &a->hnode, (unsigned long)current);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 	return 0;
@@ -455,7 +471,8 @@ static int ia_ml_free_node_ret(struct kretprobe_instance *ri, struct pt_regs *re
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	hash_del(&a->hnode);
+	if (!ia_ml_exiting)
+		hash_del(&a->hnode);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 	return 0;
 }
@@ -479,6 +496,8 @@ static int ia_ml_reg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		key = (void *)a->ctx;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (ia_ml_exiting)
+		goto out;
 	hash_del(&a->hnode);
 	if (!a->pages)
 		goto out;
@@ -543,7 +562,7 @@ static int ia_ml_unacct_pre(struct kprobe *p, struct pt_regs *regs)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	a = ia_ml_active_of(current, IA_ACT_RELEASE);
+	a = ia_ml_exiting ? NULL : ia_ml_active_of(current, IA_ACT_RELEASE);
 	if (a) {
 		r = ia_ml_rec_of(a->ctx);
 		if (r)
@@ -696,12 +715,21 @@ static int ia_ml_add_kp(struct kprobe *kp)
 	return ret;
 }
 
+/*
+ * With no probe left, no handler runs: the actives of calls still in flight
+ * (their return handlers will not run) are forgotten.
+ */
 static void ia_ml_unregister(void)
 {
+	unsigned long flags;
+
 	while (ia_ml_nkp)
 		unregister_kprobe(ia_ml_kps[--ia_ml_nkp]);
 	while (ia_ml_nkrp)
 		unregister_kretprobe(ia_ml_krps[--ia_ml_nkrp]);
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_init(ia_ml_actives);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
 static bool ia_ml_have(const char *name)
@@ -807,6 +835,9 @@ void ia_memlock_exit(void)
 	unsigned long flags;
 	unsigned int bkt;
 
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	ia_ml_exiting = true;
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
 	ia_ml_unregister();
 	ia_ml_attached = false;
 	cancel_delayed_work_sync(&ia_ml_flush_work);

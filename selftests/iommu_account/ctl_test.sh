@@ -127,6 +127,42 @@ check "procs --pid 4000000: exit 4, no such process" sh -c "[ $rc = 4 ] && grep 
 json=$(iommu-accountctl uids --uid 0 -j)
 check "uids --uid 0 -j: the breakdown keys" sh -c "echo \"\$1\" | grep -q '\"consumers\":{.*},\"unattributed_bytes\":[0-9]*,\"pending_bytes\":[0-9]*,\"cgroups\":[0-9]*,\"charges\":[0-9]*,\"refusals\":[0-9]*,\"inexact\":0}'" _ "$json"
 
+# explain: the ancestor that set the limit, the processes of each cgroup.
+# A shell sets 4 MiB (ours has the default) and starts two processes of uid
+# 43001 that inherit it; one of them moves to a cgroup of its own. The
+# first holds 3 MiB of io_uring buffers; the second asks for 2 MiB and is
+# refused (the pot is shared).
+sh -c "ulimit -l 4096; runas 43001 uring_bench hold 3145728 >'$tmp/h1' &
+	n=0; until grep -q hold '$tmp/h1' || [ \$n -gt 250 ]; do usleep 20000; n=\$((n + 1)); done
+	runas 43001 uring_bench hold 2097152 >'$tmp/h2' & wait" &
+setter=$!
+two_procs() { [ "$(iommu-accountctl procs --uid 43001 -j | grep -o '"pid":' | wc -l)" = 2 ]; }
+check "explain: two processes of uid 43001 running" until_ok 100 two_procs
+pids=$(iommu-accountctl procs --uid 43001 -j | grep -o '"pid":[0-9]*' | cut -d: -f2)
+cg=/sys/fs/cgroup/ia-ctl-$$
+mkdir "$cg" && echo "$pids" | tail -n 1 >"$cg/cgroup.procs"
+json=$(iommu-accountctl explain uid 43001 -j); rc=$?
+check "explain uid 43001 -j: 2 processes in 2 cgroups, one each" sh -c "[ $rc = 0 ] &&
+	echo \"\$1\" | grep -q '\"processes\":2,\"cgroups\":\[{.*\"processes\":1,.*\"cgroup\":\"/ia-ctl-$$\",\"processes\":1,'" _ "$json"
+check "explain uid 43001 -j: limit 4 MiB set by the shell (pid $setter), whose parent has 8 MiB" \
+	sh -c "echo \"\$1\" | grep -q '\"limits\":\[{\"memlock\":4194304,\"processes\":2,\"origin\":{\"pid\":$setter,\"comm\":\"sh\"},\"origin_parent\":{\"pid\":$$,\"comm\":\"[^\"]*\",\"memlock\":8388608}}'" _ "$json"
+check "explain: the second holder was refused with ENOMEM" until_ok 100 grep -q 'hold -12' "$tmp/h2"
+iommu-accountctl explain uid 43001 >"$tmp/explain.txt"; rc=$?
+check "explain uid 43001: names the ancestor in plain words" sh -c "[ $rc = 0 ] &&
+	grep -q 'shared by 2 processes in 2 cgroups' '$tmp/explain.txt' &&
+	grep -q '2 processes with 4.0 MiB: inherited from sh (pid $setter), which has 4.0 MiB' '$tmp/explain.txt' &&
+	grep -q 'refused 1 charge' '$tmp/explain.txt' &&
+	grep -q 'distinct uids or in user namespaces' '$tmp/explain.txt' &&
+	grep -q 'CAP_IPC_LOCK' '$tmp/explain.txt'"
+# shellcheck disable=SC2086
+kill $pids
+wait $setter
+rmdir "$cg"
+out=$(iommu-accountctl explain uid 43999); rc=$?
+check "explain uid 43999 (nothing there): says so, exit 0" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q 'nothing to explain'" _ "$out"
+iommu-accountctl explain pid 1 2>/dev/null; rc=$?
+check "explain pid 1: exit 1 (explain takes uid N)" [ $rc = 1 ]
+
 # A listener that reads too slowly: its socket overruns (ENOBUFS, which
 # libnl reports as "out of memory"). When it resumes it says how many
 # events were lost and keeps following.

@@ -64,6 +64,15 @@ int main(void)
 	       "(%s), with %ld MiB of memory available\n", got, strerror(-ret),
 	       ret == -ENOMEM ? "ENOMEM" : "?", mem_free_mib());
 	show("the pot is full: process 2 was refused although it holds only its own share");
+	printf("\n$ iommu-accountctl procs --uid 2000\n");
+	fflush(stdout);
+	if (system("iommu-accountctl procs --uid 2000"))
+		printf("(iommu-accountctl failed)\n");
+	printf("\n$ iommu-accountctl explain uid 2000\n");
+	fflush(stdout);
+	if (system("iommu-accountctl explain uid 2000"))
+		printf("(iommu-accountctl failed)\n");
+	fflush(stdout);
 
 	agent_unregister(&a);
 	show("process 1 unregistered its buffers");

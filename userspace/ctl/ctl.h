@@ -45,5 +45,6 @@ int cmd_containers(struct ia_ctx *ctx);
 int cmd_events(struct ia_ctx *ctx);
 int cmd_thresholds(struct ia_ctx *ctx);
 int cmd_procs(struct ia_ctx *ctx);
+int cmd_explain(struct ia_ctx *ctx);
 
 #endif

@@ -38,6 +38,8 @@ static const struct {
 	  "[--id N]  IOMMU groups: devices, container, owner" },
 	{ "events", cmd_events, TAKES_COUNT, 0, 0,
 	  "[--count N]  follow failure and threshold events" },
+	{ "explain", cmd_explain, 0, 2, 2,
+	  "uid N  why uid N's pot refuses: who shares it, holders, limits and their origin, fixes" },
 	{ "thresholds", cmd_thresholds, TAKES_KIND, 0, 2,
 	  "[--kind vfio|uid-pot] [--margin N] [WARN CRIT]  event thresholds (per mille)" },
 };
@@ -155,6 +157,9 @@ int main(int argc, char **argv)
 		return usage_error("bad arguments for '%s'", cmds[i].name);
 	ctx.args = argv + optind + 1;
 	ctx.nargs = nargs;
+	if (!strcmp(ctx.cmd, "explain") &&
+	    (strcmp(ctx.args[0], "uid") || ia_parse_u32(ctx.args[1], &ctx.key)))
+		return usage_error("%s", "explain takes: uid N");
 	if (!strcmp(ctx.cmd, "thresholds") && nargs &&
 	    (ia_parse_u32(ctx.args[0], &ctx.warn) || ia_parse_u32(ctx.args[1], &ctx.crit)))
 		return usage_error("%s", "thresholds WARN CRIT take numbers (per mille, e.g. 800 950)");

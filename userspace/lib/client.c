@@ -34,6 +34,13 @@ int ia_client_open(struct ia_client *c)
 		return fail(c, -ENOMEM, "%s", "out of memory");
 	if (genl_connect(c->sk))
 		return fail(c, -EIO, "%s", "cannot open a generic netlink socket");
+	/*
+	 * No NLM_F_ACK: every do of the family replies with a message (or an
+	 * error), every dump ends with DONE. An ACK after those would be left
+	 * on the socket (libnl stops after a reply, and kernels differ on an
+	 * ACK after DONE) and taken as the answer to the next request.
+	 */
+	nl_socket_disable_auto_ack(c->sk);
 	fd = nl_socket_get_fd(c->sk);
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uring_bench: the io_uring paths iommu_account hooks, timed (for
+ * scripts/bench; a benchmark, not a test).
+ *
+ *   uring_bench register N   N x (IORING_REGISTER_BUFFERS of one 4 KiB buffer
+ *                            + IORING_UNREGISTER_BUFFERS) on one ring;
+ *                            print "register ns_per_op X"
+ *   uring_bench setup N      N x (io_uring_setup(8) + close); print
+ *                            "setup ns_per_op X"
+ *   uring_bench hold BYTES   register one buffer of BYTES on a ring, print
+ *                            "hold 0" or "hold -ERRNO", then wait for a signal
+ *                            (a holder of the pot for the CLI tests)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <linux/io_uring.h>
+
+#include "ia_uring.h"
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int bench_register(long n)
+{
+	struct iovec iov;
+	double t0, t1;
+	int ring;
+	long i;
+
+	ring = ring_setup(8);
+	if (ring < 0) {
+		fprintf(stderr, "uring_bench: io_uring_setup: %s\n", strerror(-ring));
+		return 1;
+	}
+	iov.iov_len = 4096;
+	iov.iov_base = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (iov.iov_base == MAP_FAILED)
+		return 1;
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1) ||
+		    syscall(__NR_io_uring_register, ring, IORING_UNREGISTER_BUFFERS, NULL, 0)) {
+			fprintf(stderr, "uring_bench: op %ld: %s\n", i, strerror(errno));
+			return 1;
+		}
+	}
+	t1 = now_ns();
+	printf("register ns_per_op %.0f\n", (t1 - t0) / n);
+	close(ring);
+	return 0;
+}
+
+static int bench_setup(long n)
+{
+	double t0, t1;
+	long i;
+	int ring;
+
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		ring = ring_setup(8);
+		if (ring < 0) {
+			fprintf(stderr, "uring_bench: setup %ld: %s\n", i, strerror(-ring));
+			return 1;
+		}
+		close(ring);
+	}
+	t1 = now_ns();
+	printf("setup ns_per_op %.0f\n", (t1 - t0) / n);
+	return 0;
+}
+
+static int hold(size_t len)
+{
+	struct iovec iov;
+	int ring, ret = 0;
+
+	ring = ring_setup(8);
+	if (ring < 0)
+		return 1;
+	iov.iov_len = len;
+	iov.iov_base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (iov.iov_base == MAP_FAILED)
+		return 1;
+	madvise(iov.iov_base, len, MADV_NOHUGEPAGE);
+	memset(iov.iov_base, 1, len);
+	if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1))
+		ret = -errno;
+	printf("hold %d\n", ret);
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "hold"))
+		return hold(strtoul(argv[2], NULL, 10));
+	if (argc == 3 && !strcmp(argv[1], "register"))
+		return bench_register(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "setup"))
+		return bench_setup(atol(argv[2]));
+	fprintf(stderr, "usage: uring_bench register|setup N\n");
+	return 2;
+}
