@@ -53,6 +53,7 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
+#include <net/xdp_sock.h>
 
 #include "ia.h"
 #include "wrapper/kallsyms.h"
@@ -113,7 +114,6 @@ static bool ia_ml_per_ring;		/* release mode, decided at init */
  * unregistered probe no longer unlinks.
  */
 static bool ia_ml_exiting;
-static bool ia_ml_attached;
 static struct ia_thresholds ia_ml_thr = { 800, 950 };
 static u32 ia_ml_margin = 50;
 
@@ -284,7 +284,7 @@ static DECLARE_DELAYED_WORK(ia_ml_flush_work, ia_ml_flush_fn);
 static bool ia_ml_flush_pending;
 
 static void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
-			  u64 pot, u64 limit)
+			  u64 pot, u64 limit, int err)
 {
 	u64 now = ktime_get_ns();
 	struct ia_event ev;
@@ -292,7 +292,7 @@ static void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 p
 
 	u->refusals++;
 	ia_ml_event_init(&ev, IA_EV_FAILURE, u->uid, consumer, pages, pot, limit);
-	ev.err = ENOMEM;
+	ev.err = err;
 	if (ia_coalesce_fail(&u->co, now, &count)) {
 		ev.count = count;
 		if (ia_events_wanted())
@@ -419,7 +419,7 @@ static int ia_ml_charge_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!u)
 		goto out;
 	if (ret) {
-		ia_ml_refused(u, consumer, c->pages, pot, limit);
+		ia_ml_refused(u, consumer, c->pages, pot, limit, ENOMEM);
 		goto out;
 	}
 	u->charges++;
@@ -631,6 +631,167 @@ static int ia_ml_clone_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * AF_XDP umems: xdp_umem_create(mr) charges umem->npgs to umem->user (NULL
+ * with CAP_IPC_LOCK: no charge) or fails with ENOBUFS past RLIMIT_MEMLOCK;
+ * the charge goes when the last reference does: xdp_put_umem(umem, false)
+ * with one user left, or the deferred work xdp_umem_release_deferred(work).
+ * struct xdp_umem is in include/net/xdp_sock.h, so the fields are read at
+ * the offsets of the kernel this module is built for.
+ */
+#if IS_ENABLED(CONFIG_XDP_SOCKETS)
+static int ia_ml_xdp_create_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct xdp_umem_reg *mr = (struct xdp_umem_reg *)regs_get_kernel_argument(regs, 0);
+	u64 len;
+
+	/* mr is the kernel's copy of the request (xsk_setsockopt). */
+	if (get_kernel_nofault(len, &mr->len))
+		len = 0;
+	*(u64 *)ri->data = len >> PAGE_SHIFT;
+	return 0;
+}
+
+static void ia_ml_xdp_charged(struct xdp_umem *umem)
+{
+	struct user_struct *user = READ_ONCE(umem->user);
+	u64 limit = task_rlimit(current, RLIMIT_MEMLOCK);
+	struct ia_ml_user *u;
+	struct ia_ml_rec *r;
+
+	if (!user)
+		return;		/* CAP_IPC_LOCK: nothing charged */
+	u = ia_ml_user_get(user->uid);
+	if (!u)
+		return;
+	u->charges++;
+	r = ia_ml_rec_of(umem);
+	if (r) {
+		/* A umem at the address of one we never saw released. */
+		ia_ml_release(r, r->pages);
+		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;
+	}
+	r = kzalloc(sizeof(*r), GFP_ATOMIC);
+	if (!r) {
+		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY;
+		return;
+	}
+	r->key = umem;
+	r->uid = user->uid;
+	r->consumer = IA_CONS_XDP_UMEM;
+	r->pages = umem->npgs;
+	r->pid = get_pid(task_tgid(current));
+	hash_add(ia_ml_recs, &r->hnode, (unsigned long)umem);
+	u->pages[IA_CONS_XDP_UMEM] += r->pages;
+	ia_ml_thresholds(u, IA_CONS_XDP_UMEM, r->pages, atomic_long_read(&user->locked_vm),
+			 limit);
+}
+
+static int ia_ml_xdp_create_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	void *ret = (void *)regs_return_value(regs);
+	u64 pages = *(u64 *)ri->data;
+	struct ia_ml_user *u;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (ia_ml_exiting)
+		goto out;
+	if (!IS_ERR_OR_NULL(ret)) {
+		ia_ml_xdp_charged(ret);
+	} else if (PTR_ERR(ret) == -ENOBUFS) {
+		/* The memlock check refused: charged to the current user. */
+		u = ia_ml_user_get(current_uid());
+		if (u)
+			ia_ml_refused(u, IA_CONS_XDP_UMEM, pages,
+				      atomic_long_read(&current_user()->locked_vm),
+				      task_rlimit(current, RLIMIT_MEMLOCK), ENOBUFS);
+	}
+out:
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return 0;
+}
+
+static void ia_ml_xdp_release(struct xdp_umem *umem)
+{
+	struct ia_ml_rec *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	r = ia_ml_rec_of(umem);
+	if (r)
+		ia_ml_release(r, r->pages);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* xdp_put_umem(umem, defer_cleanup): the last reference, released now. */
+static int ia_ml_xdp_put_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct xdp_umem *umem = (struct xdp_umem *)regs_get_kernel_argument(regs, 0);
+	bool defer = regs_get_kernel_argument(regs, 1);
+
+	if (umem && !defer && refcount_read(&umem->users) == 1)
+		ia_ml_xdp_release(umem);
+	return 0;
+}
+
+/* xdp_umem_release_deferred(work): the last reference, released in a work item. */
+static int ia_ml_xdp_deferred_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct work_struct *work = (struct work_struct *)regs_get_kernel_argument(regs, 0);
+
+	ia_ml_xdp_release(container_of(work, struct xdp_umem, work));
+	return 0;
+}
+
+static struct kretprobe ia_ml_krp_xdp_create = {
+	.kp.symbol_name = "xdp_umem_create",
+	.entry_handler = ia_ml_xdp_create_entry,
+	.handler = ia_ml_xdp_create_ret,
+	.data_size = sizeof(u64),
+	.maxactive = 64,
+};
+
+static struct kprobe ia_ml_kp_xdp_put = {
+	.symbol_name = "xdp_put_umem",
+	.pre_handler = ia_ml_xdp_put_pre,
+};
+
+static struct kprobe ia_ml_kp_xdp_deferred = {
+	.symbol_name = "xdp_umem_release_deferred",
+	.pre_handler = ia_ml_xdp_deferred_pre,
+};
+
+static int ia_ml_add_krp(struct kretprobe *rp);
+static int ia_ml_add_kp(struct kprobe *kp);
+
+static void ia_ml_xdp_init(void)
+{
+	int ret;
+
+	/* Release first: a umem must never be recorded without its release. */
+	ret = ia_ml_add_kp(&ia_ml_kp_xdp_put);
+	if (!ret)
+		ret = ia_ml_add_kp(&ia_ml_kp_xdp_deferred);
+	if (!ret)
+		ret = ia_ml_add_krp(&ia_ml_krp_xdp_create);
+	if (ret) {
+		/* The ones that did register stay until exit: they find no record. */
+		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false,
+			       "probes on xdp_put_umem, xdp_umem_release_deferred, xdp_umem_create failed (%d): umems are in unattributed",
+			       ret);
+		return;
+	}
+	ia_feature_set(IA_FEAT_MEMLOCK_XDP, true,
+		       "charges: xdp_umem_create; released: xdp_put_umem, xdp_umem_release_deferred");
+}
+#else
+static void ia_ml_xdp_init(void)
+{
+	ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "CONFIG_XDP_SOCKETS is not set in this kernel");
+}
+#endif
+
 static struct kretprobe ia_ml_krp_charge = {
 	.kp.symbol_name = "__io_account_mem",
 	.entry_handler = ia_ml_charge_entry,
@@ -693,8 +854,8 @@ static struct kprobe ia_ml_kp_ring_release = {
 };
 
 /* Registered probes, unregistered in reverse on exit. */
-static struct kretprobe *ia_ml_krps[6];
-static struct kprobe *ia_ml_kps[3];
+static struct kretprobe *ia_ml_krps[7];
+static struct kprobe *ia_ml_kps[5];
 static unsigned int ia_ml_nkrp, ia_ml_nkp;
 
 static int ia_ml_add_krp(struct kretprobe *rp)
@@ -750,21 +911,13 @@ static int ia_ml_add_charge_probes(const char **what)
 	return ia_ml_add_krp(&ia_ml_krp_charge_outer);
 }
 
-int ia_memlock_init(void)
+static void ia_ml_uring_init(void)
 {
 	const char *release, *charge;
 	bool closes;
-	char why[80];
 	unsigned int i;
 	int ret;
 
-	ia_feature_set(IA_FEAT_MEMLOCK_OTHER, false,
-		       "perf ring buffers and AF_XDP umems are not hooked yet: their charges are in unattributed");
-	ret = ia_kallsyms_init(why, sizeof(why));
-	if (ret) {
-		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s", why);
-		return 0;
-	}
 	for (i = 0; i < ARRAY_SIZE(ia_ml_sites); i++) {
 		unsigned long a = ia_kallsyms_lookup_name(ia_ml_sites[i].name);
 
@@ -790,7 +943,7 @@ int ia_memlock_init(void)
 		ia_ml_unregister();
 		ia_feature_set(IA_FEAT_MEMLOCK_URING, false,
 			       "probe on %s failed (%d): io_uring charges not seen", charge, ret);
-		return 0;
+		return;
 	}
 	if (release) {
 		ret = ia_ml_add_krp(&ia_ml_krp_reg);
@@ -809,7 +962,7 @@ int ia_memlock_init(void)
 				ia_ml_unregister();
 				ia_feature_set(IA_FEAT_MEMLOCK_URING, false,
 					       "probe on %s failed (%d)", charge, ret);
-				return 0;
+				return;
 			}
 			release = NULL;
 		}
@@ -818,12 +971,25 @@ int ia_memlock_init(void)
 	closes = !ia_ml_add_kp(&ia_ml_kp_ring_release);
 	if (ia_ml_have("io_register_clone_buffers"))
 		ia_ml_add_krp(&ia_ml_krp_clone);
-	ia_ml_attached = true;
 	ia_feature_set(IA_FEAT_MEMLOCK_URING, true,
 		       "charges: %s; registered buffers released %s%s", charge,
 		       release ? release : "(not hooked: buffers are in unattributed)",
 		       closes ? "; ring close: io_uring_release" :
 		       "; io_uring_release not hooked: closed rings not marked pending");
+}
+
+int ia_memlock_init(void)
+{
+	char why[80];
+
+	if (ia_kallsyms_init(why, sizeof(why))) {
+		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s", why);
+		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "%s", why);
+		return 0;
+	}
+	/* io_uring first: its fallback unregisters everything registered so far. */
+	ia_ml_uring_init();
+	ia_ml_xdp_init();
 	return 0;
 }
 
@@ -839,7 +1005,6 @@ void ia_memlock_exit(void)
 	ia_ml_exiting = true;
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 	ia_ml_unregister();
-	ia_ml_attached = false;
 	cancel_delayed_work_sync(&ia_ml_flush_work);
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	hash_for_each_safe(ia_ml_recs, bkt, tmp, r, hnode)
@@ -992,11 +1157,14 @@ struct ia_memlock_procs *ia_memlock_procs(void)
 				n++;
 			}
 			s->p[i].pages[r->consumer] += r->pages;
+			if (r->consumer != IA_CONS_URING_BUFFERS)
+				continue;
 			/* Count each ring once per process. */
 			hash_for_each(ia_ml_recs, bkt2, q, hnode) {
 				if (q == r)
 					break;
-				if (q->ctx == r->ctx && q->pid == r->pid)
+				if (q->consumer == IA_CONS_URING_BUFFERS && q->ctx == r->ctx &&
+				    q->pid == r->pid)
 					first_ring = false;
 			}
 			s->p[i].rings += first_ring;

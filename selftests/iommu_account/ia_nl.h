@@ -18,7 +18,7 @@ struct ia_nl {
 	int batches;		/* recv() calls that carried data in the last request */
 };
 
-#define IA_NCONS 4	/* consumers the selftests know */
+#define IA_NCONS 5	/* consumers the selftests know */
 
 struct ia_uid {
 	uint32_t uid;

@@ -14,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
+#include <linux/if_xdp.h>
 
 #include "kselftest_harness.h"
 #include <uapi/linux/iommu_account.h>
@@ -25,6 +29,14 @@
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
 #define BUFS IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS
+#define XDP IOMMU_ACCOUNT_CONSUMER_XDP_UMEM
+
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
 
 FIXTURE(ml) {
 	struct ia_nl nl, ev;
@@ -223,13 +235,14 @@ TEST_F(ml, parts_add_up)
 	static const size_t sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 12 * KiB, 300 * KiB, 2 * MiB };
 	struct agent ag[3];
 	struct ia_uid u;
-	uint64_t base, want = 0;
+	uint64_t base, charges, want = 0;
 	int i, k;
 
 	for (k = 0; k < 3; k++)
 		ASSERT_EQ(0, agent_start(&ag[k], uid, 64 * MiB));
 	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
 	base = u.locked;
+	charges = u.charges;
 	EXPECT_EQ(base, u.unattributed);
 	for (i = 0; i < 12; i++) {
 		k = i % 3;
@@ -249,7 +262,7 @@ TEST_F(ml, parts_add_up)
 			EXPECT_EQ(want, u.consumer[BUFS]);
 		}
 	}
-	EXPECT_EQ(12, u.charges);
+	EXPECT_EQ(charges + 12, u.charges);
 	for (k = 0; k < 3; k++)
 		ASSERT_EQ(0, agent_unregister(&ag[k]));
 	expect_adds_up(_metadata, &self->nl, uid, &u);
@@ -278,14 +291,21 @@ TEST_F(ml, parts_add_up)
 		agent_stop(&ag[k]);
 }
 
-/* Wait (bounded, on the kernel's counter) until @uid's pot is @want. */
-static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want)
+/*
+ * Wait (bounded: 20 s, on the kernel's counter) until @uid's pot is @want,
+ * or the user is gone; the last pot seen goes to *@last.
+ */
+static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want, int64_t *last)
 {
 	struct ia_uid u;
-	int i;
+	int i, ret;
 
-	for (i = 0; i < 400; i++) {
-		if (!ia_get_uid(nl, uid, &u) && u.locked == want)
+	for (i = 0; i < 800; i++) {
+		ret = ia_get_uid(nl, uid, &u);
+		*last = ret ? ret : (int64_t)u.locked;
+		if (ret == -ENOENT && !want)
+			return 0;
+		if (!ret && u.locked == want)
 			return 0;
 		usleep(25000);
 	}
@@ -305,6 +325,7 @@ TEST_F(ml, pending_release_after_exit)
 	struct agent a;
 	struct ia_uid u;
 	uint64_t base;
+	int64_t last;
 	int ring, n, i;
 	pid_t pid;
 
@@ -332,7 +353,9 @@ TEST_F(ml, pending_release_after_exit)
 		EXPECT_NE((uint32_t)pid, procs[i].pid);
 
 	close(ring);
-	ASSERT_EQ(0, wait_pot(&self->nl, uid, base));
+	ASSERT_EQ(0, wait_pot(&self->nl, uid, base, &last)) TH_LOG("pot %lld, base %llu",
+								(long long)last,
+								(unsigned long long)base);
 	/* The uid may be gone with its last object: then nothing is left. */
 	if (!ia_get_uid(&self->nl, uid, &u)) {
 		EXPECT_EQ(0, u.consumer[BUFS]);
@@ -447,6 +470,104 @@ TEST_F(ml, unprivileged_sees_own_processes)
 	EXPECT_EQ(-EPERM, res[2]);
 	EXPECT_EQ(1, res[3]);
 	agent_stop(&a);
+}
+
+/*
+ * An AF_XDP socket of uid @uid with RLIMIT_MEMLOCK @limit registering a umem of
+ * @len bytes: the kernel's answer (0 or -errno) on @res; the child stays
+ * until @hold closes. The socket is made as root (CAP_NET_RAW), the umem
+ * registered after dropping to @uid, which has no CAP_IPC_LOCK.
+ */
+static pid_t xdp_umem_child(uid_t uid, uint64_t limit, size_t len, int res, const int *hold)
+{
+	struct rlimit rl = { limit, limit };
+	struct xdp_umem_reg mr;
+	pid_t pid = fork();
+	int fd, ret = 0;
+	void *mem;
+	char c;
+
+	if (pid)
+		return pid;
+	close(hold[1]);		/* so that the parent's close ends our read */
+	fd = socket(AF_XDP, SOCK_RAW, 0);
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd < 0)
+		ret = -errno;
+	else if (mem == MAP_FAILED || setrlimit(RLIMIT_MEMLOCK, &rl) ||
+		 setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		ret = -1000;
+	memset(&mr, 0, sizeof(mr));
+	mr.addr = (uintptr_t)mem;
+	mr.len = len;
+	mr.chunk_size = 4096;
+	if (!ret && setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)))
+		ret = -errno;
+	if (write(res, &ret, sizeof(ret)) != sizeof(ret))
+		_exit(1);
+	while (read(hold[0], &c, 1) > 0)
+		;
+	close(fd);
+	_exit(0);
+}
+
+/*
+ * AF_XDP umems are a consumer of the pot: 2 MiB registered by one process
+ * is attributed to it; 7 MiB more is refused by the kernel (ENOBUFS) and
+ * raises a failure event naming the consumer; closing the socket releases
+ * the charge and the breakdown follows.
+ */
+TEST_F(ml, xdp_umem_attributed_and_refused)
+{
+	const uint32_t uid = 42051;
+	int res[2], hold[2], r1, r2;
+	struct ia_proc p;
+	struct ia_event ev;
+	struct ia_uid u;
+	int64_t last;
+	pid_t a, b;
+
+	ASSERT_EQ(0, pipe(res));
+	ASSERT_EQ(0, pipe(hold));
+	a = xdp_umem_child(uid, 8 * MiB, 2 * MiB, res[1], hold);
+	ASSERT_LT(0, a);
+	ASSERT_EQ(sizeof(r1), read(res[0], &r1, sizeof(r1)));
+	if (r1 == -EAFNOSUPPORT) {
+		close(hold[1]);
+		waitpid(a, NULL, 0);
+		SKIP(return, "no AF_XDP in this kernel");
+	}
+	ASSERT_EQ(0, r1);
+	expect_adds_up(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(2 * MiB, u.locked);
+	EXPECT_EQ(2 * MiB, u.consumer[XDP]);
+	ASSERT_EQ(0, ia_get_proc(&self->nl, a, &p));
+	EXPECT_EQ(2 * MiB, p.consumer[XDP]);
+	EXPECT_EQ(0, p.rings);
+
+	b = xdp_umem_child(uid, 8 * MiB, 7 * MiB, res[1], hold);
+	ASSERT_LT(0, b);
+	ASSERT_EQ(sizeof(r2), read(res[0], &r2, sizeof(r2)));
+	EXPECT_EQ(-ENOBUFS, r2);
+	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
+	while (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
+		ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
+	EXPECT_EQ(ENOBUFS, ev.err);
+	EXPECT_EQ(XDP, ev.consumer);
+	EXPECT_EQ((uint32_t)b, ev.who.pid);
+	EXPECT_EQ(7 * MiB, ev.size);
+	EXPECT_EQ(2 * MiB, ev.locked);
+	EXPECT_EQ(8 * MiB, ev.memlock);
+
+	close(hold[1]);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	/* The socket's release may be deferred to a work item: wait for the pot. */
+	ASSERT_EQ(0, wait_pot(&self->nl, uid, 0, &last)) TH_LOG("pot %lld", (long long)last);
+	if (!ia_get_uid(&self->nl, uid, &u)) {
+		EXPECT_EQ(0, u.consumer[XDP]);
+		EXPECT_EQ(0, u.unattributed);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -264,8 +264,8 @@ int cmd_explain(struct ia_ctx *ctx)
 			       "ring was closed; the kernel frees it from a workqueue).\n",
 			       ia_human_bytes(u.b.pending, b1, sizeof(b1)));
 		if (u.b.unattributed)
-			printf("%s is not attributed: charged before iommu_account loaded, or by "
-			       "perf ring buffers or AF_XDP, which it does not follow yet.\n",
+			printf("%s is not attributed: charged before iommu_account loaded, or "
+			       "through a path it does not hook on this kernel (see status).\n",
 			       ia_human_bytes(u.b.unattributed, b1, sizeof(b1)));
 		if (u.b.refusals)
 			printf("The kernel refused %" PRIu64 " charge%s since iommu_account loaded "

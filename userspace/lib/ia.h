@@ -83,7 +83,7 @@ struct ia_status {
 	uint32_t vfio_untracked;
 };
 
-#define IA_NCONSUMERS 4		/* consumers this library knows */
+#define IA_NCONSUMERS 5		/* consumers this library knows */
 
 struct ia_uid_breakdown {
 	bool present;			/* the module reports it */

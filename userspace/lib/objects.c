@@ -74,6 +74,7 @@ const char *ia_consumer_name(unsigned int c)
 		[IOMMU_ACCOUNT_CONSUMER_IO_URING_RINGS] = "io_uring-rings",
 		[IOMMU_ACCOUNT_CONSUMER_IO_URING_ZEROCOPY] = "io_uring-zerocopy",
 		[IOMMU_ACCOUNT_CONSUMER_IO_URING_OTHER] = "io_uring-other",
+		[IOMMU_ACCOUNT_CONSUMER_XDP_UMEM] = "xdp-umem",
 	};
 
 	return c < IA_NCONSUMERS ? names[c] : "unknown";

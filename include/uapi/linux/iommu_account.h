@@ -41,7 +41,8 @@ enum iommu_account_group_backend {
  * @IOMMU_ACCOUNT_EVENT_TYPE_FAILURE: A DMA mapping was refused
  *   (VFIO_IOMMU_MAP_DMA failed). errno says why: ENOSPC for dma_entry_limit,
  *   ENOMEM for RLIMIT_MEMLOCK (then locked-bytes and memlock-limit are the
- *   mapper's figures).
+ *   mapper's figures). For a uid pot: a charge was refused (ENOMEM from
+ *   io_uring, ENOBUFS from AF_XDP umem registration).
  * @IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD: A container's live entries reached a
  *   configured fraction of its limit (on the way up), in the mapping path
  *   itself.
@@ -96,12 +97,15 @@ enum iommu_account_quota_kind {
  *   notifications.
  * @IOMMU_ACCOUNT_CONSUMER_IO_URING_OTHER: Another io_uring call site of
  *   __io_account_mem.
+ * @IOMMU_ACCOUNT_CONSUMER_XDP_UMEM: AF_XDP umems (XDP_UMEM_REG), charged to
+ *   the registering user; refused with ENOBUFS past RLIMIT_MEMLOCK.
  */
 enum iommu_account_consumer {
 	IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS,
 	IOMMU_ACCOUNT_CONSUMER_IO_URING_RINGS,
 	IOMMU_ACCOUNT_CONSUMER_IO_URING_ZEROCOPY,
 	IOMMU_ACCOUNT_CONSUMER_IO_URING_OTHER,
+	IOMMU_ACCOUNT_CONSUMER_XDP_UMEM,
 };
 
 /**
