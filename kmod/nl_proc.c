@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* GET_PROC: processes and what they hold of their uid's pot (source: memlock.c). */
+#include <linux/cgroup.h>
 #include <linux/cred.h>
+#include <linux/nsproxy.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -13,11 +15,15 @@
 #include "compat.h"
 #include "nl.h"
 
+#define IA_CGPATH_LEN 256
+
 struct ia_proc_info {
 	pid_t pid;
 	kuid_t uid;
 	char comm[TASK_COMM_LEN];
 	u64 cgid;
+	struct cgroup *cgrp;		/* a reference while collecting, then NULL */
+	char cgpath[IA_CGPATH_LEN];	/* "" when unknown */
 	u64 soft, hard;			/* bytes, U64_MAX: unlimited */
 	u64 locked_vm, pinned_vm;	/* pages */
 	u64 pages[IA_CONS_COUNT];
@@ -54,6 +60,30 @@ static bool ia_proc_wanted(const struct ia_proc_scope *sc, struct task_struct *p
 	return ia_memlock_proc_find(ml, task_tgid_nr(p));
 }
 
+/*
+ * The cgroup paths, outside RCU (cgroup_path_ns takes cgroup_mutex), in the
+ * caller's cgroup namespace; the references taken while collecting go.
+ */
+static void ia_proc_cgroup_paths(struct ia_proc_snap *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++) {
+		struct ia_proc_info *o = &s->p[i];
+
+		o->cgpath[0] = 0;
+		if (!o->cgrp)
+			continue;
+#ifdef CONFIG_CGROUPS
+		if (cgroup_path_ns(o->cgrp, o->cgpath, sizeof(o->cgpath),
+				   current->nsproxy->cgroup_ns) < 0)
+			o->cgpath[0] = 0;
+		cgroup_put(o->cgrp);
+#endif
+		o->cgrp = NULL;
+	}
+}
+
 static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 			   const struct ia_proc_scope *sc, const struct ia_memlock_procs *ml)
 {
@@ -81,6 +111,11 @@ static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 		o->pid = task_tgid_nr(p);
 		o->uid = uid;
 		o->cgid = ia_task_cgroup_id(p);
+#ifdef CONFIG_CGROUPS
+		o->cgrp = task_dfl_cgroup(p);
+		if (!css_tryget(&o->cgrp->self))
+			o->cgrp = NULL;
+#endif
 		o->soft = ia_rlim(task_rlimit(p, RLIMIT_MEMLOCK));
 		o->hard = ia_rlim(task_rlimit_max(p, RLIMIT_MEMLOCK));
 		task_lock(p);
@@ -98,6 +133,7 @@ static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 	}
 	rcu_read_unlock();
 	s->nr = n;
+	ia_proc_cgroup_paths(s);
 	return ret;
 }
 
@@ -160,7 +196,8 @@ static int ia_put_proc(struct sk_buff *msg, const void *snap, unsigned int i,
 			      o->locked_vm << PAGE_SHIFT, pad) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES,
 			      o->pinned_vm << PAGE_SHIFT, pad) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_RINGS, o->rings))
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_RINGS, o->rings) ||
+	    (o->cgpath[0] && nla_put_string(msg, IOMMU_ACCOUNT_A_PROC_CGROUP, o->cgpath)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -788,6 +788,9 @@ static void parse_proc(const struct nlmsghdr *nlh, struct ia_proc *p)
 		case IOMMU_ACCOUNT_A_PROC_RINGS:
 			p->rings = mnl_attr_get_u32(a);
 			break;
+		case IOMMU_ACCOUNT_A_PROC_CGROUP:
+			snprintf(p->cgroup, sizeof(p->cgroup), "%s", mnl_attr_get_str(a));
+			break;
 		}
 	}
 }

@@ -37,6 +37,7 @@ struct ia_uid {
 struct ia_proc {
 	uint32_t pid, uid, rings;
 	char comm[32];
+	char cgroup[256];
 	uint64_t cgroup_id, soft, hard, locked_vm, pinned_vm;
 	uint64_t consumer[IA_NCONS];
 };

@@ -138,6 +138,7 @@ TEST_F(ml, shared_pot_refusal_event)
 	const uint32_t uid = 42001, other = 42002;
 	struct agent a, b, c;
 	struct ia_uid u, uo;
+	struct ia_proc p;
 	struct ia_event ev, warn, crit;
 	uint64_t base, cga, cgb, cgc;
 	int ia, ib, ic, i, ret, n = 0;
@@ -205,6 +206,12 @@ TEST_F(ml, shared_pot_refusal_event)
 	EXPECT_EQ(8 * MiB, ev.locked);
 	EXPECT_EQ(8 * MiB, ev.memlock);
 	EXPECT_EQ(1, ev.count);
+	/* GET_PROC: the refused process, its cgroup by id and by path. */
+	ASSERT_EQ(0, ia_get_proc(&self->nl, b.pid, &p));
+	EXPECT_EQ(cgb, p.cgroup_id);
+	EXPECT_STREQ(self->cg[ib] + strlen("/sys/fs/cgroup"), p.cgroup);
+	EXPECT_EQ(n * MiB, p.consumer[BUFS]);
+	EXPECT_EQ(8 * MiB, p.soft);
 
 	/* Nothing for uid 42002 came before a marker event of ours. */
 	for (i = 0; i < 3; i++)

@@ -128,16 +128,17 @@ static int by_held(const void *a, const void *b)
 
 struct cgroup_sum {
 	uint64_t id;
+	const char *path;	/* the kernel's, from one of its processes */
 	unsigned int procs;
 	uint64_t bytes;
 };
 
-static const char *cgpath(uint64_t id, char *buf, size_t len)
+static const char *cgpath(const struct cgroup_sum *cg, char *buf, size_t len)
 {
-	const char *p = ia_cgroup_path(id, buf, len);
-
-	if (!p)
-		snprintf(buf, len, "cgroup %" PRIu64, id);
+	if (cg->path && *cg->path)
+		return cg->path;
+	if (!ia_cgroup_path(cg->id, buf, len))
+		snprintf(buf, len, "cgroup %" PRIu64, cg->id);
 	return buf;
 }
 
@@ -177,7 +178,7 @@ int cmd_explain(struct ia_ctx *ctx)
 		for (k = 0; k < ncg && cg[k].id != p->cgroup_id; k++)
 			;
 		if (k == ncg && ncg < 64)
-			cg[ncg++] = (struct cgroup_sum){ p->cgroup_id, 0, 0 };
+			cg[ncg++] = (struct cgroup_sum){ p->cgroup_id, p->cgroup, 0, 0 };
 		if (k < ncg) {
 			cg[k].procs++;
 			cg[k].bytes += held(p);
@@ -206,8 +207,7 @@ int cmd_explain(struct ia_ctx *ctx)
 		for (k = 0; k < ncg; k++) {
 			ia_json_obj_open(j, NULL);
 			ia_json_u64(j, "cgroup_id", cg[k].id);
-			if (ia_cgroup_path(cg[k].id, path, sizeof(path)))
-				ia_json_str(j, "cgroup", path);
+			ia_json_str(j, "cgroup", cgpath(&cg[k], path, sizeof(path)));
 			ia_json_u64(j, "processes", cg[k].procs);
 			ia_json_u64(j, "held_bytes", cg[k].bytes);
 			ia_json_arr_open(j, "pids");
@@ -244,7 +244,7 @@ int cmd_explain(struct ia_ctx *ctx)
 		       "in %u cgroup%s%s\n", ps.n, ps.n == 1 ? "" : "es", ncg, ncg == 1 ? "" : "s",
 		       ncg ? ":" : ".");
 		for (k = 0; k < ncg; k++) {
-			printf("  %s: %u process%s holding %s (pids", cgpath(cg[k].id, path, sizeof(path)),
+			printf("  %s: %u process%s holding %s (pids", cgpath(&cg[k], path, sizeof(path)),
 			       cg[k].procs, cg[k].procs == 1 ? "" : "es",
 			       ia_human_bytes(cg[k].bytes, b1, sizeof(b1)));
 			for (i = 0, c = 0; i < ps.n && c < 8; i++)

@@ -27,7 +27,8 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 	struct state *st = arg;
 	struct ia_json *j = &st->ctx->j;
 	char b1[32], b2[32], b3[32], b4[32], cg[256];
-	const char *path = ia_cgroup_path(p->cgroup_id, cg, sizeof(cg));
+	/* The kernel's path; else found by the id under /sys/fs/cgroup. */
+	const char *path = p->cgroup[0] ? p->cgroup : ia_cgroup_path(p->cgroup_id, cg, sizeof(cg));
 	int c;
 
 	if (st->ctx->json) {

@@ -154,6 +154,7 @@ struct ia_proc {
 	uint64_t consumer[IA_NCONSUMERS];
 	uint64_t locked_vm, pinned_vm;	/* bytes */
 	uint32_t rings;
+	char cgroup[256];		/* the kernel's path ("" when absent) */
 };
 
 /* "io_uring-buffers", ... */

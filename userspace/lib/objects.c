@@ -337,6 +337,7 @@ static int proc_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	p.locked_vm = u64a(tb, IOMMU_ACCOUNT_A_PROC_LOCKED_VM_BYTES);
 	p.pinned_vm = u64a(tb, IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES);
 	p.rings = u32a(tb, IOMMU_ACCOUNT_A_PROC_RINGS);
+	stra(tb, IOMMU_ACCOUNT_A_PROC_CGROUP, p.cgroup, sizeof(p.cgroup));
 	return fn(&p, ca->arg);
 }
 
