@@ -38,12 +38,7 @@ static int got_uid(const struct ia_uid *u, void *arg)
 
 static uint64_t held(const struct ia_proc *p)
 {
-	uint64_t s = 0;
-	int c;
-
-	for (c = 0; c < IA_NCONSUMERS; c++)
-		s += p->consumer[c];
-	return s;
+	return ia_consumers_total(p->consumer);
 }
 
 /* A process's parent, comm and RLIMIT_MEMLOCK soft limit, from /proc. */

@@ -14,12 +14,7 @@ struct state {
 
 static uint64_t held(const struct ia_proc *p)
 {
-	uint64_t s = 0;
-	int c;
-
-	for (c = 0; c < IA_NCONSUMERS; c++)
-		s += p->consumer[c];
-	return s;
+	return ia_consumers_total(p->consumer);
 }
 
 static int proc_cb(const struct ia_proc *p, void *arg)

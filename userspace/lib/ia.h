@@ -159,6 +159,8 @@ struct ia_proc {
 
 /* "io_uring-buffers", ... */
 const char *ia_consumer_name(unsigned int c);
+/* The bytes of every consumer together. */
+uint64_t ia_consumers_total(const uint64_t consumer[IA_NCONSUMERS]);
 
 struct ia_thresholds {
 	uint32_t warn, crit;		/* per mille */

@@ -80,6 +80,16 @@ const char *ia_consumer_name(unsigned int c)
 	return c < IA_NCONSUMERS ? names[c] : "unknown";
 }
 
+uint64_t ia_consumers_total(const uint64_t consumer[IA_NCONSUMERS])
+{
+	uint64_t s = 0;
+	int c;
+
+	for (c = 0; c < IA_NCONSUMERS; c++)
+		s += consumer[c];
+	return s;
+}
+
 /* The consumer-bytes nests @attr of @nlh, summed into bytes[consumer]. */
 static void consumers(struct nlmsghdr *nlh, int attr, uint64_t *bytes)
 {
