@@ -2,6 +2,8 @@
 /* GET_PROC: processes and what they hold of their uid's pot (source: memlock.c). */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
+#include <linux/fdtable.h>
+#include <linux/fs.h>
 #include <linux/nsproxy.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -14,6 +16,7 @@
 
 #include "compat.h"
 #include "nl.h"
+#include "wrapper/kallsyms.h"
 
 #define IA_CGPATH_LEN 256
 
@@ -28,6 +31,7 @@ struct ia_proc_info {
 	u64 locked_vm, pinned_vm;	/* pages */
 	u64 pages[IA_CONS_COUNT];
 	u32 rings;
+	u32 uring_fds;			/* U32_MAX: unknown */
 };
 
 struct ia_proc_snap {
@@ -84,6 +88,16 @@ static void ia_proc_cgroup_paths(struct ia_proc_snap *s)
 	}
 }
 
+/* io_uring's file_operations (static in io_uring/io_uring.c), or NULL. */
+static const struct file_operations *ia_uring_fops;
+
+static int ia_count_uring_fd(const void *arg, struct file *file, unsigned int fd)
+{
+	if (file->f_op == ia_uring_fops)
+		(*(u32 *)arg)++;
+	return 0;
+}
+
 static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 			   const struct ia_proc_scope *sc, const struct ia_memlock_procs *ml)
 {
@@ -118,12 +132,16 @@ static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 #endif
 		o->soft = ia_rlim(task_rlimit(p, RLIMIT_MEMLOCK));
 		o->hard = ia_rlim(task_rlimit_max(p, RLIMIT_MEMLOCK));
+		o->uring_fds = ia_uring_fops ? 0 : U32_MAX;
 		task_lock(p);
 		strscpy(o->comm, p->comm, sizeof(o->comm));
 		if (p->mm) {
 			o->locked_vm = READ_ONCE(p->mm->locked_vm);
 			o->pinned_vm = atomic64_read(&p->mm->pinned_vm);
 		}
+		/* task_lock, then the table's lock: the order /proc/PID/fdinfo uses. */
+		if (ia_uring_fops && p->files)
+			iterate_fd(p->files, 0, ia_count_uring_fd, &o->uring_fds);
 		task_unlock(p);
 		m = ia_memlock_proc_find(ml, o->pid);
 		if (m) {
@@ -155,6 +173,9 @@ static struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
 
 	if (IS_ERR(ml))
 		return ERR_CAST(ml);
+	if (!READ_ONCE(ia_uring_fops))
+		WRITE_ONCE(ia_uring_fops, (const struct file_operations *)
+			   ia_kallsyms_lookup_name("io_uring_fops"));
 	rcu_read_lock();
 	for_each_process(p)
 		cap++;
@@ -197,7 +218,9 @@ static int ia_put_proc(struct sk_buff *msg, const void *snap, unsigned int i,
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES,
 			      o->pinned_vm << PAGE_SHIFT, pad) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_RINGS, o->rings) ||
-	    (o->cgpath[0] && nla_put_string(msg, IOMMU_ACCOUNT_A_PROC_CGROUP, o->cgpath)))
+	    (o->cgpath[0] && nla_put_string(msg, IOMMU_ACCOUNT_A_PROC_CGROUP, o->cgpath)) ||
+	    (o->uring_fds != U32_MAX &&
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_URING_FDS, o->uring_fds)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -756,6 +756,7 @@ static void parse_proc(const struct nlmsghdr *nlh, struct ia_proc *p)
 	const struct nlattr *a;
 
 	memset(p, 0, sizeof(*p));
+	p->uring_fds = -1;
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		switch (mnl_attr_get_type(a)) {
 		case IOMMU_ACCOUNT_A_PROC_PID:
@@ -790,6 +791,9 @@ static void parse_proc(const struct nlmsghdr *nlh, struct ia_proc *p)
 			break;
 		case IOMMU_ACCOUNT_A_PROC_CGROUP:
 			snprintf(p->cgroup, sizeof(p->cgroup), "%s", mnl_attr_get_str(a));
+			break;
+		case IOMMU_ACCOUNT_A_PROC_URING_FDS:
+			p->uring_fds = mnl_attr_get_u32(a);
 			break;
 		}
 	}

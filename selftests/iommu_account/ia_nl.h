@@ -36,6 +36,7 @@ struct ia_uid {
 
 struct ia_proc {
 	uint32_t pid, uid, rings;
+	int64_t uring_fds;	/* -1: absent */
 	char comm[32];
 	char cgroup[256];
 	uint64_t cgroup_id, soft, hard, locked_vm, pinned_vm;

@@ -212,6 +212,8 @@ TEST_F(ml, shared_pot_refusal_event)
 	EXPECT_STREQ(self->cg[ib] + strlen("/sys/fs/cgroup"), p.cgroup);
 	EXPECT_EQ(n * MiB, p.consumer[BUFS]);
 	EXPECT_EQ(8 * MiB, p.soft);
+	EXPECT_EQ(1, p.rings);
+	EXPECT_EQ(1, p.uring_fds);	/* the agent's one ring */
 
 	/* Nothing for uid 42002 came before a marker event of ours. */
 	for (i = 0; i < 3; i++)
@@ -342,6 +344,10 @@ TEST_F(ml, pending_release_after_exit)
 	ASSERT_EQ(0, agent_register(&a, 2 * MiB));
 	ring = agent_take_ring(&a);
 	ASSERT_LE(0, ring) TH_LOG("pidfd_getfd: %s", strerror(-ring));
+	/* Our copy of its ring is an io_uring fd of ours now. */
+	ASSERT_EQ(0, ia_get_proc(&self->nl, getpid(), &procs[0]));
+	EXPECT_EQ(1, procs[0].uring_fds);
+	EXPECT_EQ(0, procs[0].rings);
 	pid = a.pid;
 	n = ia_dump_procs(&self->nl, true, uid, procs, 64);
 	ASSERT_EQ(1, n);

@@ -46,6 +46,8 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 		ia_json_u64(j, "locked_vm_bytes", p->locked_vm);
 		ia_json_u64(j, "pinned_vm_bytes", p->pinned_vm);
 		ia_json_u64(j, "rings", p->rings);
+		if (p->has_uring_fds)
+			ia_json_u64(j, "uring_fds", p->uring_fds);
 		ia_json_obj_close(j);
 		st->n++;
 		return 0;

@@ -155,6 +155,8 @@ struct ia_proc {
 	uint64_t locked_vm, pinned_vm;	/* bytes */
 	uint32_t rings;
 	char cgroup[256];		/* the kernel's path ("" when absent) */
+	bool has_uring_fds;
+	uint32_t uring_fds;		/* io_uring fds it has open */
 };
 
 /* "io_uring-buffers", ... */

@@ -348,6 +348,8 @@ static int proc_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	p.pinned_vm = u64a(tb, IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES);
 	p.rings = u32a(tb, IOMMU_ACCOUNT_A_PROC_RINGS);
 	stra(tb, IOMMU_ACCOUNT_A_PROC_CGROUP, p.cgroup, sizeof(p.cgroup));
+	p.has_uring_fds = tb[IOMMU_ACCOUNT_A_PROC_URING_FDS];
+	p.uring_fds = u32a(tb, IOMMU_ACCOUNT_A_PROC_URING_FDS);
 	return fn(&p, ca->arg);
 }
 
