@@ -239,8 +239,9 @@ static void parse_consumer(const struct nlattr *nest, uint64_t *bytes)
 		bytes[c] += b;
 }
 
-static void parse_uid(const struct nlmsghdr *nlh, struct ia_uid *u)
+static void parse_uid(const struct nlmsghdr *nlh, void *elem)
 {
+	struct ia_uid *u = elem;
 	const struct nlattr *a;
 
 	memset(u, 0, sizeof(*u));
@@ -293,45 +294,67 @@ static void parse_uid(const struct nlmsghdr *nlh, struct ia_uid *u)
 	}
 }
 
-struct dump_arg {
-	struct ia_uid *out;
+/* Replies parsed into an array of @size-byte elements (room for @max). */
+struct collect {
+	void *out;
+	size_t size;
 	int max, n;
+	void (*parse)(const struct nlmsghdr *nlh, void *elem);
 };
 
-static int uid_cb(const struct nlmsghdr *nlh, void *arg)
+static int collect_cb(const struct nlmsghdr *nlh, void *arg)
 {
-	struct dump_arg *d = arg;
+	struct collect *c = arg;
 
-	if (d->n >= d->max)
+	if (c->n >= c->max)
 		return -1;
-	parse_uid(nlh, &d->out[d->n++]);
+	c->parse(nlh, (char *)c->out + (size_t)c->n++ * c->size);
 	return 0;
 }
 
-int ia_get_uid(struct ia_nl *s, uint32_t uid, struct ia_uid *out)
+/* A do of @cmd for the object whose @attr is @key: exactly one reply. */
+static int get_one(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
+		   void (*parse)(const struct nlmsghdr *, void *), void *out, size_t size)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct dump_arg d = { out, 1, 0 };
+	struct collect c = { out, size, 1, 0, parse };
 	struct nlmsghdr *nlh;
 	int ret;
 
-	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_UID, 0);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_UID_UID, uid);
-	ret = transact(s, nlh, uid_cb, &d);
-	if (!ret && d.n != 1)
+	nlh = put_hdr(buf, s->family, cmd, 0);
+	mnl_attr_put_u32(nlh, attr, key);
+	ret = transact(s, nlh, collect_cb, &c);
+	if (!ret && c.n != 1)
 		return -EPROTO;
 	return ret;
 }
 
-int ia_dump_uids(struct ia_nl *s, struct ia_uid *out, int max)
+/* A dump of @cmd (filtered by @attr = @key when @attr); the count or -errno. */
+static int dump_all(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
+		    void (*parse)(const struct nlmsghdr *, void *), void *out, size_t size,
+		    int max)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct dump_arg d = { out, max, 0 };
+	struct collect c = { out, size, max, 0, parse };
+	struct nlmsghdr *nlh;
 	int ret;
 
-	ret = transact(s, put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_UID, NLM_F_DUMP),
-		       uid_cb, &d);
-	return ret ? ret : d.n;
+	nlh = put_hdr(buf, s->family, cmd, NLM_F_DUMP);
+	if (attr)
+		mnl_attr_put_u32(nlh, attr, key);
+	ret = transact(s, nlh, collect_cb, &c);
+	return ret ? ret : c.n;
+}
+
+int ia_get_uid(struct ia_nl *s, uint32_t uid, struct ia_uid *out)
+{
+	return get_one(s, IOMMU_ACCOUNT_CMD_GET_UID, IOMMU_ACCOUNT_A_UID_UID, uid,
+		       parse_uid, out, sizeof(*out));
+}
+
+int ia_dump_uids(struct ia_nl *s, struct ia_uid *out, int max)
+{
+	return dump_all(s, IOMMU_ACCOUNT_CMD_GET_UID, 0, 0, parse_uid, out, sizeof(*out), max);
 }
 
 int ia_raw(struct ia_nl *s, char *buf, size_t len)
@@ -371,8 +394,9 @@ static void parse_owner(const struct nlattr *nest, struct ia_owner *o)
 	}
 }
 
-static void parse_container(const struct nlmsghdr *nlh, struct ia_container *c)
+static void parse_container(const struct nlmsghdr *nlh, void *elem)
 {
+	struct ia_container *c = elem;
 	const struct nlattr *a, *f;
 
 	memset(c, 0, sizeof(*c));
@@ -448,45 +472,16 @@ static void parse_container(const struct nlmsghdr *nlh, struct ia_container *c)
 	}
 }
 
-struct ctr_arg {
-	struct ia_container *out;
-	int max, n;
-};
-
-static int container_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct ctr_arg *d = arg;
-
-	if (d->n >= d->max)
-		return -1;
-	parse_container(nlh, &d->out[d->n++]);
-	return 0;
-}
-
 int ia_get_container(struct ia_nl *s, uint32_t id, struct ia_container *out)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct ctr_arg d = { out, 1, 0 };
-	struct nlmsghdr *nlh;
-	int ret;
-
-	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_CONTAINER, 0);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_CONTAINER_ID, id);
-	ret = transact(s, nlh, container_cb, &d);
-	if (!ret && d.n != 1)
-		return -EPROTO;
-	return ret;
+	return get_one(s, IOMMU_ACCOUNT_CMD_GET_CONTAINER, IOMMU_ACCOUNT_A_CONTAINER_ID, id,
+		       parse_container, out, sizeof(*out));
 }
 
 int ia_dump_containers(struct ia_nl *s, struct ia_container *out, int max)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct ctr_arg d = { out, max, 0 };
-	int ret;
-
-	ret = transact(s, put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_CONTAINER, NLM_F_DUMP),
-		       container_cb, &d);
-	return ret ? ret : d.n;
+	return dump_all(s, IOMMU_ACCOUNT_CMD_GET_CONTAINER, 0, 0, parse_container, out,
+			sizeof(*out), max);
 }
 
 int ia_container_of_pid(struct ia_nl *s, uint32_t pid, struct ia_container *out)
@@ -751,8 +746,9 @@ int ia_get_pot_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit, uint3
 	return ret;
 }
 
-static void parse_proc(const struct nlmsghdr *nlh, struct ia_proc *p)
+static void parse_proc(const struct nlmsghdr *nlh, void *elem)
 {
+	struct ia_proc *p = elem;
 	const struct nlattr *a;
 
 	memset(p, 0, sizeof(*p));
@@ -799,46 +795,14 @@ static void parse_proc(const struct nlmsghdr *nlh, struct ia_proc *p)
 	}
 }
 
-struct proc_arg {
-	struct ia_proc *out;
-	int max, n;
-};
-
-static int proc_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct proc_arg *d = arg;
-
-	if (d->n < d->max)
-		parse_proc(nlh, &d->out[d->n]);
-	d->n++;
-	return 0;
-}
-
 int ia_get_proc(struct ia_nl *s, uint32_t pid, struct ia_proc *out)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct proc_arg d = { out, 1, 0 };
-	struct nlmsghdr *nlh;
-	int ret;
-
-	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_PROC, 0);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_PROC_PID, pid);
-	ret = transact(s, nlh, proc_cb, &d);
-	if (!ret && d.n != 1)
-		return -EPROTO;
-	return ret;
+	return get_one(s, IOMMU_ACCOUNT_CMD_GET_PROC, IOMMU_ACCOUNT_A_PROC_PID, pid,
+		       parse_proc, out, sizeof(*out));
 }
 
 int ia_dump_procs(struct ia_nl *s, bool by_uid, uint32_t uid, struct ia_proc *out, int max)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct proc_arg d = { out, max, 0 };
-	struct nlmsghdr *nlh;
-	int ret;
-
-	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_PROC, NLM_F_DUMP);
-	if (by_uid)
-		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_PROC_UID, uid);
-	ret = transact(s, nlh, proc_cb, &d);
-	return ret ? ret : d.n;
+	return dump_all(s, IOMMU_ACCOUNT_CMD_GET_PROC, by_uid ? IOMMU_ACCOUNT_A_PROC_UID : 0, uid,
+			parse_proc, out, sizeof(*out), max);
 }
