@@ -134,6 +134,14 @@ bool ia_coalesce_fail(struct ia_coalesce *co, u64 now, u32 *count)
 	return true;
 }
 
+void ia_coalesce_schedule(struct delayed_work *work, bool *armed)
+{
+	if (*armed)
+		return;
+	*armed = true;
+	schedule_delayed_work(work, nsecs_to_jiffies(ia_coalesce_interval_ns()) + 1);
+}
+
 u32 ia_coalesce_due(struct ia_coalesce *co, u64 now)
 {
 	u32 n = co->pending;

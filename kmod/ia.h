@@ -21,6 +21,7 @@
 #include <linux/types.h>
 #include <linux/sched.h>
 #include <linux/uidgid.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/iommu_account.h>
 
 #define IA_VERSION "0.2.0"
@@ -162,6 +163,12 @@ bool ia_coalesce_fail(struct ia_coalesce *co, u64 now, u32 *count);
 u32 ia_coalesce_due(struct ia_coalesce *co, u64 now);
 /* The interval, in ns (module parameter event_interval_ms). */
 u64 ia_coalesce_interval_ns(void);
+/*
+ * Run a source's flush @work when the interval is over, unless *@armed says
+ * it is already due; the caller holds the lock that guards *@armed, and the
+ * work clears it when it runs.
+ */
+void ia_coalesce_schedule(struct delayed_work *work, bool *armed);
 
 struct ia_memlock_uids;
 
@@ -185,6 +192,8 @@ struct ia_uid_snap {
 };
 
 int ia_uid_init(void);
+/* Thread groups alive now (a hint for sizing a snapshot; more may come). */
+unsigned int ia_count_processes(void);
 /* The cgroup v2 id of @task (its directory's inode number), 0 without cgroups. */
 u64 ia_task_cgroup_id(struct task_struct *task);
 void ia_uid_exit(void);

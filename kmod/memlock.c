@@ -247,24 +247,21 @@ static void ia_ml_event_init(struct ia_event *ev, enum ia_event_type type, kuid_
 static void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
 			     u64 pot, u64 limit)
 {
-	u64 before = pot - min(pot, pages);
+	const u32 thr[IA_LEVEL_COUNT] = { ia_ml_thr.warn, ia_ml_thr.crit };
+	u64 before, now;
 	struct ia_event ev;
 	int l;
 
 	if (limit == RLIM_INFINITY || !limit)
 		return;
-	for (l = 0; l < IA_LEVEL_COUNT; l++) {
-		u32 thr = l == IA_LEVEL_WARN ? ia_ml_thr.warn : ia_ml_thr.crit;
-		u32 rearm = thr > ia_ml_margin ? thr - ia_ml_margin : 0;
-
-		if (!u->armed[l] &&
-		    div64_u64((before << PAGE_SHIFT) * 1000, limit) < rearm)
+	/* Per mille of the limit, before and after this charge. */
+	before = div64_u64(((pot - min(pot, pages)) << PAGE_SHIFT) * 1000, limit);
+	now = div64_u64((pot << PAGE_SHIFT) * 1000, limit);
+	for (l = 0; l < IA_LEVEL_COUNT; l++)
+		if (!u->armed[l] && before + ia_ml_margin < thr[l])
 			u->armed[l] = true;
-	}
 	for (l = IA_LEVEL_COUNT - 1; l >= 0; l--) {
-		u32 thr = l == IA_LEVEL_WARN ? ia_ml_thr.warn : ia_ml_thr.crit;
-
-		if (!u->armed[l] || div64_u64((pot << PAGE_SHIFT) * 1000, limit) < thr)
+		if (!u->armed[l] || now < thr[l])
 			continue;
 		u->armed[l] = false;
 		if (l == IA_LEVEL_CRIT)
@@ -273,7 +270,7 @@ static void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u6
 			break;
 		ia_ml_event_init(&ev, IA_EV_THRESHOLD, u->uid, consumer, pages, pot, limit);
 		ev.level = l;
-		ev.threshold = thr;
+		ev.threshold = thr[l];
 		ia_event_queue(&ev);
 		break;
 	}
@@ -300,11 +297,7 @@ static void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 p
 		return;
 	}
 	u->pending_ev = ev;
-	if (!ia_ml_flush_pending) {
-		ia_ml_flush_pending = true;
-		schedule_delayed_work(&ia_ml_flush_work,
-				      nsecs_to_jiffies(ia_coalesce_interval_ns()) + 1);
-	}
+	ia_coalesce_schedule(&ia_ml_flush_work, &ia_ml_flush_pending);
 }
 
 static void ia_ml_flush_fn(struct work_struct *w)
@@ -331,11 +324,8 @@ static void ia_ml_flush_fn(struct work_struct *w)
 		if (ia_events_wanted())
 			ia_event_queue(&u->pending_ev);
 	}
-	if (again) {
-		ia_ml_flush_pending = true;
-		schedule_delayed_work(&ia_ml_flush_work,
-				      nsecs_to_jiffies(ia_coalesce_interval_ns()) + 1);
-	}
+	if (again)
+		ia_coalesce_schedule(&ia_ml_flush_work, &ia_ml_flush_pending);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 

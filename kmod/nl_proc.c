@@ -167,8 +167,7 @@ static struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
 {
 	struct ia_memlock_procs *ml = ia_memlock_procs();
 	struct ia_proc_snap *s = NULL;
-	struct task_struct *p;
-	unsigned int cap = 0, tries;
+	unsigned int cap, tries;
 	int ret = -ENOSPC;
 
 	if (IS_ERR(ml))
@@ -176,10 +175,7 @@ static struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
 	if (!READ_ONCE(ia_uring_fops))
 		WRITE_ONCE(ia_uring_fops, (const struct file_operations *)
 			   ia_kallsyms_lookup_name("io_uring_fops"));
-	rcu_read_lock();
-	for_each_process(p)
-		cap++;
-	rcu_read_unlock();
+	cap = ia_count_processes();
 	for (tries = 0; tries < 4 && ret == -ENOSPC; tries++) {
 		cap += cap / 4 + 64;
 		s = kvmalloc(struct_size(s, p, cap), GFP_KERNEL);

@@ -117,7 +117,7 @@ static u64 ia_rlim_bytes(unsigned long rlim)
 	return rlim == RLIM_INFINITY ? U64_MAX : (u64)rlim;
 }
 
-static unsigned int ia_count_processes(void)
+unsigned int ia_count_processes(void)
 {
 	struct task_struct *p;
 	unsigned int n = 0;

@@ -352,11 +352,7 @@ static void ia_map_failed(struct ia_container *c, struct ia_active *a, int err,
 	};
 	ia_owner_current(&c->info.last.who);
 	if (!ia_coalesce_fail(&c->co, ktime_get_ns(), &count)) {
-		if (!ia_flush_pending) {
-			ia_flush_pending = true;
-			schedule_delayed_work(&ia_flush_work,
-					      nsecs_to_jiffies(ia_coalesce_interval_ns()) + 1);
-		}
+		ia_coalesce_schedule(&ia_flush_work, &ia_flush_pending);
 		return;
 	}
 	if (!ia_events_wanted())
@@ -597,11 +593,10 @@ static void ia_flush_workfn(struct work_struct *w)
 			ia_event_queue(&ev);
 		}
 	}
-	ia_flush_pending = again;
-	spin_unlock_irqrestore(&ia_lock, flags);
+	ia_flush_pending = false;
 	if (again)
-		schedule_delayed_work(&ia_flush_work,
-				      nsecs_to_jiffies(ia_coalesce_interval_ns()) + 1);
+		ia_coalesce_schedule(&ia_flush_work, &ia_flush_pending);
+	spin_unlock_irqrestore(&ia_lock, flags);
 }
 
 /*
