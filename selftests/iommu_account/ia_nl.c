@@ -497,17 +497,7 @@ int ia_container_of_pid(struct ia_nl *s, uint32_t pid, struct ia_container *out)
 	return n < 0 ? n : -ENOENT;
 }
 
-int ia_set_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh;
-
-	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, 0);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, warn);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, crit);
-	return transact(s, nlh, NULL, NULL);
-}
-
+/* warn, crit, margin of a thresholds reply into v[0..2]. */
 static int thresholds_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	uint32_t *v = arg;
@@ -518,20 +508,67 @@ static int thresholds_cb(const struct nlmsghdr *nlh, void *arg)
 			v[0] = mnl_attr_get_u32(a);
 		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_CRIT)
 			v[1] = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN)
+			v[2] = mnl_attr_get_u32(a);
 	}
 	return 0;
 }
 
-int ia_get_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit)
+/*
+ * SET (@set: v[0..2] are sent, margin only when @pot) or GET, of the VFIO
+ * thresholds or (@pot) the uid pot's; v[0..2] get the reply.
+ */
+static int thresholds_req(struct ia_nl *s, bool set, bool pot, uint32_t *v)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	uint32_t v[2] = { 0, 0 };
-	int ret;
+	struct nlmsghdr *nlh;
 
-	ret = transact(s, put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, 0),
-		       thresholds_cb, v);
+	nlh = put_hdr(buf, s->family, set ? IOMMU_ACCOUNT_CMD_SET_THRESHOLDS :
+					    IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, 0);
+	if (set) {
+		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, v[0]);
+		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, v[1]);
+	}
+	if (pot)
+		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_KIND,
+				 IOMMU_ACCOUNT_QUOTA_KIND_UID_POT);
+	if (set && pot)
+		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, v[2]);
+	return transact(s, nlh, thresholds_cb, v);
+}
+
+int ia_set_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit)
+{
+	uint32_t v[3] = { warn, crit, 0 };
+
+	return thresholds_req(s, true, false, v);
+}
+
+int ia_get_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit)
+{
+	uint32_t v[3] = { 0, 0, 0 };
+	int ret = thresholds_req(s, false, false, v);
+
 	*warn = v[0];
 	*crit = v[1];
+	return ret;
+}
+
+int ia_set_pot_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin)
+{
+	uint32_t v[3] = { warn, crit, margin };
+
+	return thresholds_req(s, true, true, v);
+}
+
+int ia_get_pot_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit, uint32_t *margin)
+{
+	uint32_t v[3] = { 0, 0, 0 };
+	int ret = thresholds_req(s, false, true, v);
+
+	*warn = v[0];
+	*crit = v[1];
+	*margin = v[2];
 	return ret;
 }
 
@@ -699,51 +736,6 @@ int ia_dump_groups_split(struct ia_nl *s, void (*between)(void *), void *arg,
 			n++;
 		}
 	}
-}
-
-int ia_set_pot_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh;
-
-	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, 0);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, warn);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, crit);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, margin);
-	return transact(s, nlh, NULL, NULL);
-}
-
-static int pot_thresholds_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	uint32_t *v = arg;
-	const struct nlattr *a;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_WARN)
-			v[0] = mnl_attr_get_u32(a);
-		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_CRIT)
-			v[1] = mnl_attr_get_u32(a);
-		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN)
-			v[2] = mnl_attr_get_u32(a);
-	}
-	return 0;
-}
-
-int ia_get_pot_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit, uint32_t *margin)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	uint32_t v[3] = { 0, 0, 0 };
-	struct nlmsghdr *nlh;
-	int ret;
-
-	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, 0);
-	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT);
-	ret = transact(s, nlh, pot_thresholds_cb, v);
-	*warn = v[0];
-	*crit = v[1];
-	*margin = v[2];
-	return ret;
 }
 
 static void parse_proc(const struct nlmsghdr *nlh, void *elem)
