@@ -106,13 +106,9 @@ int cmd_containers(struct ia_ctx *ctx)
 	struct state st = { ctx, 0 };
 	int err;
 
-	if (ctx->json)
-		ia_json_arr_open(&ctx->j, NULL);
+	ia_ctl_list_open(ctx);
 	err = ia_get_containers(&ctx->cl, ia_ctx_key(ctx), container_cb, &st);
-	if (ctx->json) {
-		ia_json_arr_close(&ctx->j);
-		printf("\n");
-	}
+	ia_ctl_list_close(ctx);
 	if (err)
 		return ia_ctl_error(ctx, "containers", err);
 	if (!ctx->json && !st.n)

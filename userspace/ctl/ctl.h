@@ -35,6 +35,10 @@ static inline const uint32_t *ia_ctx_key(const struct ia_ctx *ctx)
 	return ctx->have_key ? &ctx->key : NULL;
 }
 
+/* With --json, a listing is one array on one line: open it, close it. */
+void ia_ctl_list_open(struct ia_ctx *ctx);
+void ia_ctl_list_close(struct ia_ctx *ctx);
+
 /* Print why @what failed (-errno @err from libia) and return the exit status. */
 int ia_ctl_error(struct ia_ctx *ctx, const char *what, int err);
 

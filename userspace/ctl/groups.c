@@ -68,12 +68,8 @@ int cmd_groups(struct ia_ctx *ctx)
 {
 	int err;
 
-	if (ctx->json)
-		ia_json_arr_open(&ctx->j, NULL);
+	ia_ctl_list_open(ctx);
 	err = ia_get_groups(&ctx->cl, ia_ctx_key(ctx), group_cb, ctx);
-	if (ctx->json) {
-		ia_json_arr_close(&ctx->j);
-		printf("\n");
-	}
+	ia_ctl_list_close(ctx);
 	return err ? ia_ctl_error(ctx, "groups", err) : IA_EXIT_OK;
 }

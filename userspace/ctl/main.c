@@ -176,6 +176,20 @@ int main(int argc, char **argv)
 	return ret < 0 ? IA_EXIT_FAIL : ret;
 }
 
+void ia_ctl_list_open(struct ia_ctx *ctx)
+{
+	if (ctx->json)
+		ia_json_arr_open(&ctx->j, NULL);
+}
+
+void ia_ctl_list_close(struct ia_ctx *ctx)
+{
+	if (!ctx->json)
+		return;
+	ia_json_arr_close(&ctx->j);
+	printf("\n");
+}
+
 int ia_ctl_error(struct ia_ctx *ctx, const char *what, int err)
 {
 	const char *ext = ctx->cl.extack;

@@ -69,14 +69,10 @@ int cmd_procs(struct ia_ctx *ctx)
 	struct state st = { ctx, 0 };
 	int err;
 
-	if (ctx->json)
-		ia_json_arr_open(&ctx->j, NULL);
+	ia_ctl_list_open(ctx);
 	err = ia_get_procs(&ctx->cl, ctx->have_pid ? &ctx->pid : NULL,
 			   ctx->have_key ? &ctx->key : NULL, proc_cb, &st);
-	if (ctx->json) {
-		ia_json_arr_close(&ctx->j);
-		printf("\n");
-	}
+	ia_ctl_list_close(ctx);
 	if (err)
 		return ia_ctl_error(ctx, "procs", err);
 	if (!ctx->json && !st.n)

@@ -92,12 +92,8 @@ int cmd_uids(struct ia_ctx *ctx)
 	struct uids_state st = { ctx, 0 };
 	int err;
 
-	if (ctx->json)
-		ia_json_arr_open(&ctx->j, NULL);
+	ia_ctl_list_open(ctx);
 	err = ia_get_uids(&ctx->cl, ia_ctx_key(ctx), uid_cb, &st);
-	if (ctx->json) {
-		ia_json_arr_close(&ctx->j);
-		printf("\n");
-	}
+	ia_ctl_list_close(ctx);
 	return err ? ia_ctl_error(ctx, "uids", err) : IA_EXIT_OK;
 }
