@@ -11,7 +11,7 @@
  *   vfio.c     source: VFIO type1 containers and IOMMU groups
  *   nl*.c      the generic netlink family (nl.c: family, permissions,
  *              status, thresholds; nl_uid.c, nl_vfio.c: each source's
- *              attributes)
+ *              attributes; nl_quota.c: every kind in one shape)
  *
  * Sources depend on this header only.
  */

@@ -67,6 +67,11 @@ static const struct nla_policy ia_proc_policy[IOMMU_ACCOUNT_A_PROC_UID + 1] = {
 	[IOMMU_ACCOUNT_A_PROC_UID] = { .type = NLA_U32 },
 };
 
+static const struct nla_policy ia_quota_policy[IOMMU_ACCOUNT_A_QUOTA_ID + 1] = {
+	[IOMMU_ACCOUNT_A_QUOTA_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_UID_POT),
+	[IOMMU_ACCOUNT_A_QUOTA_ID] = { .type = NLA_U32 },
+};
+
 enum ia_mcgrp {
 	IA_MCGRP_EVENTS,
 };
@@ -229,7 +234,8 @@ static int ia_put_status(struct sk_buff *msg, const void *feat, unsigned int unu
 			      ia_events_dropped(), pad) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED,
 			      ia_vfio_probes_missed() + ia_memlock_probes_missed(), pad) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED, ia_vfio_untracked()))
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED, ia_vfio_untracked()) ||
+	    ia_nl_put_quota_kinds(msg, f))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -476,6 +482,15 @@ static const struct genl_ops ia_ops[] = {
 		.done = ia_snap_dump_done,
 		.policy = ia_proc_policy,
 		.maxattr = ARRAY_SIZE(ia_proc_policy) - 1,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_QUOTA,
+		.doit = ia_nl_get_quota_doit,
+		.start = ia_nl_get_quota_start,
+		.dumpit = ia_nl_get_quota_dumpit,
+		.done = ia_snap_dump_done,
+		.policy = ia_quota_policy,
+		.maxattr = ARRAY_SIZE(ia_quota_policy) - 1,
 	},
 };
 

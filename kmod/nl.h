@@ -55,6 +55,15 @@ int ia_put_consumers(struct sk_buff *msg, int attr, const u64 *pages);
 int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info);
 int ia_nl_get_uid_start(struct netlink_callback *cb);
 int ia_nl_get_uid_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+/* The pots with their breakdown (ml); free with ia_uid_snap_free(). */
+struct ia_uid_snap *ia_uid_snapshot_ml(bool filter, kuid_t only);
+void ia_uid_snap_free(void *p);
+
+/* nl_quota.c */
+int ia_nl_put_quota_kinds(struct sk_buff *msg, const struct ia_feature_info *feat);
+int ia_nl_get_quota_doit(struct sk_buff *skb, struct genl_info *info);
+int ia_nl_get_quota_start(struct netlink_callback *cb);
+int ia_nl_get_quota_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* nl_proc.c */
 int ia_nl_get_proc_doit(struct sk_buff *skb, struct genl_info *info);

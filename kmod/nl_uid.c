@@ -112,7 +112,7 @@ static int ia_put_uid_elem(struct sk_buff *skb, const void *snap, unsigned int i
 	return ia_put_uid(skb, &s->rec[i], s->ml, ns);
 }
 
-static void ia_uid_snap_free(void *p)
+void ia_uid_snap_free(void *p)
 {
 	struct ia_uid_snap *snap = p;
 
@@ -125,7 +125,7 @@ static void ia_uid_snap_free(void *p)
  * between the two readings makes unattributed smaller, never negative
  * (clamped), and a charge in between shows as unattributed for a moment.
  */
-static struct ia_uid_snap *ia_uid_snapshot_ml(bool filter, kuid_t only)
+struct ia_uid_snap *ia_uid_snapshot_ml(bool filter, kuid_t only)
 {
 	struct ia_memlock_uids *ml = ia_memlock_uids();
 	struct ia_uid_snap *snap;

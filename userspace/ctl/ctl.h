@@ -27,6 +27,7 @@ struct ia_ctx {
 	uint32_t count;		/* --count N, 0: none */
 	uint32_t warn, crit;	/* thresholds WARN CRIT */
 	uint32_t kind, margin;	/* thresholds --kind, --margin */
+	const char *kind_name;	/* --kind as given */
 };
 
 /* The key given with --uid/--id, or NULL for a dump. */
@@ -50,5 +51,6 @@ int cmd_events(struct ia_ctx *ctx);
 int cmd_thresholds(struct ia_ctx *ctx);
 int cmd_procs(struct ia_ctx *ctx);
 int cmd_explain(struct ia_ctx *ctx);
+int cmd_quotas(struct ia_ctx *ctx);
 
 #endif

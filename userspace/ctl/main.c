@@ -17,7 +17,8 @@
 enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT, OPT_PID, OPT_KIND, OPT_MARGIN };
 
 /* Which of --uid / --id / --count a command takes. */
-enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4, TAKES_PID = 8, TAKES_KIND = 16 };
+enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4, TAKES_PID = 8, TAKES_KIND = 16,
+       TAKES_MARGIN = 32 };
 
 static const struct {
 	const char *name;
@@ -36,11 +37,13 @@ static const struct {
 	  "[--id N]  VFIO type1 containers: entries/limit, pinned, failures" },
 	{ "groups", cmd_groups, TAKES_ID, 0, 0,
 	  "[--id N]  IOMMU groups: devices, container, owner" },
+	{ "quotas", cmd_quotas, TAKES_KIND, 0, 0,
+	  "[--kind NAME]  every quota object of every kind: used, limit, owner" },
 	{ "events", cmd_events, TAKES_COUNT, 0, 0,
 	  "[--count N]  follow failure and threshold events" },
 	{ "explain", cmd_explain, 0, 2, 2,
 	  "uid N  why uid N's pot refuses: who shares it, holders, limits and their origin, fixes" },
-	{ "thresholds", cmd_thresholds, TAKES_KIND, 0, 2,
+	{ "thresholds", cmd_thresholds, TAKES_KIND | TAKES_MARGIN, 0, 2,
 	  "[--kind vfio|uid-pot] [--margin N] [WARN CRIT]  event thresholds (per mille)" },
 };
 
@@ -116,13 +119,10 @@ int main(int argc, char **argv)
 		case OPT_KIND:
 			given |= TAKES_KIND;
 			optname = "--kind";
-			if (!strcmp(optarg, "uid-pot"))
-				ctx.kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
-			else if (strcmp(optarg, "vfio"))
-				return usage_error("--kind takes vfio or uid-pot, not '%s'", optarg);
+			ctx.kind_name = optarg;
 			break;
 		case OPT_MARGIN:
-			given |= TAKES_KIND;
+			given |= TAKES_MARGIN;
 			optname = "--margin";
 			if (ia_parse_u32(optarg, &ctx.margin) || !ctx.margin)
 				return usage_error("--margin takes a number above 0, not '%s'", optarg);
@@ -157,6 +157,13 @@ int main(int argc, char **argv)
 		return usage_error("bad arguments for '%s'", cmds[i].name);
 	ctx.args = argv + optind + 1;
 	ctx.nargs = nargs;
+	/* thresholds knows two kinds; quotas resolves any the module lists. */
+	if (!strcmp(ctx.cmd, "thresholds") && ctx.kind_name) {
+		if (!strcmp(ctx.kind_name, "uid-pot"))
+			ctx.kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
+		else if (strcmp(ctx.kind_name, "vfio") && strcmp(ctx.kind_name, "vfio-container"))
+			return usage_error("--kind takes vfio or uid-pot, not '%s'", ctx.kind_name);
+	}
 	if (!strcmp(ctx.cmd, "explain") &&
 	    (strcmp(ctx.args[0], "uid") || ia_parse_u32(ctx.args[1], &ctx.key)))
 		return usage_error("%s", "explain takes: uid N");

@@ -29,6 +29,14 @@ int cmd_status(struct ia_ctx *ctx)
 		ia_json_u64(j, "events_dropped", st.events_dropped);
 		ia_json_u64(j, "probes_missed", st.probes_missed);
 		ia_json_u64(j, "vfio_untracked", st.vfio_untracked);
+		ia_json_arr_open(j, "quota_kinds");
+		for (i = 0; i < st.nkinds; i++) {
+			ia_json_obj_open(j, NULL);
+			ia_json_str(j, "name", st.kinds[i].name);
+			ia_json_str(j, "unit", st.kinds[i].unit);
+			ia_json_obj_close(j);
+		}
+		ia_json_arr_close(j);
 		ia_json_obj_close(j);
 		printf("\n");
 		return IA_EXIT_OK;
@@ -38,6 +46,10 @@ int cmd_status(struct ia_ctx *ctx)
 	for (i = 0; i < st.nfeatures; i++)
 		printf("  %-14s %-12s %s\n", st.features[i].name,
 		       st.features[i].active ? "active" : "unavailable", st.features[i].detail);
+	printf("quota kinds    ");
+	for (i = 0; i < st.nkinds; i++)
+		printf(" %s (%s)", st.kinds[i].name, st.kinds[i].unit);
+	printf("%s\n", st.nkinds ? "" : " none");
 	printf("events dropped  %llu\nprobes missed   %llu\n",
 	       (unsigned long long)st.events_dropped, (unsigned long long)st.probes_missed);
 	if (st.vfio_untracked)

@@ -71,6 +71,14 @@ struct ia_feature {
 };
 
 #define IA_MAX_FEATURES 32
+#define IA_MAX_QUOTA_KINDS 16
+
+/* A kind of quota the module follows (STATUS' quota-kind nests). */
+struct ia_quota_kind {
+	uint32_t kind;			/* IOMMU_ACCOUNT_QUOTA_KIND_* */
+	char name[32];			/* "uid-pot" */
+	char unit[16];			/* "bytes", "entries" */
+};
 
 struct ia_status {
 	char module_version[32];
@@ -81,6 +89,19 @@ struct ia_status {
 	uint64_t events_dropped;
 	uint64_t probes_missed;
 	uint32_t vfio_untracked;
+	unsigned int nkinds;
+	struct ia_quota_kind kinds[IA_MAX_QUOTA_KINDS];
+};
+
+/* One quota object of any kind (GET_QUOTA). */
+struct ia_quota {
+	uint32_t kind, id;
+	uint64_t used;
+	bool has_limit;			/* absent: no limit known */
+	uint64_t limit;
+	uint32_t uid;
+	struct ia_owner owner;
+	uint64_t refusals;
 };
 
 #define IA_NCONSUMERS 5		/* consumers this library knows */
@@ -214,6 +235,14 @@ int ia_get_thresholds(struct ia_client *c, struct ia_thresholds *t);
 /* @pid NULL: dump (of @uid when given, else the processes holding charges). */
 int ia_get_procs(struct ia_client *c, const uint32_t *pid, const uint32_t *uid,
 		 int (*cb)(const struct ia_proc *p, void *arg), void *arg);
+/*
+ * Quota objects of every kind (@kind NULL) or of one; with @id (and @kind)
+ * a do for that one object.
+ */
+int ia_get_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *id,
+		  int (*cb)(const struct ia_quota *q, void *arg), void *arg);
+/* The kind's entry of @st, or NULL. */
+const struct ia_quota_kind *ia_quota_kind_find(const struct ia_status *st, uint32_t kind);
 /* Set, then @t holds what the module now uses (its reply). */
 int ia_set_thresholds(struct ia_client *c, struct ia_thresholds *t);
 

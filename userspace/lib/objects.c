@@ -121,6 +121,18 @@ static void parse_feature(struct nlattr *nest, struct ia_feature *f)
 	f->active = u32a(tb, IOMMU_ACCOUNT_A_FEATURE_STATE) == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
 }
 
+static void parse_quota_kind(struct nlattr *nest, struct ia_quota_kind *k)
+{
+	struct nlattr *tb[IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_MAX + 1];
+
+	memset(k, 0, sizeof(*k));
+	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_MAX, nest, NULL))
+		return;
+	k->kind = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_KIND);
+	stra(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_NAME, k->name, sizeof(k->name));
+	stra(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_UNIT, k->unit, sizeof(k->unit));
+}
+
 static int status_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
 	struct ia_status *st = arg;
@@ -139,7 +151,20 @@ static int status_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	for_each_top_attr(a, nlh, rem)
 		if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_FEATURE && st->nfeatures < IA_MAX_FEATURES)
 			parse_feature(a, &st->features[st->nfeatures++]);
+		else if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_QUOTA_KIND &&
+			 st->nkinds < IA_MAX_QUOTA_KINDS)
+			parse_quota_kind(a, &st->kinds[st->nkinds++]);
 	return 0;
+}
+
+const struct ia_quota_kind *ia_quota_kind_find(const struct ia_status *st, uint32_t kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nkinds; i++)
+		if (st->kinds[i].kind == kind)
+			return &st->kinds[i];
+	return NULL;
 }
 
 int ia_get_status(struct ia_client *c, struct ia_status *st)
@@ -246,6 +271,42 @@ int ia_get_containers(struct ia_client *c, const uint32_t *key,
 
 	return ia_request_key(c, IOMMU_ACCOUNT_CMD_GET_CONTAINER, IOMMU_ACCOUNT_A_CONTAINER_ID,
 			      key, IOMMU_ACCOUNT_A_CONTAINER_MAX, container_fn, &ca);
+}
+
+/* --- quotas ---------------------------------------------------------- */
+
+static int quota_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct cb_arg *ca = arg;
+	int (*fn)(const struct ia_quota *, void *) = ca->fn;
+	struct ia_quota q = { 0 };
+
+	(void)nlh;
+	if (!tb[IOMMU_ACCOUNT_A_QUOTA_KIND] || !tb[IOMMU_ACCOUNT_A_QUOTA_ID])
+		return 0;
+	q.kind = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_KIND);
+	q.id = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_ID);
+	q.used = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_USED);
+	q.has_limit = tb[IOMMU_ACCOUNT_A_QUOTA_LIMIT];
+	q.limit = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_LIMIT);
+	q.uid = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_UID);
+	parse_owner(tb[IOMMU_ACCOUNT_A_QUOTA_OWNER], &q.owner);
+	q.refusals = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_REFUSALS);
+	return fn(&q, ca->arg);
+}
+
+int ia_get_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *id,
+		  int (*cb)(const struct ia_quota *q, void *arg), void *arg)
+{
+	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_QUOTA, !id);
+	struct cb_arg ca = { (void *)cb, arg };
+
+	if (msg && ((kind && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_KIND, *kind)) ||
+		    (id && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_ID, *id)))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return ia_request(c, msg, IOMMU_ACCOUNT_A_QUOTA_MAX, quota_fn, &ca);
 }
 
 /* --- groups ----------------------------------------------------------- */
