@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iommu-accountd.conf: INI (libinih). Every key, its default and its unit
+ * are in Documentation/daemon.md and iommu-accountd.conf(5).
+ */
+#ifndef IAD_CONFIG_H
+#define IAD_CONFIG_H
+
+#include <stdbool.h>
+
+#include "model.h"
+
+#define IAD_CONFIG_PATH "/etc/iommu-account/iommu-accountd.conf"
+#define IAD_DEFAULT_LISTEN "127.0.0.1:9847"
+#define IAD_MAX_KIND_CFG 16
+
+enum iad_log { IAD_LOG_AUTO, IAD_LOG_JOURNAL, IAD_LOG_SYSLOG, IAD_LOG_STDERR };
+
+/* [thresholds.KIND]: what it sets of the [thresholds] defaults. */
+struct iad_kind_cfg {
+	char name[32];
+	double warn, crit, hysteresis, horizon_s;
+	bool has_warn, has_crit, has_hysteresis, has_horizon;
+};
+
+struct iad_config {
+	double interval_s;		/* [daemon] interval */
+	double window_s;		/* [daemon] window */
+	enum iad_log log;		/* [daemon] log */
+	struct iad_thr thr;		/* [thresholds] */
+	struct iad_kind_cfg kinds[IAD_MAX_KIND_CFG];
+	unsigned int nkinds;
+	char exec_program[256];		/* [exec] program; "" = no exec sink */
+	double exec_timeout_s;		/* [exec] timeout */
+	unsigned int exec_max;		/* [exec] max_running */
+	unsigned int exec_queue;	/* [exec] queue */
+	char listen[128];		/* [exporter] listen; "" = off */
+};
+
+void iad_config_defaults(struct iad_config *c);
+/*
+ * Read @path over the defaults. 0, or -1 with "PATH:LINE: reason" in @err
+ * (and @c as it was: a bad file changes nothing). A missing file is an
+ * error unless @missing_ok.
+ */
+int iad_config_load(struct iad_config *c, const char *path, bool missing_ok,
+		    char *err, size_t errlen);
+/* The thresholds of the kind named @kind (its section over the defaults). */
+void iad_config_thr(const struct iad_config *c, const char *kind, struct iad_thr *thr);
+
+#endif

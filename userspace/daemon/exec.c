@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exec sink: [exec] program runs once per alert with the alert as one
+ * JSON document on stdin. It never blocks the loop: the document is smaller
+ * than a pipe's buffer and written at once; at most max_running hooks run,
+ * later alerts wait in a bounded queue (then are dropped, counted); a hook
+ * still running after the timeout is killed with its process group.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "iad.h"
+
+char *iad_alert_json(struct iad *d, const struct iad_alert *a)
+{
+	const struct iad_obj *ob = a->obj;
+	struct ia_json j;
+	char kb[24], *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	double u = iad_obj_util(ob);
+
+	if (!f)
+		return NULL;
+	ia_json_init(&j, f);
+	ia_json_obj_open(&j, NULL);
+	ia_json_str(&j, "alert", iad_alert_name(a));
+	ia_json_str(&j, "previous", iad_state_name(a->prev));
+	ia_json_str(&j, "kind", iad_kind_name(d, ob->kind, kb, sizeof(kb)));
+	ia_json_u64(&j, "object", ob->id);
+	ia_json_str(&j, "unit", iad_kind_unit(d, ob->kind));
+	ia_json_u64(&j, "used", ob->used);
+	if (ob->has_limit)
+		ia_json_u64(&j, "limit", ob->limit);
+	else
+		ia_json_null(&j, "limit");
+	if (u >= 0)
+		fprintf(f, ",\"utilization\":%.6f", u);
+	fprintf(f, ",\"rate\":%.6g", ob->rate);
+	if (ob->has_eta)
+		fprintf(f, ",\"eta_s\":%.1f", ob->eta_s);
+	else
+		ia_json_null(&j, "eta_s");
+	ia_json_str(&j, "reason", a->reason);
+	ia_json_u64(&j, "uid", a->who.present ? a->who.uid : ob->uid);
+	if (a->who.present) {
+		ia_json_u64(&j, "pid", a->who.pid);
+		ia_json_str(&j, "comm", a->who.comm);
+	}
+	if (a->who.cgroup_id)
+		ia_json_u64(&j, "cgroup_id", a->who.cgroup_id);
+	if (a->state == IAD_FAILURE && a->err) {
+		ia_json_str(&j, "errno", ia_errno_name(a->err));
+		ia_json_u64(&j, "size", a->size);
+	}
+	ia_json_u64(&j, "seq", a->seq);
+	ia_json_obj_close(&j);
+	fputc('\n', f);
+	fclose(f);
+	return buf;
+}
+
+static void job_what(struct iad *d, const struct iad_alert *a, char *buf, size_t len)
+{
+	char kb[24];
+
+	snprintf(buf, len, "%s %s %u", iad_alert_name(a), iad_kind_name(d, a->obj->kind, kb,
+		 sizeof(kb)), a->obj->id);
+}
+
+/* Start the hook on @doc (consumed). */
+static void spawn(struct iad *d, char *doc, const char *what)
+{
+	struct iad_exec *x = &d->exec;
+	struct iad_exec_job *job = NULL;
+	unsigned int i;
+	int p[2];
+	pid_t pid;
+
+	for (i = 0; i < IAD_EXEC_SLOTS; i++)
+		if (!x->run[i].pid) {
+			job = &x->run[i];
+			break;
+		}
+	if (!job || pipe2(p, O_CLOEXEC)) {
+		free(doc);
+		x->failed++;
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* A process group of its own, so the timeout kills what it started. */
+		setpgid(0, 0);
+		dup2(p[0], STDIN_FILENO);
+		execl(d->cfg.exec_program, d->cfg.exec_program, (char *)NULL);
+		fprintf(stderr, "iommu-accountd: exec %s: %s\n", d->cfg.exec_program,
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		iad_log(d, LOG_ERR, "exec hook: fork: %s", strerror(errno));
+		close(p[1]);
+		free(doc);
+		x->failed++;
+		return;
+	}
+	setpgid(pid, pid);	/* also here: no race with the kill below */
+	/* Fits the pipe (64 KiB): written at once even if the hook never reads. */
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	if (write(p[1], doc, strlen(doc)) < 0 && errno != EPIPE)
+		iad_log(d, LOG_WARNING, "exec hook: writing the alert: %s", strerror(errno));
+	close(p[1]);
+	free(doc);
+	job->pid = pid;
+	job->started = d->now;
+	snprintf(job->what, sizeof(job->what), "%s", what);
+	x->nrun++;
+	x->started++;
+}
+
+void iad_exec_alert(struct iad *d, const struct iad_alert *a)
+{
+	struct iad_exec *x = &d->exec;
+	char what[64], *doc;
+
+	if (!d->cfg.exec_program[0])
+		return;
+	if (access(d->cfg.exec_program, X_OK)) {
+		/* Said once per configuration; the other sinks go on. */
+		if (!x->warned_missing)
+			iad_log(d, LOG_ERR, "exec hook %s: %s; alerts are not run through it",
+				d->cfg.exec_program, strerror(errno));
+		x->warned_missing = true;
+		x->failed++;
+		return;
+	}
+	x->warned_missing = false;
+	if (!x->run) {
+		x->run = calloc(IAD_EXEC_SLOTS, sizeof(*x->run));
+		if (!x->run)
+			return;
+	}
+	doc = iad_alert_json(d, a);
+	if (!doc)
+		return;
+	job_what(d, a, what, sizeof(what));
+	if (x->nrun < d->cfg.exec_max) {
+		spawn(d, doc, what);
+		return;
+	}
+	if (x->qlen >= d->cfg.exec_queue) {
+		if (!(x->dropped++ % 100))
+			iad_log(d, LOG_WARNING, "exec hook: %u running, %u queued: alert %s dropped "
+				"(%llu so far)", x->nrun, x->qlen, what,
+				(unsigned long long)x->dropped);
+		free(doc);
+		return;
+	}
+	if (x->qlen == x->qcap) {
+		unsigned int ncap = x->qcap ? x->qcap * 2 : 8, i;
+		struct iad_exec_wait *q = calloc(ncap, sizeof(*q));
+
+		if (!q) {
+			free(doc);
+			x->dropped++;
+			return;
+		}
+		for (i = 0; i < x->qlen; i++)
+			q[i] = x->queue[(x->qhead + i) % x->qcap];
+		free(x->queue);
+		x->queue = q;
+		x->qcap = ncap;
+		x->qhead = 0;
+	}
+	x->queue[(x->qhead + x->qlen) % x->qcap].doc = doc;
+	snprintf(x->queue[(x->qhead + x->qlen) % x->qcap].what, sizeof(x->queue[0].what), "%s",
+		 what);
+	x->qlen++;
+}
+
+void iad_exec_tick(struct iad *d)
+{
+	struct iad_exec *x = &d->exec;
+	unsigned int i;
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		for (i = 0; x->run && i < IAD_EXEC_SLOTS; i++) {
+			if (x->run[i].pid != pid)
+				continue;
+			if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+				x->failed++;
+				if (WIFEXITED(st))
+					iad_log(d, LOG_WARNING, "exec hook for %s exited with status %d",
+						x->run[i].what, WEXITSTATUS(st));
+				else if (WTERMSIG(st) != SIGKILL)
+					iad_log(d, LOG_WARNING, "exec hook for %s killed by signal %d",
+						x->run[i].what, WTERMSIG(st));
+			}
+			x->run[i].pid = 0;
+			x->nrun--;
+		}
+	}
+	for (i = 0; x->run && i < IAD_EXEC_SLOTS; i++) {
+		if (!x->run[i].pid || d->now - x->run[i].started < d->cfg.exec_timeout_s)
+			continue;
+		iad_log(d, LOG_WARNING, "exec hook for %s still running after %g s: killed",
+			x->run[i].what, d->cfg.exec_timeout_s);
+		kill(-x->run[i].pid, SIGKILL);
+		x->timeouts++;
+		/* Reaped by a later tick (SIGCHLD); the slot stays busy till then. */
+		x->run[i].started = 1e300;
+	}
+	while (x->qlen && x->nrun < d->cfg.exec_max) {
+		struct iad_exec_wait *w = &x->queue[x->qhead];
+
+		x->qhead = (x->qhead + 1) % x->qcap;
+		x->qlen--;
+		spawn(d, w->doc, w->what);
+	}
+}
+
+void iad_exec_fini(struct iad *d)
+{
+	struct iad_exec *x = &d->exec;
+
+	while (x->qlen) {
+		free(x->queue[x->qhead].doc);
+		x->qhead = (x->qhead + 1) % x->qcap;
+		x->qlen--;
+	}
+	free(x->queue);
+	free(x->run);
+	memset(x, 0, sizeof(*x));
+}

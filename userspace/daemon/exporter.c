@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Prometheus exporter (libmicrohttpd), driven from the daemon's loop
+ * through its epoll fd (no thread: the model needs no lock).
+ *   /metrics  text exposition format 0.0.4
+ *   /alerts   the alert state of every object, tab-separated with a header
+ *             (what `iommu-accountctl alerts` reads)
+ * It listens on [exporter] listen, 127.0.0.1:9847 by default.
+ */
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "iad.h"
+
+struct metric {
+	const char *name, *type, *help;
+};
+
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void labels(struct iad *d, FILE *f, const struct iad_obj *ob)
+{
+	char kb[24];
+
+	fprintf(f, "{kind=\"%s\",object=\"%u\",uid=\"%u\"}",
+		iad_kind_name(d, ob->kind, kb, sizeof(kb)), ob->id, ob->uid);
+}
+
+enum { M_USED, M_LIMIT, M_UTIL, M_RATE, M_ETA, M_REFUSALS, M_STATE, M_NOBJ };
+
+static const struct metric obj_metrics[M_NOBJ] = {
+	[M_USED] = { "iommu_account_quota_used", "gauge",
+		     "What is charged now, in the kind's unit (uid-pot: bytes; vfio-container: DMA mapping entries)." },
+	[M_LIMIT] = { "iommu_account_quota_limit", "gauge",
+		      "Where the kernel refuses, in the kind's unit (absent: no limit applies)." },
+	[M_UTIL] = { "iommu_account_quota_utilization_ratio", "gauge",
+		     "used / limit." },
+	[M_RATE] = { "iommu_account_quota_rate", "gauge",
+		     "Growth of used per second, least squares over the daemon's window." },
+	[M_ETA] = { "iommu_account_quota_exhaustion_seconds", "gauge",
+		    "Predicted seconds until used reaches limit at that rate (absent: not growing)." },
+	[M_REFUSALS] = { "iommu_account_quota_refusals_total", "counter",
+			 "Charges or mappings the kernel refused for lack of this quota (since the module loaded)." },
+	[M_STATE] = { "iommu_account_alert_state", "gauge",
+		      "Alert state: 0 ok, 1 warning, 2 critical, 3 failure." },
+};
+
+static void obj_metric(struct iad *d, FILE *f, int m, const struct iad_obj *ob)
+{
+	double u = iad_obj_util(ob);
+
+	switch (m) {
+	case M_USED:
+		break;
+	case M_LIMIT:
+		if (!ob->has_limit)
+			return;
+		break;
+	case M_UTIL:
+		if (u < 0)
+			return;
+		break;
+	case M_ETA:
+		if (!ob->has_eta)
+			return;
+		break;
+	default:
+		break;
+	}
+	fputs(obj_metrics[m].name, f);
+	labels(d, f, ob);
+	switch (m) {
+	case M_USED:
+		fprintf(f, " %llu\n", (unsigned long long)ob->used);
+		break;
+	case M_LIMIT:
+		fprintf(f, " %llu\n", (unsigned long long)ob->limit);
+		break;
+	case M_UTIL:
+		fprintf(f, " %.6g\n", u);
+		break;
+	case M_RATE:
+		fprintf(f, " %.6g\n", ob->rate);
+		break;
+	case M_ETA:
+		fprintf(f, " %.6g\n", ob->eta_s);
+		break;
+	case M_REFUSALS:
+		fprintf(f, " %llu\n", (unsigned long long)ob->refusals);
+		break;
+	default:
+		fprintf(f, " %d\n", ob->state);
+		break;
+	}
+}
+
+static void counter(FILE *f, const char *name, const char *help, uint64_t v)
+{
+	head(f, name, "counter", help);
+	fprintf(f, "%s %llu\n", name, (unsigned long long)v);
+}
+
+char *iad_metrics_text(struct iad *d, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	size_t i;
+	int m, s;
+
+	if (!f)
+		return NULL;
+	head(f, "iommu_account_up", "gauge", "Whether the module answers (1) or not (0).");
+	fprintf(f, "iommu_account_up %d\n", d->up);
+	for (m = 0; m < M_NOBJ; m++) {
+		head(f, obj_metrics[m].name, obj_metrics[m].type, obj_metrics[m].help);
+		for (i = 0; i < d->objs.n; i++)
+			obj_metric(d, f, m, d->objs.v[i]);
+	}
+	head(f, "iommu_account_alerts_total", "counter",
+	     "Alerts raised, by the state entered (CLEARED: back to ok).");
+	for (s = 0; s < IAD_NSTATES; s++)
+		fprintf(f, "iommu_account_alerts_total{alert=\"%s\"} %llu\n",
+			s == IAD_OK ? "CLEARED" : iad_state_name(s),
+			(unsigned long long)d->alerts[s]);
+	counter(f, "iommu_account_events_total", "Events received from the module.",
+		d->events_seen);
+	counter(f, "iommu_account_events_lost_total",
+		"Events missing from the sequence (module queue full or socket overrun).",
+		d->events_lost);
+	counter(f, "iommu_account_events_overruns_total",
+		"Times the events socket overran (ENOBUFS).", d->overruns);
+	counter(f, "iommu_account_resyncs_total",
+		"Full dumps taken because events were lost or the module restarted.", d->resyncs);
+	counter(f, "iommu_account_source_connects_total",
+		"Times the daemon (re)connected to the module.", d->reconnects);
+	counter(f, "iommu_account_module_restarts_total",
+		"Event sequence restarts seen (module reloaded).", d->restarts);
+	counter(f, "iommu_account_polls_total", "Polls of every quota object.", d->polls);
+	counter(f, "iommu_account_poll_errors_total", "Polls that failed.", d->poll_errors);
+	counter(f, "iommu_account_module_events_dropped_total",
+		"Events the module could not queue (its own count).", d->st.events_dropped);
+	counter(f, "iommu_account_exec_started_total", "Exec hooks started.", d->exec.started);
+	counter(f, "iommu_account_exec_timeouts_total", "Exec hooks killed at the timeout.",
+		d->exec.timeouts);
+	counter(f, "iommu_account_exec_failed_total",
+		"Exec hooks that failed (not started, non-zero exit, killed).", d->exec.failed);
+	counter(f, "iommu_account_exec_dropped_total",
+		"Alerts not run through the exec hook (queue full).", d->exec.dropped);
+	head(f, "iommu_account_poll_duration_seconds", "gauge", "Duration of the last poll.");
+	fprintf(f, "iommu_account_poll_duration_seconds %.6f\n", d->last_poll_s);
+	fclose(f);
+	return buf;
+}
+
+char *iad_alerts_text(struct iad *d, size_t *len)
+{
+	char *buf = NULL, kb[24];
+	FILE *f = open_memstream(&buf, len);
+	size_t i;
+
+	if (!f)
+		return NULL;
+	fprintf(f, "# iommu-accountd alerts v1 up=%d\n"
+		   "kind\tobject\tstate\tsince_s\tused\tlimit\tunit\tutilization\trate\teta_s\t"
+		   "uid\tpid\tcomm\treason\n", d->up);
+	for (i = 0; i < d->objs.n; i++) {
+		const struct iad_obj *ob = d->objs.v[i];
+		double u = iad_obj_util(ob);
+
+		fprintf(f, "%s\t%u\t%s\t%.0f\t%llu\t", iad_kind_name(d, ob->kind, kb, sizeof(kb)),
+			ob->id, iad_state_name(ob->state),
+			ob->alerts ? d->now - ob->state_since : -1.0,
+			(unsigned long long)ob->used);
+		if (ob->has_limit)
+			fprintf(f, "%llu", (unsigned long long)ob->limit);
+		else
+			fputc('-', f);
+		fprintf(f, "\t%s\t", iad_kind_unit(d, ob->kind));
+		if (u >= 0)
+			fprintf(f, "%.6f", u);
+		else
+			fputc('-', f);
+		fprintf(f, "\t%.6g\t", ob->rate);
+		if (ob->has_eta)
+			fprintf(f, "%.1f", ob->eta_s);
+		else
+			fputc('-', f);
+		fprintf(f, "\t%u\t%u\t%s\t%s\n", ob->uid, ob->owner.present ? ob->owner.pid : 0,
+			ob->owner.present && ob->owner.comm[0] ? ob->owner.comm : "-",
+			ob->reason[0] ? ob->reason : "-");
+	}
+	fclose(f);
+	return buf;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+			       const char *method, const char *version, const char *upload,
+			       size_t *upload_size, void **con_cls)
+{
+	struct iad *d = cls;
+	struct MHD_Response *r;
+	const char *type = "text/plain; version=0.0.4; charset=utf-8";
+	unsigned int code = MHD_HTTP_OK;
+	enum MHD_Result ret;
+	char *body = NULL;
+	size_t len = 0;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)con_cls;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		body = strdup("only GET\n");
+		len = strlen(body);
+		code = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if (!strcmp(url, "/metrics")) {
+		body = iad_metrics_text(d, &len);
+	} else if (!strcmp(url, "/alerts")) {
+		body = iad_alerts_text(d, &len);
+		type = "text/tab-separated-values; charset=utf-8";
+	} else {
+		body = strdup("iommu-accountd: /metrics (Prometheus), /alerts (alert states)\n");
+		len = strlen(body);
+		code = MHD_HTTP_NOT_FOUND;
+	}
+	if (!body)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", code == MHD_HTTP_OK ? type : "text/plain");
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* "127.0.0.1:9847", "[::1]:9847", "0.0.0.0:9847" into a bound, listening socket. */
+static int listen_on(struct iad *d, const char *spec)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	struct addrinfo *ai;
+	char host[128], *port;
+	int fd, one = 1, err;
+
+	snprintf(host, sizeof(host), "%s", spec[0] == '[' ? spec + 1 : spec);
+	port = strrchr(host, ':');
+	if (!port) {
+		iad_log(d, LOG_ERR, "exporter: listen '%s' is not ADDRESS:PORT; exporter off", spec);
+		return -1;
+	}
+	*port++ = 0;
+	if (spec[0] == '[' && port - host >= 2 && port[-2] == ']')
+		port[-2] = 0;
+	err = getaddrinfo(host, port, &hints, &ai);
+	if (err) {
+		iad_log(d, LOG_ERR, "exporter: listen '%s': %s; exporter off", spec,
+			gai_strerror(err));
+		return -1;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
+		iad_log(d, LOG_ERR, "exporter: cannot listen on %s: %s; exporter off, "
+			"the other sinks go on", spec, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		return -1;
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+int iad_exporter_start(struct iad *d)
+{
+	const union MHD_DaemonInfo *info;
+	int fd;
+
+	d->mhd_fd = -1;
+	if (!d->cfg.listen[0])
+		return 0;
+	fd = listen_on(d, d->cfg.listen);
+	if (fd < 0)
+		return -1;
+	d->mhd = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, handler, d,
+				  MHD_OPTION_LISTEN_SOCKET, fd,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)32,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)5,
+				  MHD_OPTION_END);
+	if (!d->mhd) {
+		iad_log(d, LOG_ERR, "exporter: libmicrohttpd would not start; exporter off");
+		close(fd);
+		return -1;
+	}
+	info = MHD_get_daemon_info(d->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	d->mhd_fd = info ? info->epoll_fd : -1;
+	snprintf(d->mhd_bound, sizeof(d->mhd_bound), "%s", d->cfg.listen);
+	iad_log(d, LOG_INFO, "exporter listening on http://%s/metrics", d->cfg.listen);
+	return 0;
+}
+
+void iad_exporter_run(struct iad *d)
+{
+	if (d->mhd)
+		MHD_run(d->mhd);
+}
+
+void iad_exporter_stop(struct iad *d)
+{
+	if (d->mhd)
+		MHD_stop_daemon(d->mhd);	/* closes the listening socket too */
+	d->mhd = NULL;
+	d->mhd_fd = -1;
+	d->mhd_bound[0] = 0;
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The log sink: journald with structured fields (libsystemd) when running
+ * under systemd or when asked to; syslog when detached without it; stderr in
+ * the foreground. Alerts and the daemon's own messages go the same way.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <systemd/sd-journal.h>
+#include <time.h>
+
+#include "iad.h"
+
+static enum iad_log resolved = IAD_LOG_STDERR;
+
+void iad_log_open(struct iad *d)
+{
+	resolved = d->cfg.log;
+	if (resolved == IAD_LOG_AUTO) {
+		/* systemd sets JOURNAL_STREAM for a service whose stderr is the journal. */
+		if (getenv("JOURNAL_STREAM"))
+			resolved = IAD_LOG_JOURNAL;
+		else
+			resolved = d->foreground ? IAD_LOG_STDERR : IAD_LOG_SYSLOG;
+	}
+	if (resolved == IAD_LOG_SYSLOG)
+		openlog("iommu-accountd", LOG_PID, LOG_DAEMON);
+}
+
+static const char *prio_name(int prio)
+{
+	static const char *const n[] = { "emerg", "alert", "crit", "err",
+					 "warning", "notice", "info", "debug" };
+
+	return prio >= 0 && prio < 8 ? n[prio] : "?";
+}
+
+static void emit(int prio, const char *msg)
+{
+	switch (resolved) {
+	case IAD_LOG_JOURNAL:
+		sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", prio,
+				"SYSLOG_IDENTIFIER=iommu-accountd", NULL);
+		break;
+	case IAD_LOG_SYSLOG:
+		syslog(prio, "%s", msg);
+		break;
+	default:
+		fprintf(stderr, "iommu-accountd: %s: %s\n", prio_name(prio), msg);
+		fflush(stderr);
+		break;
+	}
+}
+
+void iad_log(struct iad *d, int prio, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	if (prio == LOG_DEBUG && !d->debug)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	emit(prio, msg);
+}
+
+static int alert_prio(const struct iad_alert *a)
+{
+	switch (a->state) {
+	case IAD_FAILURE:
+		return LOG_ERR;
+	case IAD_CRITICAL:
+		return LOG_CRIT;
+	case IAD_WARNING:
+		return LOG_WARNING;
+	default:
+		return LOG_NOTICE;
+	}
+}
+
+/* "12.0 MiB" or "150" in the kind's unit. */
+static const char *amount(struct iad *d, uint32_t kind, double v, char *buf, size_t len)
+{
+	if (!strcmp(iad_kind_unit(d, kind), "bytes") && v >= 0)
+		return ia_human_bytes((uint64_t)v, buf, len);
+	snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
+void iad_log_alert(struct iad *d, const struct iad_alert *a)
+{
+	const struct iad_obj *ob = a->obj;
+	char kb[24], used[32], limit[32], rate[32], eta[32], msg[768], who[80], rawlimit[24], cg[256];
+	const char *kind = iad_kind_name(d, ob->kind, kb, sizeof(kb));
+
+	amount(d, ob->kind, (double)ob->used, used, sizeof(used));
+	if (ob->has_limit)
+		amount(d, ob->kind, (double)ob->limit, limit, sizeof(limit));
+	else
+		snprintf(limit, sizeof(limit), "no limit");
+	amount(d, ob->kind, ob->rate, rate, sizeof(rate));
+	if (ob->has_eta)
+		snprintf(eta, sizeof(eta), "%.0f s", ob->eta_s);
+	else
+		snprintf(eta, sizeof(eta), "none");
+	if (a->who.present)
+		snprintf(who, sizeof(who), "%s[%u] uid %u", a->who.comm, a->who.pid, a->who.uid);
+	else
+		snprintf(who, sizeof(who), "uid %u", ob->uid);
+	snprintf(msg, sizeof(msg), "%s %s %u: %s; used %s of %s, rate %s/s, exhausted in %s; %s",
+		 iad_alert_name(a), kind, ob->id, a->reason, used, limit, rate, eta, who);
+	if (resolved != IAD_LOG_JOURNAL) {
+		emit(alert_prio(a), msg);
+		return;
+	}
+	cg[0] = 0;
+	if (a->who.cgroup_id && !ia_cgroup_path(a->who.cgroup_id, cg, sizeof(cg)))
+		snprintf(cg, sizeof(cg), "%" PRIu64, a->who.cgroup_id);
+	if (ob->has_limit)
+		snprintf(rawlimit, sizeof(rawlimit), "%" PRIu64, ob->limit);
+	else
+		rawlimit[0] = 0;
+	sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", alert_prio(a),
+			"SYSLOG_IDENTIFIER=iommu-accountd",
+			"IOMMU_ACCOUNT_ALERT=%s", iad_alert_name(a),
+			"QUOTA_KIND=%s", kind, "OBJECT=%u", ob->id,
+			"UID=%u", a->who.present ? a->who.uid : ob->uid,
+			"CGROUP=%s", cg,
+			"PID=%u", a->who.present ? a->who.pid : 0,
+			"COMM=%s", a->who.present ? a->who.comm : "",
+			"USED=%" PRIu64, ob->used,
+			"LIMIT=%s", rawlimit,
+			"RATE=%.6g", ob->rate,
+			"ETA_S=%.0f", ob->has_eta ? ob->eta_s : -1.0,
+			"SEQ=%" PRIu64, a->seq, NULL);
+}

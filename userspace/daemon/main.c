@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iommu-accountd: follows every quota the iommu_account module exports and
+ * alerts before one runs out (WARNING from the level or the trend,
+ * CRITICAL, FAILURE at a refusal, CLEARED), through journald/syslog/stderr,
+ * an exec hook and a Prometheus exporter. See Documentation/daemon.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <syslog.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iad.h"
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void iad_raise(struct iad *d, const struct iad_alert *a)
+{
+	d->alerts[a->state]++;
+	iad_log_alert(d, a);
+	iad_exec_alert(d, a);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: iommu-accountd [-f|--foreground] [-d|--debug] [-c|--config PATH]\n"
+		   "       iommu-accountd -t|--check-config [-c PATH]\n"
+		   "       iommu-accountd -h|--help | -V|--version\n\n"
+		   "  -f  stay in the foreground (default under systemd: it has NOTIFY_SOCKET)\n"
+		   "  -d  debug messages\n"
+		   "  -c  configuration file (default " IAD_CONFIG_PATH "; missing: defaults)\n"
+		   "  -t  check the configuration file and exit (0 good, 1 bad)\n");
+}
+
+static void reload(struct iad *d)
+{
+	struct iad_config n;
+	char err[512];
+	bool relisten;
+
+	if (iad_config_load(&n, d->cfg_path, true, err, sizeof(err))) {
+		iad_log(d, LOG_ERR, "reload: %s; keeping the running configuration", err);
+		return;
+	}
+	relisten = strcmp(n.listen, d->cfg.listen) || !d->mhd;
+	d->cfg = n;
+	d->exec.warned_missing = false;
+	if (d->cfg.log != IAD_LOG_SYSLOG)
+		closelog();
+	iad_log_open(d);
+	if (relisten) {
+		iad_exporter_stop(d);
+		iad_exporter_start(d);
+	}
+	d->next_poll = 0;
+	iad_log(d, LOG_NOTICE, "reloaded %s", d->cfg_path);
+}
+
+static int signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static void daemonize(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		perror("iommu-accountd: fork");
+		exit(1);
+	}
+	if (pid)
+		exit(0);
+	setsid();
+	if (chdir("/"))
+		exit(1);
+	if (!freopen("/dev/null", "r", stdin) || !freopen("/dev/null", "w", stdout) ||
+	    !freopen("/dev/null", "w", stderr))
+		exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct iad d;
+	struct pollfd pfd[4];
+	bool check = false, stop = false, explicit_cfg = false;
+	double wait_s, wd_next = 0, wd_every = 0;
+	uint64_t wd_usec = 0;
+	char err[512];
+	sigset_t set;
+	int c, sfd, n;
+
+	d.cfg_path = IAD_CONFIG_PATH;
+	while ((c = getopt_long(argc, argv, "fdc:thV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			d.foreground = true;
+			break;
+		case 'd':
+			d.debug = true;
+			break;
+		case 'c':
+			d.cfg_path = optarg;
+			explicit_cfg = true;
+			break;
+		case 't':
+			check = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("iommu-accountd %s\n", IA_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "iommu-accountd: unexpected argument '%s'\n", argv[optind]);
+		return 1;
+	}
+	/* The default file may be absent (defaults); one named with -c must exist. */
+	if (iad_config_load(&d.cfg, d.cfg_path, !explicit_cfg, err, sizeof(err))) {
+		fprintf(stderr, "iommu-accountd: %s\n", err);
+		return 1;
+	}
+	if (check) {
+		printf("%s: good\n", d.cfg_path);
+		return 0;
+	}
+	if (getenv("NOTIFY_SOCKET"))
+		d.foreground = true;
+	if (!d.foreground)
+		daemonize();
+	iad_log_open(&d);
+	sfd = signals(&set);
+	if (sfd < 0) {
+		iad_log(&d, LOG_ERR, "signalfd: %s", strerror(errno));
+		return 1;
+	}
+	d.now = mono();
+	iad_source_init(&d);
+	iad_exporter_start(&d);
+	if (sd_watchdog_enabled(0, &wd_usec) > 0)
+		wd_every = (double)wd_usec / 2e6;
+	iad_log(&d, LOG_NOTICE, "started: interval %g s, window %g s, horizon %g s, "
+		"warn %g%%, crit %g%%", d.cfg.interval_s, d.cfg.window_s, d.cfg.thr.horizon_s,
+		d.cfg.thr.warn * 100, d.cfg.thr.crit * 100);
+	sd_notify(0, "READY=1\nSTATUS=starting");
+
+	while (!stop) {
+		d.now = mono();
+		wait_s = iad_source_tick(&d);
+		iad_exec_tick(&d);
+		iad_exporter_run(&d);
+		if (wd_every > 0 && d.now >= wd_next) {
+			sd_notifyf(0, "WATCHDOG=1\nSTATUS=%s, %zu object(s), %llu alert(s)",
+				   d.up ? "source up" : "waiting for iommu_account", d.objs.n,
+				   (unsigned long long)(d.alerts[1] + d.alerts[2] + d.alerts[3]));
+			wd_next = d.now + wd_every;
+		}
+		if (wd_every > 0 && wait_s > wd_every)
+			wait_s = wd_every;
+		/* Running hooks are checked against their timeout at least 10 times a second. */
+		if (d.exec.nrun && wait_s > 0.1)
+			wait_s = 0.1;
+		if (d.resync)
+			wait_s = 0;
+		n = 0;
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = iad_source_event_fd(&d), .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = iad_source_ctrl_fd(&d), .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = d.mhd_fd, .events = POLLIN };
+		if (poll(pfd, n, (int)ceil(wait_s * 1000)) < 0 && errno != EINTR) {
+			iad_log(&d, LOG_ERR, "poll: %s", strerror(errno));
+			break;
+		}
+		d.now = mono();
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP)
+					reload(&d);
+				else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
+					stop = true;
+			}
+		}
+		if (pfd[1].revents)
+			iad_source_events(&d);
+		if (pfd[2].revents)
+			iad_source_ctrl(&d);
+		if (pfd[3].revents)
+			iad_exporter_run(&d);
+	}
+	sd_notify(0, "STOPPING=1");
+	iad_log(&d, LOG_NOTICE, "stopping");
+	/* Hooks still running are left to finish; their group is not ours to kill. */
+	iad_exporter_stop(&d);
+	iad_source_fini(&d);
+	iad_exec_fini(&d);
+	iad_objs_free(&d.objs);
+	close(sfd);
+	return 0;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iommu-accountd's model: the quota objects it follows, their history, the
+ * trend (least squares) and the alert state machine. Pure logic: no I/O,
+ * no clock (times are passed in), so the host unit tests drive it.
+ */
+#ifndef IAD_MODEL_H
+#define IAD_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Samples kept per object: the trend window is at most this many polls. */
+#define IAD_HIST 64
+
+enum iad_state {
+	IAD_OK,
+	IAD_WARNING,
+	IAD_CRITICAL,
+	IAD_FAILURE,
+	IAD_NSTATES,
+};
+
+/* The alert names: "OK" (never sent: an OK that follows an alert is CLEARED). */
+const char *iad_state_name(enum iad_state s);
+
+/* Thresholds of one kind, fractions of the limit (0.80 = 80 %). */
+struct iad_thr {
+	double warn, crit;
+	double hysteresis;	/* CLEARED below warn - hysteresis */
+	double horizon_s;	/* WARNING when exhaustion is predicted sooner */
+	double window_s;	/* trend over the samples of the last window_s */
+};
+
+struct iad_sample {
+	double t;		/* seconds, any epoch (monotonic) */
+	double v;		/* used */
+};
+
+/* The process a failure or an object is attributed to. */
+struct iad_who {
+	bool present;
+	uint32_t pid, uid;
+	char comm[16];
+	uint64_t cgroup_id;
+};
+
+struct iad_obj {
+	uint32_t kind, id;
+	uint64_t used;
+	bool has_limit;
+	uint64_t limit;
+	uint32_t uid;
+	struct iad_who owner;		/* as the kernel reports it (may be absent) */
+	uint64_t refusals;		/* the kernel's count */
+	bool refusals_known;		/* baseline taken (not at the first sight) */
+
+	struct iad_sample hist[IAD_HIST];
+	unsigned int nhist, head;	/* ring */
+
+	double rate;			/* units per second (least squares) */
+	bool has_eta;
+	double eta_s;			/* to exhaustion at that rate */
+
+	enum iad_state state;
+	double state_since;
+	uint64_t alerts;		/* state changes raised */
+	char reason[160];		/* of the last state change */
+	bool seen;			/* in the last dump (sweep mark) */
+
+	/* The last failure relayed (FAILURE). */
+	struct iad_who fail_who;
+	uint32_t fail_errno;
+	uint64_t fail_size, fail_seq;
+};
+
+/* An alert: a state change of one object, with what explains it. */
+struct iad_alert {
+	enum iad_state state;		/* the new state; IAD_OK: CLEARED */
+	enum iad_state prev;
+	const struct iad_obj *obj;
+	const char *reason;		/* "utilisation 81.0% >= warn 80%", ... */
+	struct iad_who who;		/* failure: the process refused; else the owner */
+	uint64_t seq;			/* the kernel's event sequence, 0 from a poll */
+	uint32_t err;			/* failure: errno */
+	uint64_t size;			/* failure: what was asked */
+};
+
+/* The name of an alert as sinks print it: CLEARED for a return to OK. */
+const char *iad_alert_name(const struct iad_alert *a);
+
+struct iad_objs {
+	struct iad_obj **v;
+	size_t n, cap;
+};
+
+struct iad_obj *iad_obj_find(struct iad_objs *o, uint32_t kind, uint32_t id);
+/* Find or add (zeroed, state OK); NULL on allocation failure. */
+struct iad_obj *iad_obj_get(struct iad_objs *o, uint32_t kind, uint32_t id);
+void iad_objs_free(struct iad_objs *o);
+
+/* Append a sample and recompute the trend over @thr->window_s. */
+void iad_obj_sample(struct iad_obj *ob, double t, const struct iad_thr *thr);
+
+/*
+ * Least squares slope of the samples whose time is within @window_s of the
+ * newest; 0 with fewer than 3 or when they all share one time.
+ */
+double iad_trend(const struct iad_sample *s, unsigned int n, unsigned int head,
+		 double window_s);
+
+/*
+ * Evaluate the object after new figures: fills @a and returns true when
+ * its state changes (one alert per change). Levels go up at once; they go
+ * down only below the level minus the hysteresis (WARNING also needs the
+ * predicted exhaustion beyond the horizon). FAILURE holds until the
+ * utilisation falls below warn - hysteresis (then CLEARED).
+ */
+bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
+		      char *reason, size_t rlen, struct iad_alert *a);
+
+/* The kernel refused: FAILURE unless already there. */
+bool iad_obj_fail(struct iad_obj *ob, double now, const struct iad_who *who, uint32_t err,
+		  uint64_t size, uint64_t seq, char *reason, size_t rlen, struct iad_alert *a);
+
+/* The object left (process exited, container closed): CLEARED if alerting. */
+bool iad_obj_gone(struct iad_obj *ob, double now, struct iad_alert *a);
+
+/* Utilisation 0..1+, or -1 when there is no limit. */
+double iad_obj_util(const struct iad_obj *ob);
+
+#endif

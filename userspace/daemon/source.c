@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's source: the module over generic netlink (libia).
+ *
+ *  - every interval: STATUS (the kinds the module announces, its dropped
+ *    events) and one GET_QUOTA dump of every kind; objects not in the dump
+ *    are gone;
+ *  - the events group: failures are relayed at once; a threshold event
+ *    re-reads that object and evaluates it now (the event path);
+ *  - a gap in the sequence numbers or a socket overrun (ENOBUFS): logged
+ *    once, counted, then a full dump at once (resync); a sequence that
+ *    starts again is a reload, not a loss;
+ *  - nlctrl's notify group: the family's removal and return (rmmod,
+ *    modprobe) are seen at once; a failed request also marks the source down.
+ */
+#include <errno.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <uapi/linux/iommu_account.h>
+
+#include "iad.h"
+
+const char *iad_kind_name(const struct iad *d, uint32_t kind, char *buf, size_t len)
+{
+	const struct ia_quota_kind *k = ia_quota_kind_find(&d->st, kind);
+
+	if (k && k->name[0])
+		return k->name;
+	snprintf(buf, len, "kind-%u", kind);
+	return buf;
+}
+
+const char *iad_kind_unit(const struct iad *d, uint32_t kind)
+{
+	const struct ia_quota_kind *k = ia_quota_kind_find(&d->st, kind);
+
+	return k ? k->unit : "";
+}
+
+void iad_thr_of(const struct iad *d, uint32_t kind, struct iad_thr *thr)
+{
+	char b[24];
+
+	iad_config_thr(&d->cfg, iad_kind_name(d, kind, b, sizeof(b)), thr);
+}
+
+/* --- nlctrl notifications --------------------------------------------- */
+
+static int ctrl_msg(struct nl_msg *msg, void *arg)
+{
+	struct iad *d = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+
+	if (genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, NULL) || !tb[CTRL_ATTR_FAMILY_NAME] ||
+	    strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), IOMMU_ACCOUNT_FAMILY_NAME))
+		return NL_OK;
+	if (g->cmd == CTRL_CMD_DELFAMILY && d->up) {
+		iad_log(d, LOG_WARNING, "iommu_account was unloaded: source down, waiting for it");
+		d->up = false;
+		d->said_waiting = true;
+	} else if (g->cmd == CTRL_CMD_NEWFAMILY) {
+		d->next_poll = 0;	/* connect and resync now */
+	}
+	return NL_OK;
+}
+
+int iad_source_ctrl_fd(struct iad *d)
+{
+	return d->ctrl ? nl_socket_get_fd(d->ctrl) : -1;
+}
+
+void iad_source_ctrl(struct iad *d)
+{
+	nl_recvmsgs_default(d->ctrl);
+}
+
+int iad_source_init(struct iad *d)
+{
+	int grp;
+
+	d->ctrl = nl_socket_alloc();
+	if (!d->ctrl)
+		return -ENOMEM;
+	nl_socket_disable_seq_check(d->ctrl);
+	nl_socket_modify_cb(d->ctrl, NL_CB_VALID, NL_CB_CUSTOM, ctrl_msg, d);
+	if (genl_connect(d->ctrl) ||
+	    (grp = genl_ctrl_resolve_grp(d->ctrl, "nlctrl", "notify")) < 0 ||
+	    nl_socket_add_membership(d->ctrl, grp)) {
+		/* Not fatal: failed requests still tell that the module left. */
+		iad_log(d, LOG_WARNING, "no nlctrl notifications: module unloads are seen "
+			"at the next poll only");
+		nl_socket_free(d->ctrl);
+		d->ctrl = NULL;
+		return 0;
+	}
+	nl_socket_set_nonblocking(d->ctrl);
+	return 0;
+}
+
+static void disconnect(struct iad *d)
+{
+	ia_client_close(&d->req);
+	ia_client_close(&d->ev);
+	d->up = false;
+	d->events = false;
+}
+
+void iad_source_fini(struct iad *d)
+{
+	disconnect(d);
+	if (d->ctrl)
+		nl_socket_free(d->ctrl);
+	d->ctrl = NULL;
+}
+
+int iad_source_event_fd(struct iad *d)
+{
+	return d->events ? ia_client_fd(&d->ev) : -1;
+}
+
+/* --- polling ------------------------------------------------------------ */
+
+struct poll_arg {
+	struct iad *d;
+	bool first;	/* first dump after (re)connecting: refusal baselines */
+};
+
+static void who_of_owner(struct iad_who *w, const struct ia_owner *o)
+{
+	memset(w, 0, sizeof(*w));
+	if (!o->present)
+		return;
+	w->present = true;
+	w->pid = o->pid;
+	w->uid = o->uid;
+	snprintf(w->comm, sizeof(w->comm), "%s", o->comm);
+}
+
+static void evaluate(struct iad *d, struct iad_obj *ob)
+{
+	struct iad_alert a;
+	struct iad_thr thr;
+	char reason[200];
+
+	iad_thr_of(d, ob->kind, &thr);
+	if (iad_obj_evaluate(ob, d->now, &thr, reason, sizeof(reason), &a))
+		iad_raise(d, &a);
+}
+
+static int quota_cb(const struct ia_quota *q, void *arg)
+{
+	struct poll_arg *p = arg;
+	struct iad *d = p->d;
+	struct iad_obj *ob = iad_obj_get(&d->objs, q->kind, q->id);
+	struct iad_thr thr;
+	struct iad_alert a;
+	char reason[200];
+
+	if (!ob)
+		return -ENOMEM;
+	ob->seen = true;
+	ob->used = q->used;
+	ob->has_limit = q->has_limit;
+	ob->limit = q->limit;
+	ob->uid = q->uid;
+	who_of_owner(&ob->owner, &q->owner);
+	if (!ob->owner.present)
+		ob->owner.uid = q->uid;
+	/*
+	 * Refusals the events did not bring (lost, or not subscribed): a
+	 * FAILURE from the kernel's own count. Not at the first sight of an
+	 * object or after a reconnect (the count restarts with the module).
+	 */
+	if (ob->refusals_known && !p->first && q->refusals > ob->refusals &&
+	    iad_obj_fail(ob, d->now, NULL, 0, 0, 0, reason, sizeof(reason), &a)) {
+		snprintf(reason, sizeof(reason), "the kernel refused %llu time(s) since the last poll",
+			 (unsigned long long)(q->refusals - ob->refusals));
+		a.reason = reason;
+		iad_raise(d, &a);
+	}
+	ob->refusals = q->refusals;
+	ob->refusals_known = true;
+	iad_thr_of(d, ob->kind, &thr);
+	iad_obj_sample(ob, d->now, &thr);
+	evaluate(d, ob);
+	return 0;
+}
+
+/* Objects not in the last dump are gone: CLEARED when alerting, dropped. */
+static void sweep(struct iad *d)
+{
+	struct iad_alert a;
+	size_t i, k = 0;
+
+	for (i = 0; i < d->objs.n; i++) {
+		struct iad_obj *ob = d->objs.v[i];
+
+		if (!ob->seen) {
+			if (iad_obj_gone(ob, d->now, &a))
+				iad_raise(d, &a);
+			free(ob);
+			continue;
+		}
+		ob->seen = false;
+		d->objs.v[k++] = ob;
+	}
+	d->objs.n = k;
+}
+
+static int poll_once(struct iad *d, bool first)
+{
+	struct poll_arg p = { d, first };
+	size_t i;
+	int err;
+
+	err = ia_get_status(&d->req, &d->st);
+	if (!err)
+		err = ia_get_quotas(&d->req, NULL, NULL, quota_cb, &p);
+	if (err) {
+		/* Marks of a partial dump must not make objects look alive. */
+		for (i = 0; i < d->objs.n; i++)
+			d->objs.v[i]->seen = true;
+		sweep(d);
+		return err;
+	}
+	sweep(d);
+	d->polls++;
+	return 0;
+}
+
+static void events_subscribe(struct iad *d)
+{
+	int err;
+
+	memset(&d->evcb, 0, sizeof(d->evcb));
+	err = ia_client_open(&d->ev);
+	if (!err)
+		err = ia_events_subscribe(&d->ev);
+	if (err) {
+		if (!d->said_noevents)
+			iad_log(d, LOG_WARNING, "no events (%s): alerts come from polling "
+				"every %g s only", d->ev.errmsg, d->cfg.interval_s);
+		d->said_noevents = true;
+		ia_client_close(&d->ev);
+		return;
+	}
+	nl_socket_set_nonblocking(d->ev.sk);
+	d->events = true;
+}
+
+static int connect_source(struct iad *d)
+{
+	int err = ia_client_open(&d->req);
+
+	if (err) {
+		ia_client_close(&d->req);
+		if (!d->said_waiting)
+			iad_log(d, LOG_WARNING, "%s; waiting for it", d->req.errmsg);
+		d->said_waiting = true;
+		return err;
+	}
+	/* Subscribe first: nothing between the dump and the first event is lost. */
+	events_subscribe(d);
+	d->last_seq = 0;
+	err = poll_once(d, true);
+	if (err) {
+		disconnect(d);
+		return err;
+	}
+	d->up = true;
+	d->said_waiting = false;
+	d->reconnects++;
+	iad_log(d, LOG_NOTICE, "source up: iommu_account %s on %s, %u quota kind(s), "
+		"%zu object(s)%s", d->st.module_version, d->st.kernel_release, d->st.nkinds,
+		d->objs.n, d->events ? ", events followed" : "");
+	return 0;
+}
+
+double iad_source_tick(struct iad *d)
+{
+	double t0;
+	int err;
+
+	if (d->resync && d->up) {
+		d->resync = false;
+		d->resyncs++;
+		d->next_poll = 0;
+	}
+	if (d->now < d->next_poll)
+		return d->next_poll - d->now;
+	d->next_poll = d->now + d->cfg.interval_s;
+	t0 = d->now;
+	if (!d->up) {
+		disconnect(d);
+		connect_source(d);
+		return d->cfg.interval_s;
+	}
+	err = poll_once(d, false);
+	if (err) {
+		d->poll_errors++;
+		iad_log(d, LOG_WARNING, "poll failed (%s): source down, reconnecting",
+			d->req.errmsg[0] ? d->req.errmsg : strerror(-err));
+		disconnect(d);
+		d->said_waiting = true;
+	}
+	d->last_poll_s = d->now - t0;
+	return d->cfg.interval_s;
+}
+
+/* --- events --------------------------------------------------------------- */
+
+/* The object an event is about, for the kinds whose events say it. */
+static bool event_object(const struct ia_event *ev, uint32_t *id)
+{
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
+		*id = ev->uid;
+		return true;
+	}
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER) {
+		*id = ev->container;
+		return true;
+	}
+	return false;
+}
+
+static int quota_now_cb(const struct ia_quota *q, void *arg)
+{
+	struct iad *d = arg;
+	struct iad_obj *ob = iad_obj_get(&d->objs, q->kind, q->id);
+
+	if (!ob)
+		return -ENOMEM;
+	ob->used = q->used;
+	ob->has_limit = q->has_limit;
+	ob->limit = q->limit;
+	ob->uid = q->uid;
+	evaluate(d, ob);
+	return 0;
+}
+
+static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void *arg)
+{
+	struct iad *d = arg;
+	struct iad_obj *ob;
+	struct iad_alert a;
+	struct iad_who who;
+	char reason[200];
+	uint32_t id;
+
+	d->events_seen++;
+	if (d->last_seq && ev->seq <= d->last_seq) {
+		/* The module's sequence started again: it was reloaded. */
+		d->restarts++;
+		iad_log(d, LOG_NOTICE, "event sequence restarted at %llu (module reloaded): "
+			"resynchronising", (unsigned long long)ev->seq);
+		d->resync = true;
+	} else if (lost && overrun) {
+		/* The overrun was logged and resynchronised when it happened. */
+		d->events_lost += lost;
+		if (d->debug)
+			iad_log(d, LOG_DEBUG, "the overrun lost %llu event(s)",
+				(unsigned long long)lost);
+	} else if (lost) {
+		d->events_lost += lost;
+		iad_log(d, LOG_WARNING, "%llu event(s) lost (the module's queue was full): "
+			"resynchronising with a full dump", (unsigned long long)lost);
+		d->resync = true;
+	}
+	d->last_seq = ev->seq;
+	if (!event_object(ev, &id)) {
+		d->resync = true;	/* a kind whose events we cannot place: re-read all */
+		return 0;
+	}
+	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
+		ob = iad_obj_get(&d->objs, ev->kind, id);
+		if (!ob)
+			return 0;
+		who_of_owner(&who, &ev->owner);
+		who.cgroup_id = ev->cgroup_id;
+		if (iad_obj_fail(ob, d->now, &who, ev->err, ev->size, ev->seq, reason,
+				 sizeof(reason), &a)) {
+			if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
+				snprintf(reason, sizeof(reason),
+					 "the kernel refused a charge of %llu bytes (%s) to uid %u's "
+					 "pot, by %s[%u]%s", (unsigned long long)ev->size,
+					 ia_errno_name(ev->err), id, who.comm, who.pid,
+					 ev->count > 1 ? ", and more since (coalesced)" : "");
+			else
+				snprintf(reason, sizeof(reason),
+					 "the kernel refused MAP_DMA of %llu bytes at IOVA 0x%llx (%s) "
+					 "in container %u, by %s[%u]%s", (unsigned long long)ev->size,
+					 (unsigned long long)ev->iova, ia_errno_name(ev->err), id,
+					 who.comm, who.pid,
+					 ev->count > 1 ? ", and more since (coalesced)" : "");
+			a.reason = reason;
+			iad_raise(d, &a);
+		}
+		/* Its refusal count moved with this failure: no second FAILURE from the poll. */
+		ob->refusals_known = false;
+		return 0;
+	}
+	/* A threshold the kernel crossed: read the object now and evaluate. */
+	if (ia_get_quotas(&d->req, &ev->kind, &id, quota_now_cb, d) == -ENOENT)
+		d->resync = true;
+	return 0;
+}
+
+void iad_source_events(struct iad *d)
+{
+	int err;
+
+	d->evcb.event = event_cb;
+	d->evcb.arg = d;
+	err = ia_events_recv(&d->ev, &d->evcb);
+	/* libia keeps the overrun flag until the gap that tells how many. */
+	if (d->evcb.overrun && !d->overrun_noted) {
+		/* Lost events of unknown number: resync now, count them at the gap. */
+		d->overruns++;
+		d->resync = true;
+		iad_log(d, LOG_WARNING, "events socket overran (ENOBUFS): events lost, "
+			"resynchronising with a full dump");
+	}
+	d->overrun_noted = d->evcb.overrun;
+	if (err && err != -EAGAIN) {
+		iad_log(d, LOG_WARNING, "events: %s; resubscribing", d->ev.errmsg);
+		ia_client_close(&d->ev);
+		d->events = false;
+		events_subscribe(d);
+		d->resync = true;
+	}
+}

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests (cmocka) of iommu-accountd's parts that need no kernel:
+ * the predictor, the alert state machine with hysteresis, the configuration
+ * parser, the exec sink (real processes) and the exporter's documents
+ * (checked by promtool in scripts/check). The daemon's own iad_raise() is in
+ * main.c; here alerts are collected instead, to be counted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "iad.h"
+
+/* --- the alerts raised, as main.c would fan them out ------------------------ */
+
+static struct iad_alert raised[64];
+static unsigned int nraised;
+
+void iad_raise(struct iad *d, const struct iad_alert *a)
+{
+	d->alerts[a->state]++;
+	if (nraised < 64)
+		raised[nraised++] = *a;
+	iad_exec_alert(d, a);
+}
+
+static struct iad_thr thr80(void)
+{
+	struct iad_thr t = { .warn = 0.80, .crit = 0.95, .hysteresis = 0.05,
+			     .horizon_s = 600, .window_s = 60 };
+	return t;
+}
+
+/* Feed @used at time @t and evaluate, as a poll does. */
+static bool feed(struct iad_obj *ob, double t, uint64_t used, const struct iad_thr *thr,
+		 struct iad_alert *a)
+{
+	char reason[200];
+
+	ob->used = used;
+	iad_obj_sample(ob, t, thr);
+	return iad_obj_evaluate(ob, t, thr, reason, sizeof(reason), a);
+}
+
+/* --- predictor ------------------------------------------------------------------- */
+
+static void trend_is_exact_on_a_line(void **state)
+{
+	struct iad_obj ob = { .has_limit = true, .limit = 10000 };
+	struct iad_thr t = thr80();
+	int i;
+
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		ob.used = 1000 + 37 * i;
+		iad_obj_sample(&ob, 100 + i, &t);
+	}
+	assert_true(fabs(ob.rate - 37) < 1e-9);
+	assert_true(ob.has_eta);
+	/* (10000 - 1333) / 37 */
+	assert_true(fabs(ob.eta_s - (10000.0 - 1333) / 37) < 1e-6);
+}
+
+static void trend_needs_three_samples_and_forgets_outside_window(void **state)
+{
+	struct iad_obj ob = { .has_limit = true, .limit = 1000 };
+	struct iad_thr t = thr80();
+	int i;
+
+	(void)state;
+	t.window_s = 5;
+	ob.used = 10;
+	iad_obj_sample(&ob, 0, &t);
+	ob.used = 20;
+	iad_obj_sample(&ob, 1, &t);
+	assert_true(ob.rate == 0);
+	assert_false(ob.has_eta);
+	/* A steep start, then flat for longer than the window: rate 0. */
+	for (i = 2; i < 20; i++) {
+		ob.used = 500;
+		iad_obj_sample(&ob, i, &t);
+	}
+	assert_true(fabs(ob.rate) < 1e-9);
+	assert_false(ob.has_eta);
+}
+
+static void trend_least_squares_not_endpoints(void **state)
+{
+	/* y = 2t + noise (+3, -3 alternating): slope of least squares stays near 2. */
+	struct iad_sample s[IAD_HIST];
+	unsigned int i;
+	double r;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		s[i].t = i;
+		s[i].v = 2.0 * i + (i % 2 ? 3 : -3);
+	}
+	r = iad_trend(s, 20, 20, 100);
+	assert_true(fabs(r - 2) < 0.1);
+	/* Endpoints alone would say (41 - (-3)) / 19 = 2.32; least squares says ~2.03. */
+}
+
+static void trend_survives_ring_wrap(void **state)
+{
+	struct iad_obj ob = { .has_limit = true, .limit = 1u << 30 };
+	struct iad_thr t = thr80();
+	int i;
+
+	(void)state;
+	t.window_s = 1000;
+	for (i = 0; i < 3 * IAD_HIST + 5; i++) {
+		ob.used = 4096ull * i;
+		iad_obj_sample(&ob, i * 0.5, &t);
+	}
+	assert_int_equal(ob.nhist, IAD_HIST);
+	assert_true(fabs(ob.rate - 8192) < 1e-6);
+}
+
+/* --- state machine ------------------------------------------------------------ */
+
+static void levels_go_up_once_each(void **state)
+{
+	struct iad_obj ob = { .has_limit = true, .limit = 1000 };
+	struct iad_thr t = thr80();
+	struct iad_alert a;
+
+	(void)state;
+	t.horizon_s = 0;	/* levels only */
+	assert_false(feed(&ob, 0, 100, &t, &a));
+	assert_true(feed(&ob, 1, 800, &t, &a));
+	assert_int_equal(a.state, IAD_WARNING);
+	assert_int_equal(a.prev, IAD_OK);
+	/* No repeat while the state holds. */
+	assert_false(feed(&ob, 2, 850, &t, &a));
+	assert_false(feed(&ob, 3, 900, &t, &a));
+	assert_true(feed(&ob, 4, 950, &t, &a));
+	assert_int_equal(a.state, IAD_CRITICAL);
+	assert_false(feed(&ob, 5, 999, &t, &a));
+}
+
+static void hysteresis_holds_then_clears(void **state)
+{
+	struct iad_obj ob = { .has_limit = true, .limit = 1000 };
+	struct iad_thr t = thr80();
+	struct iad_alert a;
+
+	(void)state;
+	t.horizon_s = 0;
+	assert_true(feed(&ob, 0, 960, &t, &a));
+	assert_int_equal(a.state, IAD_CRITICAL);
+	/* Below crit, not below crit - hysteresis (90 %): stays CRITICAL. */
+	assert_false(feed(&ob, 1, 920, &t, &a));
+	assert_true(feed(&ob, 2, 890, &t, &a));
+	assert_int_equal(a.state, IAD_WARNING);
+	/* Flapping around warn: no alert. */
+	assert_false(feed(&ob, 3, 790, &t, &a));
+	assert_false(feed(&ob, 4, 810, &t, &a));
+	assert_false(feed(&ob, 5, 760, &t, &a));
+	assert_true(feed(&ob, 6, 740, &t, &a));
+	assert_int_equal(a.state, IAD_OK);
+	assert_string_equal(iad_alert_name(&a), "CLEARED");
+	/* Straight from OK to CRITICAL: one alert. */
+	assert_true(feed(&ob, 7, 1000, &t, &a));
+	assert_int_equal(a.state, IAD_CRITICAL);
+	assert_int_equal(ob.alerts, 4);
+}
+
+static void trend_warns_before_the_level(void **state)
+{
+	/* 1 % of the limit per second from 10 %: full in 90 s, well inside 600 s. */
+	struct iad_obj ob = { .has_limit = true, .limit = 100000 };
+	struct iad_thr t = thr80();
+	struct iad_alert a;
+	int i, warned_at = -1;
+
+	(void)state;
+	for (i = 0; i < 60 && warned_at < 0; i++)
+		if (feed(&ob, i, 10000 + 1000 * (uint64_t)i, &t, &a))
+			warned_at = i;
+	/* The third sample gives a trend: WARNING then, at 12 %, far below 80 %. */
+	assert_int_equal(warned_at, 2);
+	assert_int_equal(a.state, IAD_WARNING);
+	assert_non_null(strstr(a.reason, "exhausted in"));
+	/* Growth stops: the ETA leaves the horizon, but 12 % < 75 %: CLEARED only
+	 * once the trend over the window is flat. */
+	for (i = 3; i < 200; i++)
+		if (feed(&ob, i, 12000, &t, &a))
+			break;
+	assert_int_equal(a.state, IAD_OK);
+	assert_true(i > 3);
+}
+
+static void failure_holds_until_below_warn_minus_hysteresis(void **state)
+{
+	struct iad_obj ob = { .has_limit = true, .limit = 1000 };
+	struct iad_thr t = thr80();
+	struct iad_who who = { .present = true, .pid = 42, .uid = 1000, .comm = "fio" };
+	struct iad_alert a;
+	char reason[200];
+
+	(void)state;
+	t.horizon_s = 0;
+	assert_true(feed(&ob, 0, 990, &t, &a));
+	assert_true(iad_obj_fail(&ob, 1, &who, 12, 8192, 77, reason, sizeof(reason), &a));
+	assert_int_equal(a.state, IAD_FAILURE);
+	assert_int_equal(a.who.pid, 42);
+	assert_int_equal(a.seq, 77);
+	/* More refusals while failing: no new alert. */
+	assert_false(iad_obj_fail(&ob, 2, &who, 12, 8192, 78, reason, sizeof(reason), &a));
+	assert_false(feed(&ob, 3, 900, &t, &a));
+	assert_false(feed(&ob, 4, 760, &t, &a));
+	assert_true(feed(&ob, 5, 100, &t, &a));
+	assert_string_equal(iad_alert_name(&a), "CLEARED");
+	assert_int_equal(a.prev, IAD_FAILURE);
+}
+
+static void no_limit_means_no_alert_and_gone_clears(void **state)
+{
+	struct iad_obj ob = { .has_limit = false };
+	struct iad_thr t = thr80();
+	struct iad_alert a;
+
+	(void)state;
+	assert_false(feed(&ob, 0, 1ull << 40, &t, &a));
+	ob.has_limit = true;
+	ob.limit = 100;
+	assert_true(feed(&ob, 1, 99, &t, &a));
+	assert_true(iad_obj_gone(&ob, 2, &a));
+	assert_string_equal(iad_alert_name(&a), "CLEARED");
+	assert_false(iad_obj_gone(&ob, 3, &a));
+}
+
+/* --- configuration ------------------------------------------------------------- */
+
+static char tmpdir[64];
+
+static const char *write_conf(const char *name, const char *text)
+{
+	static char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void config_defaults_and_kind_sections(void **state)
+{
+	struct iad_config c;
+	struct iad_thr t;
+	char err[512];
+	const char *p = write_conf("a.conf",
+		"# comment\n[daemon]\ninterval = 2\nwindow = 30\nlog = stderr\n"
+		"[thresholds]\nwarn = 70\ncrit = 90\nhysteresis = 10\nhorizon = 120\n"
+		"[thresholds.uid-pot]\nwarn = 60\n"
+		"[exec]\nprogram = /bin/true\ntimeout = 2.5\nmax_running = 3\n"
+		"[exporter]\nlisten = off\n");
+
+	(void)state;
+	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), 0);
+	assert_true(c.interval_s == 2 && c.window_s == 30 && c.log == IAD_LOG_STDERR);
+	iad_config_thr(&c, "vfio-container", &t);
+	assert_true(fabs(t.warn - 0.7) < 1e-9 && fabs(t.crit - 0.9) < 1e-9);
+	assert_true(t.horizon_s == 120 && t.window_s == 30);
+	iad_config_thr(&c, "uid-pot", &t);
+	assert_true(fabs(t.warn - 0.6) < 1e-9 && fabs(t.crit - 0.9) < 1e-9);
+	assert_string_equal(c.exec_program, "/bin/true");
+	assert_true(c.exec_timeout_s == 2.5 && c.exec_max == 3);
+	assert_string_equal(c.listen, "");
+	/* Missing default file: the defaults; missing named file: an error. */
+	assert_int_equal(iad_config_load(&c, "/nonexistent/x.conf", true, err, sizeof(err)), 0);
+	assert_string_equal(c.listen, IAD_DEFAULT_LISTEN);
+	assert_true(fabs(c.thr.warn - 0.8) < 1e-9);
+	assert_int_equal(iad_config_load(&c, "/nonexistent/x.conf", false, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such file"));
+}
+
+static void config_errors_name_the_line_and_change_nothing(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "[daemon]\ninterval = 1\nintervall = 2\n", ":3: unknown key 'intervall' in [daemon]" },
+		{ "[daemon]\ninterval = fast\n", ":2: interval: 'fast' is not a number" },
+		{ "[daemon]\ninterval = 0\n", ":2: interval: 0 is out of range" },
+		{ "[thresholds]\nwarn = 120\n", ":2: warn: 120 is out of range" },
+		{ "[thresholds]\nwarn = 90\ncrit = 80\n", "warn (90%) must be above 0 and below crit (80%)" },
+		{ "[thresholds.uid-pot]\ncrit = 50\n", "[thresholds.uid-pot]: warn (80%) must be above 0 and below crit (50%)" },
+		{ "[thresholds]\nhysteresis = 85\n", "hysteresis (85%) must be below warn (80%)" },
+		{ "[exec]\nprogram = hook.sh\n", ":2: program: 'hook.sh' is not an absolute path" },
+		{ "[daemon]\nlog = loud\n", ":2: log: 'loud' is none of auto, journal, syslog, stderr" },
+		{ "[nosuch]\nx = 1\n", ":2: unknown section [nosuch]" },
+		{ "[daemon\n", ":1: not a key = value line or a [section]" },
+		{ "[daemon]\nwindow = 2\n", "window (2 s) must hold at least 3 intervals (1 s)" },
+	};
+	struct iad_config c, before;
+	char err[512];
+	unsigned int i;
+
+	(void)state;
+	iad_config_defaults(&c);
+	c.interval_s = 7;
+	before = c;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *p = write_conf("bad.conf", bad[i].text);
+
+		err[0] = 0;
+		assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].want))
+			fail_msg("case %u: '%s' does not contain '%s'", i, err, bad[i].want);
+		assert_memory_equal(&c, &before, sizeof(c));
+	}
+}
+
+/* --- exec sink ------------------------------------------------------------------- */
+
+static struct iad *exec_iad(const char *program, double timeout, unsigned int max)
+{
+	static struct iad d;
+
+	iad_exec_fini(&d);
+	memset(&d, 0, sizeof(d));
+	iad_config_defaults(&d.cfg);
+	d.cfg.log = IAD_LOG_STDERR;
+	d.foreground = true;
+	snprintf(d.cfg.exec_program, sizeof(d.cfg.exec_program), "%s", program);
+	d.cfg.exec_timeout_s = timeout;
+	d.cfg.exec_max = max;
+	d.cfg.exec_queue = 2;
+	iad_log_open(&d);
+	return &d;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Running, not dead or a zombie waiting for its new parent (polled: up to 2 s). */
+static bool alive(int pid)
+{
+	char path[64], st[256], *p;
+	int tries;
+	FILE *f;
+
+	for (tries = 0; tries < 200; tries++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			return false;
+		p = fgets(st, sizeof(st), f);
+		fclose(f);
+		p = p ? strrchr(st, ')') : NULL;
+		if (p && (p[2] == 'Z' || p[2] == 'X'))
+			return false;
+		usleep(10000);
+	}
+	return true;
+}
+
+/* Tick until no hook runs or @limit seconds pass. */
+static void exec_drain(struct iad *d, double limit)
+{
+	double end = now_s() + limit;
+
+	do {
+		usleep(10000);
+		d->now = now_s();
+		iad_exec_tick(d);
+	} while ((d->exec.nrun || d->exec.qlen) && d->now < end);
+}
+
+static void exec_hook_gets_the_alert_as_json(void **state)
+{
+	char hook[128], out[128], buf[2048];
+	struct iad_obj ob = { .kind = 1, .id = 1000, .used = 900, .has_limit = true,
+			      .limit = 1000, .uid = 1000 };
+	struct iad_alert a = { .state = IAD_WARNING, .prev = IAD_OK, .obj = &ob,
+			       .reason = "utilisation 90.0% >= warning 80%" };
+	struct iad *d;
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	snprintf(out, sizeof(out), "%s/hook.out", tmpdir);
+	snprintf(hook, sizeof(hook), "%s/hook.sh", tmpdir);
+	f = fopen(hook, "w");
+	fprintf(f, "#!/bin/sh\ncat >> %s\n", out);
+	fclose(f);
+	chmod(hook, 0755);
+	d = exec_iad(hook, 5, 2);
+	d->now = now_s();
+	iad_exec_alert(d, &a);
+	exec_drain(d, 5);
+	assert_int_equal(d->exec.started, 1);
+	assert_int_equal(d->exec.failed, 0);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	assert_non_null(strstr(buf, "\"alert\":\"WARNING\""));
+	assert_non_null(strstr(buf, "\"previous\":\"OK\""));
+	assert_non_null(strstr(buf, "\"object\":1000"));
+	assert_non_null(strstr(buf, "\"used\":900"));
+	assert_non_null(strstr(buf, "\"limit\":1000"));
+	assert_non_null(strstr(buf, "\"utilization\":0.900000"));
+	assert_non_null(strstr(buf, "\"reason\":\"utilisation 90.0% >= warning 80%\""));
+}
+
+static void exec_hung_hook_is_killed_and_alerting_goes_on(void **state)
+{
+	char hook[128], out[128], path[160], buf[4096];
+	struct iad_obj ob = { .kind = 1, .id = 7, .used = 1, .has_limit = true, .limit = 2 };
+	int pid;
+	struct iad_alert a = { .state = IAD_CRITICAL, .obj = &ob, .reason = "r" };
+	struct iad *d;
+	double t0;
+	unsigned int i;
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	snprintf(out, sizeof(out), "%s/hung.out", tmpdir);
+	snprintf(hook, sizeof(hook), "%s/hung.sh", tmpdir);
+	f = fopen(hook, "w");
+	/* Writes, then hangs with a child of its own: the group is killed. */
+	fprintf(f, "#!/bin/sh\ncat >> %s\nsleep 300 & echo $! >> %s.pids\nwait\n", out, out);
+	fclose(f);
+	chmod(hook, 0755);
+	d = exec_iad(hook, 0.3, 1);
+	d->now = t0 = now_s();
+	/* One runs, two wait, the fourth is dropped (queue 2). */
+	for (i = 0; i < 4; i++)
+		iad_exec_alert(d, &a);
+	assert_int_equal(d->exec.nrun, 1);
+	assert_int_equal(d->exec.qlen, 2);
+	assert_int_equal(d->exec.dropped, 1);
+	exec_drain(d, 10);
+	assert_int_equal(d->exec.nrun, 0);
+	assert_int_equal(d->exec.started, 3);
+	assert_int_equal(d->exec.timeouts, 3);
+	/* Each ran one after the other, each killed at ~0.3 s. */
+	assert_true(d->now - t0 >= 0.9 && d->now - t0 < 5);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	assert_non_null(strstr(buf, "\"alert\":\"CRITICAL\""));
+	/* No sleep of theirs survives: their process groups were killed. */
+	snprintf(path, sizeof(path), "%s.pids", out);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	for (i = 0; fscanf(f, "%d", &pid) == 1; i++)
+		assert_false(alive(pid));
+	fclose(f);
+	assert_int_equal(i, 3);
+}
+
+static void exec_missing_program_is_said_once(void **state)
+{
+	struct iad_obj ob = { .kind = 1, .id = 7 };
+	struct iad_alert a = { .state = IAD_WARNING, .obj = &ob, .reason = "r" };
+	struct iad *d = exec_iad("/nonexistent/hook", 1, 1);
+
+	(void)state;
+	iad_exec_alert(d, &a);
+	iad_exec_alert(d, &a);
+	assert_int_equal(d->exec.started, 0);
+	assert_int_equal(d->exec.failed, 2);
+	assert_true(d->exec.warned_missing);
+}
+
+/* --- exporter documents ----------------------------------------------------------- */
+
+static void metrics_text_has_every_object_and_counter(void **state)
+{
+	static struct iad d;
+	struct iad_obj *a, *b;
+	char *txt, path[128];
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	iad_config_defaults(&d.cfg);
+	d.up = true;
+	a = iad_obj_get(&d.objs, 1, 1000);
+	a->used = 4096;
+	a->has_limit = true;
+	a->limit = 8192;
+	a->uid = 1000;
+	a->state = IAD_WARNING;
+	a->rate = 10;
+	a->has_eta = true;
+	a->eta_s = 409.6;
+	b = iad_obj_get(&d.objs, 0, 3);
+	b->used = 10;
+	b->has_limit = true;
+	b->limit = 100;
+	d.events_lost = 5;
+	txt = iad_metrics_text(&d, &len);
+	assert_non_null(txt);
+	assert_non_null(strstr(txt, "iommu_account_up 1\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_used{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 4096\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_limit{kind=\"kind-0\",object=\"3\",uid=\"0\"} 100\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_utilization_ratio{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 0.5\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_exhaustion_seconds{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 409.6\n"));
+	assert_null(strstr(txt, "iommu_account_quota_exhaustion_seconds{kind=\"kind-0\""));
+	assert_non_null(strstr(txt, "iommu_account_alert_state{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 1\n"));
+	assert_non_null(strstr(txt, "iommu_account_events_lost_total 5\n"));
+	/* Left for promtool (scripts/check). */
+	snprintf(path, sizeof(path), "%s/metrics.txt", tmpdir);
+	f = fopen(path, "w");
+	fwrite(txt, 1, len, f);
+	fclose(f);
+	if (getenv("IAD_METRICS_OUT")) {
+		f = fopen(getenv("IAD_METRICS_OUT"), "w");
+		assert_non_null(f);
+		fwrite(txt, 1, len, f);
+		fclose(f);
+	}
+	free(txt);
+	txt = iad_alerts_text(&d, &len);
+	assert_non_null(strstr(txt, "kind-1\t1000\tWARNING\t"));
+	free(txt);
+	iad_objs_free(&d.objs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(trend_is_exact_on_a_line),
+		cmocka_unit_test(trend_needs_three_samples_and_forgets_outside_window),
+		cmocka_unit_test(trend_least_squares_not_endpoints),
+		cmocka_unit_test(trend_survives_ring_wrap),
+		cmocka_unit_test(levels_go_up_once_each),
+		cmocka_unit_test(hysteresis_holds_then_clears),
+		cmocka_unit_test(trend_warns_before_the_level),
+		cmocka_unit_test(failure_holds_until_below_warn_minus_hysteresis),
+		cmocka_unit_test(no_limit_means_no_alert_and_gone_clears),
+		cmocka_unit_test(config_defaults_and_kind_sections),
+		cmocka_unit_test(config_errors_name_the_line_and_change_nothing),
+		cmocka_unit_test(exec_hook_gets_the_alert_as_json),
+		cmocka_unit_test(exec_hung_hook_is_killed_and_alerting_goes_on),
+		cmocka_unit_test(exec_missing_program_is_said_once),
+		cmocka_unit_test(metrics_text_has_every_object_and_counter),
+	};
+	int ret;
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/iad-test.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	ret = cmocka_run_group_tests_name("iommu-accountd", tests, NULL, NULL);
+	if (!getenv("IAD_KEEP_TMP")) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		if (system(cmd))
+			ret = ret ? ret : 1;
+	}
+	return ret;
+}
