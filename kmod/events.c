@@ -30,6 +30,8 @@ static DEFINE_SPINLOCK(ia_evq_lock);
 static struct ia_event ia_evq[IA_EVQ_LEN];
 static unsigned int ia_evq_head, ia_evq_len;
 static u64 ia_ev_seq, ia_ev_dropped;
+/* The sequence number of the last event handed to the sink. */
+static u64 ia_ev_sent;
 static const struct ia_event_sink *ia_sink;
 
 static void ia_ev_workfn(struct work_struct *w);
@@ -95,8 +97,10 @@ static void ia_ev_workfn(struct work_struct *w)
 		ia_evq_head = (ia_evq_head + 1) % IA_EVQ_LEN;
 		ia_evq_len--;
 		spin_unlock_irqrestore(&ia_evq_lock, flags);
-		if (ev)
+		if (ev) {
 			sink->deliver(ev);
+			WRITE_ONCE(ia_ev_sent, ev->seq);
+		}
 	}
 	kfree(ev);
 }
@@ -110,6 +114,11 @@ u64 ia_events_dropped(void)
 	v = ia_ev_dropped;
 	spin_unlock_irqrestore(&ia_evq_lock, flags);
 	return v;
+}
+
+u64 ia_events_sent(void)
+{
+	return READ_ONCE(ia_ev_sent);
 }
 
 void ia_events_exit(void)

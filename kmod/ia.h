@@ -144,6 +144,8 @@ bool ia_events_wanted(void);
 /* Give @ev its sequence number and queue it; any context, never sleeps. */
 void ia_event_queue(struct ia_event *ev);
 u64 ia_events_dropped(void);
+/* The sequence number of the last event sent (0: none yet). */
+u64 ia_events_sent(void);
 void ia_events_exit(void);
 
 /*

@@ -235,7 +235,8 @@ static int ia_put_status(struct sk_buff *msg, const void *feat, unsigned int unu
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED,
 			      ia_vfio_probes_missed() + ia_memlock_probes_missed(), pad) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED, ia_vfio_untracked()) ||
-	    ia_nl_put_quota_kinds(msg, f))
+	    ia_nl_put_quota_kinds(msg, f) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ, ia_events_sent(), pad))
 		return -EMSGSIZE;
 	return 0;
 }

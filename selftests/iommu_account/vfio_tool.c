@@ -40,6 +40,7 @@ static int open_first(struct vfio_ctr *c)
 
 static int leak(int delay_ms, int max)
 {
+	struct timespec ts;
 	struct vfio_ctr c;
 	int i, ret = 0;
 	char ch;
@@ -53,8 +54,11 @@ static int leak(int delay_ms, int max)
 		if (delay_ms)
 			usleep(delay_ms * 1000);
 	}
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	/* When the kernel answered, comparable with /proc/uptime. */
 	if (ret)
-		printf("vfio_tool: VFIO_IOMMU_MAP_DMA #%d failed: %s\n", i + 1, strerror(-ret));
+		printf("vfio_tool: VFIO_IOMMU_MAP_DMA #%d failed: %s at boottime %ld.%03ld\n",
+		       i + 1, strerror(-ret), (long)ts.tv_sec, ts.tv_nsec / 1000000);
 	else
 		printf("vfio_tool: %d mappings held\n", i);
 	fflush(stdout);

@@ -28,6 +28,7 @@ struct ia_ctx {
 	uint32_t warn, crit;	/* thresholds WARN CRIT */
 	uint32_t kind, margin;	/* thresholds --kind, --margin */
 	const char *kind_name;	/* --kind as given */
+	const char *daemon;	/* --daemon ADDR:PORT */
 };
 
 /* The key given with --uid/--id, or NULL for a dump. */
@@ -52,5 +53,8 @@ int cmd_thresholds(struct ia_ctx *ctx);
 int cmd_procs(struct ia_ctx *ctx);
 int cmd_explain(struct ia_ctx *ctx);
 int cmd_quotas(struct ia_ctx *ctx);
+int cmd_alerts(struct ia_ctx *ctx);
+/* GET @path from iommu-accountd's exporter: the body (malloc'ed) or NULL (said why). */
+char *ia_ctl_http_get(const char *addr, const char *path);
 
 #endif

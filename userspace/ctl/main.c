@@ -14,11 +14,12 @@
 
 #include "ctl.h"
 
-enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT, OPT_PID, OPT_KIND, OPT_MARGIN };
+enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT, OPT_PID, OPT_KIND, OPT_MARGIN, OPT_DAEMON };
 
 /* Which of --uid / --id / --count a command takes. */
 enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4, TAKES_PID = 8, TAKES_KIND = 16,
-       TAKES_MARGIN = 32 };
+       TAKES_MARGIN = 32, TAKES_DAEMON = 64,
+       NO_NETLINK = 128 /* talks to iommu-accountd only */ };
 
 static const struct {
 	const char *name;
@@ -39,6 +40,8 @@ static const struct {
 	  "[--id N]  IOMMU groups: devices, container, owner" },
 	{ "quotas", cmd_quotas, TAKES_KIND, 0, 0,
 	  "[--kind NAME]  every quota object of every kind: used, limit, owner" },
+	{ "alerts", cmd_alerts, TAKES_DAEMON | NO_NETLINK, 0, 0,
+	  "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion" },
 	{ "events", cmd_events, TAKES_COUNT, 0, 0,
 	  "[--count N]  follow failure and threshold events" },
 	{ "explain", cmd_explain, 0, 2, 2,
@@ -79,6 +82,7 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "kind", required_argument, NULL, OPT_KIND },
 		{ "margin", required_argument, NULL, OPT_MARGIN },
+		{ "daemon", required_argument, NULL, OPT_DAEMON },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ia_ctx ctx = { 0 };
@@ -127,6 +131,11 @@ int main(int argc, char **argv)
 			if (ia_parse_u32(optarg, &ctx.margin) || !ctx.margin)
 				return usage_error("--margin takes a number above 0, not '%s'", optarg);
 			break;
+		case OPT_DAEMON:
+			given |= TAKES_DAEMON;
+			optname = "--daemon";
+			ctx.daemon = optarg;
+			break;
 		case OPT_COUNT:
 			given |= TAKES_COUNT;
 			if (ia_parse_u32(optarg, &ctx.count) || !ctx.count)
@@ -146,7 +155,7 @@ int main(int argc, char **argv)
 	if (i == sizeof(cmds) / sizeof(cmds[0]))
 		return usage_error("unknown command '%s'", argv[optind]);
 	ctx.cmd = cmds[i].name;
-	if (given & ~cmds[i].takes)
+	if (given & ~cmds[i].takes & ~NO_NETLINK)
 		return usage_error("this command does not take %s",
 				   given & TAKES_COUNT ? "--count" : optname);
 	if ((given & TAKES_PID) && (given & TAKES_UID))
@@ -172,6 +181,8 @@ int main(int argc, char **argv)
 		return usage_error("%s", "thresholds WARN CRIT take numbers (per mille, e.g. 800 950)");
 
 	ia_json_init(&ctx.j, stdout);
+	if (cmds[i].takes & NO_NETLINK)
+		return cmds[i].fn(&ctx);
 	ret = ia_client_open(&ctx.cl);
 	if (ret == -ENOENT)
 		ret = IA_EXIT_NOMODULE;

@@ -29,6 +29,8 @@ int cmd_status(struct ia_ctx *ctx)
 		ia_json_u64(j, "events_dropped", st.events_dropped);
 		ia_json_u64(j, "probes_missed", st.probes_missed);
 		ia_json_u64(j, "vfio_untracked", st.vfio_untracked);
+		if (st.has_events_seq)
+			ia_json_u64(j, "events_seq", st.events_seq);
 		ia_json_arr_open(j, "quota_kinds");
 		for (i = 0; i < st.nkinds; i++) {
 			ia_json_obj_open(j, NULL);

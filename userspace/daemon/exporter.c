@@ -137,6 +137,9 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 	counter(f, "iommu_account_events_lost_total",
 		"Events missing from the sequence (module queue full or socket overrun).",
 		d->events_lost);
+	head(f, "iommu_account_events_last_seq", "gauge",
+	     "Sequence number of the last event accounted for (received or counted lost).");
+	fprintf(f, "iommu_account_events_last_seq %llu\n", (unsigned long long)d->last_seq);
 	counter(f, "iommu_account_events_overruns_total",
 		"Times the events socket overran (ENOBUFS).", d->overruns);
 	counter(f, "iommu_account_resyncs_total",

@@ -14,6 +14,7 @@
  *    modprobe) are seen at once; a failed request also marks the source down.
  */
 #include <errno.h>
+#include <poll.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <stdio.h>
@@ -212,6 +213,38 @@ static void sweep(struct iad *d)
 	d->objs.n = k;
 }
 
+/*
+ * Every event the module sent up to STATUS' events-seq (read just before)
+ * is in our socket or lost: the module hands an event to the socket before
+ * it counts it as sent. So drain the socket, then what is still missing is
+ * lost - exactly, and without waiting for a later event to show the gap (a
+ * congested socket drops without a second ENOBUFS). At the first poll after
+ * connecting, the events before our subscription are not ours: no loss.
+ */
+static void account_sent(struct iad *d, bool first)
+{
+	struct pollfd p = { .fd = iad_source_event_fd(d), .events = POLLIN };
+	uint64_t sent = d->st.events_seq, lost;
+
+	while (p.fd >= 0 && poll(&p, 1, 0) > 0 && p.revents) {
+		iad_source_events(d);
+		p.fd = iad_source_event_fd(d);
+	}
+	if (!d->events || !d->st.has_events_seq || sent <= d->last_seq)
+		return;
+	lost = sent - d->last_seq;
+	if (!first) {
+		d->events_lost += lost;
+		iad_log(d, LOG_WARNING, "%llu event(s) lost%s; figures resynchronised",
+			(unsigned long long)lost,
+			d->overrun_noted ? " in the socket overrun" : " (module queue or socket full)");
+	}
+	d->last_seq = sent;
+	d->evcb.last_seq = sent;
+	d->evcb.overrun = false;
+	d->overrun_noted = false;
+}
+
 static int poll_once(struct iad *d, bool first)
 {
 	struct poll_arg p = { d, first };
@@ -219,6 +252,15 @@ static int poll_once(struct iad *d, bool first)
 	int err;
 
 	err = ia_get_status(&d->req, &d->st);
+	if (!err && d->st.has_events_seq && d->st.events_seq < d->last_seq) {
+		/* Fewer events sent than we read: a new module instance. */
+		d->restarts++;
+		iad_log(d, LOG_NOTICE, "the module's event sequence restarted (reloaded)");
+		d->last_seq = 0;
+		d->evcb.last_seq = 0;
+	}
+	if (!err && d->events)
+		account_sent(d, first);
 	if (!err)
 		err = ia_get_quotas(&d->req, NULL, NULL, quota_cb, &p);
 	if (err) {
@@ -343,6 +385,22 @@ static int quota_now_cb(const struct ia_quota *q, void *arg)
 	return 0;
 }
 
+/* The figures an event carries, in the kind's unit. */
+static void event_figures(struct iad_obj *ob, const struct ia_event *ev)
+{
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
+		ob->used = ev->locked_bytes;
+		ob->has_limit = ev->memlock_limit != UINT64_MAX;
+		ob->limit = ev->memlock_limit;
+		ob->uid = ev->uid;
+	} else {
+		ob->used = ev->entries;
+		ob->has_limit = true;
+		ob->limit = ev->limit;
+		ob->uid = ev->owner.uid;
+	}
+}
+
 static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void *arg)
 {
 	struct iad *d = arg;
@@ -377,9 +435,16 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 		return 0;
 	}
 	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
-		ob = iad_obj_get(&d->objs, ev->kind, id);
-		if (!ob)
-			return 0;
+		ob = iad_obj_find(&d->objs, ev->kind, id);
+		if (!ob) {
+			/* Born and refused between two polls: the event has its figures. */
+			ob = iad_obj_get(&d->objs, ev->kind, id);
+			if (!ob)
+				return 0;
+			event_figures(ob, ev);
+			/* Kept until a poll: seen, so a resync in between does not drop it. */
+			ob->seen = true;
+		}
 		who_of_owner(&who, &ev->owner);
 		who.cgroup_id = ev->cgroup_id;
 		if (iad_obj_fail(ob, d->now, &who, ev->err, ev->size, ev->seq, reason,
@@ -404,9 +469,11 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 		ob->refusals_known = false;
 		return 0;
 	}
-	/* A threshold the kernel crossed: read the object now and evaluate. */
-	if (ia_get_quotas(&d->req, &ev->kind, &id, quota_now_cb, d) == -ENOENT)
-		d->resync = true;
+	/*
+	 * A threshold the kernel crossed: read the object now and evaluate
+	 * (ENOENT: gone since; the next poll sweeps it).
+	 */
+	ia_get_quotas(&d->req, &ev->kind, &id, quota_now_cb, d);
 	return 0;
 }
 

@@ -91,6 +91,8 @@ struct ia_status {
 	uint32_t vfio_untracked;
 	unsigned int nkinds;
 	struct ia_quota_kind kinds[IA_MAX_QUOTA_KINDS];
+	bool has_events_seq;
+	uint64_t events_seq;		/* the last event sent */
 };
 
 /* One quota object of any kind (GET_QUOTA). */

@@ -148,6 +148,8 @@ static int status_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	st->events_dropped = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED);
 	st->probes_missed = u64a(tb, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED);
 	st->vfio_untracked = u32a(tb, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED);
+	st->has_events_seq = tb[IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ];
+	st->events_seq = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ);
 	for_each_top_attr(a, nlh, rem)
 		if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_FEATURE && st->nfeatures < IA_MAX_FEATURES)
 			parse_feature(a, &st->features[st->nfeatures++]);

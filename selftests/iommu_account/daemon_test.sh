@@ -1,0 +1,279 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# iommu-accountd beside real workloads, in the VM, as root. KTAP output.
+#
+# The daemon logs to "journald": journal_catch stands at journald's socket
+# and records what libsystemd sends (journald does not run in the VM). Its
+# exec hook appends each alert (JSON) with the time it ran (/proc/uptime).
+#   - started without the module: waits and says so; up when it loads
+#   - per-uid pot filled by a process of uid 1000: WARNING (trend) before the
+#     kernel's first refusal, then FAILURE with who and what; a hook that
+#     hangs (on CRITICAL) is killed at its timeout, alerting goes on
+#   - VFIO mapping leak to dma_entry_limit: the same
+#   - the exporter's figures equal `iommu-accountctl --json quotas`
+#   - a flood read slowly: one logged overrun and resync, figures exact
+#   - rmmod/modprobe under the daemon: down, up, no false FAILURE
+# Waits are bounded polls of files and the exporter, never sleeps.
+n=0 fail=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"; }
+check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
+tmp=$(mktemp -d)
+dpid="" jpid="" hold1="" hold2=""
+lim=/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
+port=9847
+cleanup() {
+	[ -n "$hold1" ] && exec 3>&- && wait "$hold1" 2>/dev/null
+	[ -n "$hold2" ] && exec 4>&- && wait "$hold2" 2>/dev/null
+	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	[ -n "$jpid" ] && kill "$jpid" 2>/dev/null
+	echo 65535 >$lim 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+until_ok() {	# TRIES CMD...: every 50 ms
+	t=$1; shift
+	while [ "$t" -gt 0 ]; do
+		"$@" && return 0
+		t=$((t - 1))
+		usleep 50000
+	done
+	return 1
+}
+metrics() { wget -q -O - "http://127.0.0.1:$port/metrics"; }
+metric() { metrics | awk -v m="$1" '$1 == m {print $2}'; }
+metric_is() { [ "$(metric "$1")" = "$2" ]; }
+metric_gt() { v=$(metric "$1"); [ -n "$v" ] && [ "$v" -gt "$2" ]; }
+journal_count() { grep -c "$1" "$tmp/journal.txt"; }
+hook_count() { hook_lines "$@" | wc -l; }
+journal_has() { grep -q "$1" "$tmp/journal.txt" 2>/dev/null; }
+# The hook's lines for one alert of one object: ALERT KIND [OBJECT]
+hook_lines() {
+	grep "\"alert\":\"$1\",[^}]*\"kind\":\"$2\",\"object\":${3:-[0-9]*}," "$tmp/hook.log" 2>/dev/null
+}
+hook_has() { [ -n "$(hook_lines "$@")" ]; }
+# The uptime at which the hook ran for the first ALERT KIND [OBJECT].
+hook_time() { hook_lines "$@" | head -n 1 | cut -d' ' -f1; }
+# "kind id used limit" per quota object, from ctl and from the exporter.
+ctl_figures() {
+	iommu-accountctl -j quotas | sed 's/},{/}\n{/g' |
+		sed -n 's/.*"kind":"\([^"]*\)","id":\([0-9]*\),"unit":"[^"]*","used":\([0-9]*\),"limit":\([0-9a-z]*\).*/\1 \2 \3 \4/p' |
+		sed 's/ null$/ -/' | sort
+}
+exporter_figures() {
+	metrics | awk '
+		/^iommu_account_quota_(used|limit)\{/ {
+			match($1, /kind="[^"]*"/); k = substr($1, RSTART + 6, RLENGTH - 7)
+			match($1, /object="[^"]*"/); o = substr($1, RSTART + 8, RLENGTH - 9)
+			key = k " " o
+			if ($1 ~ /_used/) used[key] = $2; else limit[key] = $2
+		}
+		END { for (key in used) print key, used[key], (key in limit) ? limit[key] : "-" }' | sort
+}
+figures_equal() {
+	ctl_figures >"$tmp/ctl.fig"
+	exporter_figures >"$tmp/exp.fig"
+	[ -s "$tmp/ctl.fig" ] && cmp -s "$tmp/ctl.fig" "$tmp/exp.fig"
+}
+
+echo "TAP version 13"
+ip link set lo up
+
+# The journal and the hook.
+mkdir -p /run/systemd/journal
+journal_catch /run/systemd/journal/socket "$tmp/journal.txt" >"$tmp/jc.out" 2>&1 &
+jpid=$!
+until_ok 100 grep -q ready "$tmp/jc.out" || echo "# journal_catch did not start"
+cat >"$tmp/hook.sh" <<EOF
+#!/bin/sh
+read -r up rest </proc/uptime
+doc=\$(cat)
+echo "\$up \$doc" >>$tmp/hook.log
+# A hook that hangs on CRITICAL alerts: the daemon must kill it.
+case \$doc in *'"alert":"CRITICAL"'*) sleep 600 ;; esac
+exit 0
+EOF
+chmod +x "$tmp/hook.sh"
+cat >"$tmp/d.conf" <<EOF
+# the daemon under test
+[daemon]
+interval = 0.25
+window = 10
+log = journal
+[thresholds]
+horizon = 600
+[exec]
+program = $tmp/hook.sh
+timeout = 2
+[exporter]
+listen = 127.0.0.1:$port
+EOF
+
+check "iommu-accountd -t accepts the test configuration" sh -c "iommu-accountd -t -c '$tmp/d.conf' >/dev/null"
+printf '[daemon]\ninterval = 1\nwindow = 60\nbogus = 1\n' >"$tmp/bad.conf"
+iommu-accountd -f -c "$tmp/bad.conf" 2>"$tmp/bad.err"; rc=$?
+check "a bad configuration: exit 1 naming the line and the reason" \
+	sh -c "[ $rc = 1 ] && grep -q 'bad.conf:4: unknown key .bogus. in \[daemon\]' '$tmp/bad.err'"
+
+modprobe -r iommu_account
+iommu-accountd -f -c "$tmp/d.conf" 2>"$tmp/d.err" &
+dpid=$!
+check "started without the module: says it waits for it" \
+	until_ok 200 journal_has 'MESSAGE=iommu_account is not loaded.*waiting for it'
+check "started without the module: exporter says source down (iommu_account_up 0)" \
+	until_ok 100 metric_is iommu_account_up 0
+modprobe iommu_account
+check "module loaded: source up, events followed" \
+	until_ok 200 journal_has 'MESSAGE=source up: iommu_account .*events followed'
+check "module loaded: iommu_account_up 1" until_ok 100 metric_is iommu_account_up 1
+
+# --- the per-uid pot: uid 1000 with RLIMIT_MEMLOCK 8 MiB, +256 KiB every 100 ms.
+mkfifo "$tmp/hold1"
+pot_leak 1000 8388608 262144 100 <"$tmp/hold1" >"$tmp/pot.txt" 2>&1 &
+hold1=$!
+exec 3>"$tmp/hold1"
+check "pot: the kernel refuses a buffer of uid 1000 with ENOMEM" \
+	until_ok 1200 grep -q 'refused: Cannot allocate memory at boottime' "$tmp/pot.txt"
+refused=$(sed -n 's/.* at boottime \([0-9.]*\)$/\1/p' "$tmp/pot.txt")
+nbuf=$(sed -n 's/.*buffer #\([0-9]*\) refused.*/\1/p' "$tmp/pot.txt")
+# GET_QUOTA against what the kernel did: buffers 1..N-1 of 256 KiB were charged.
+q=$(iommu-accountctl -j quotas --kind uid-pot | sed 's/},{/}\n{/g' | grep '"id":1000,')
+check "GET_QUOTA: uid 1000's pot holds the $((nbuf - 1)) accepted buffers, limit 8 MiB" \
+	sh -c 'echo "$1" | grep -q "\"used\":$2,\"limit\":8388608,\"uid\":1000,"' _ "$q" $(((nbuf - 1) * 262144))
+q=$(runas 1000 iommu-accountctl -j quotas)
+check "GET_QUOTA unprivileged (uid 1000): its own pot only" \
+	sh -c 'echo "$1" | grep -q "^\[{\"kind\":\"uid-pot\",\"id\":1000,[^]]*}\]$"' _ "$q"
+check "pot: FAILURE relayed to the hook" until_ok 200 hook_has FAILURE uid-pot 1000
+warned=$(hook_time WARNING uid-pot 1000)
+echo "# pot: WARNING ran at ${warned:-never}, the kernel refused at $refused (uptime, s)"
+check "pot: WARNING (from the trend) ran before the kernel's first refusal" \
+	awk -v w="$warned" -v r="$refused" 'BEGIN { exit !(w != "" && w + 0 < r + 0) }'
+c=$(hook_count WARNING uid-pot 1000)
+check "pot: WARNING said once (no repeats while it holds)" [ "$c" = 1 ]
+fl=$(hook_lines FAILURE uid-pot 1000 | head -n 1)
+check "pot: FAILURE says who: comm pot_leak, uid 1000, ENOMEM, the size asked" \
+	sh -c 'echo "$1" | grep -q "\"uid\":1000,\"pid\":[0-9]*,\"comm\":\"pot_leak\".*\"errno\":\"ENOMEM\",\"size\":262144"' _ "$fl"
+check "pot: FAILURE carries the kernel's event sequence number" \
+	sh -c 'echo "$1" | grep -q "\"seq\":[1-9][0-9]*}"' _ "$fl"
+# One record (fields, then an empty line) per alert of ALERT KIND.
+journal_record() {
+	awk -v a="IOMMU_ACCOUNT_ALERT=$1" -v k="QUOTA_KIND=$2" 'BEGIN { RS = "" }
+		index($0, a "\n") && index($0, k "\n") { print; exit }' "$tmp/journal.txt"
+}
+journal_failure_fields() {
+	r=$(journal_record FAILURE uid-pot)
+	for f in PRIORITY=3 OBJECT=1000 UID=1000 COMM=pot_leak LIMIT=8388608 'PID=[1-9]' \
+		'USED=[0-9]' 'SEQ=[1-9]' 'RATE=' 'ETA_S=' 'CGROUP=' 'MESSAGE=FAILURE uid-pot 1000: '; do
+		echo "$r" | grep -q "^$f" || { echo "# journal: no $f in the FAILURE record"; return 1; }
+	done
+}
+check "pot: journald got the FAILURE with its structured fields" until_ok 100 journal_failure_fields
+check "pot: the CRITICAL hook hung and was killed at its 2 s timeout" \
+	until_ok 200 journal_has 'MESSAGE=exec hook for CRITICAL uid-pot 1000 still running after 2 s: killed'
+check "pot: exporter counts the timeout (iommu_account_exec_timeouts_total 1)" \
+	until_ok 100 metric_is iommu_account_exec_timeouts_total 1
+check "pot: exporter state failure (3) for uid 1000" \
+	until_ok 100 metric_is 'iommu_account_alert_state{kind="uid-pot",object="1000",uid="1000"}' 3
+check "pot: the exporter's figures equal iommu-accountctl --json quotas" until_ok 100 figures_equal
+check "alerts: iommu-accountctl alerts shows uid 1000 in FAILURE" \
+	sh -c "iommu-accountctl alerts | grep -q '^uid-pot  *1000  *FAILURE'"
+
+# --- VFIO: a mapper leaking 4 KiB entries every 40 ms up to dma_entry_limit 100.
+echo 100 >$lim
+mkfifo "$tmp/hold2"
+vfio_tool leak 40 <"$tmp/hold2" >"$tmp/vfio.txt" 2>&1 &
+hold2=$!
+exec 4>"$tmp/hold2"
+check "vfio: the kernel refuses entry 101 with ENOSPC" \
+	until_ok 1200 grep -q 'MAP_DMA #101 failed: No space left on device at boottime' "$tmp/vfio.txt"
+refused=$(sed -n 's/.* at boottime \([0-9.]*\)$/\1/p' "$tmp/vfio.txt")
+q=$(iommu-accountctl -j quotas --kind vfio)
+check "GET_QUOTA: the container holds 100 of 100 entries, owned by vfio_tool, 1 refusal" \
+	sh -c 'echo "$1" | grep -q "\"kind\":\"vfio-container\",\"id\":[0-9]*,\"unit\":\"entries\",\"used\":100,\"limit\":100,\"uid\":0,\"owner\":{\"pid\":[0-9]*,\"uid\":0,\"comm\":\"vfio_tool\"},\"refusals\":1}"' _ "$q"
+check "vfio: FAILURE relayed to the hook" until_ok 200 hook_has FAILURE vfio-container
+warned=$(hook_time WARNING vfio-container)
+echo "# vfio: WARNING ran at ${warned:-never}, the kernel refused at $refused (uptime, s)"
+check "vfio: WARNING ran before the kernel's refusal" \
+	awk -v w="$warned" -v r="$refused" 'BEGIN { exit !(w != "" && w + 0 < r + 0) }'
+fl=$(hook_lines FAILURE vfio-container | head -n 1)
+check "vfio: FAILURE says ENOSPC by vfio_tool" \
+	sh -c 'echo "$1" | grep -q "\"comm\":\"vfio_tool\".*\"errno\":\"ENOSPC\""' _ "$fl"
+check "vfio: the exporter's figures equal iommu-accountctl --json quotas" until_ok 100 figures_equal
+
+# Both workloads leave: their objects are CLEARED.
+exec 3>&- 4>&-
+wait "$hold1" "$hold2"
+hold1="" hold2=""
+check "vfio: container gone: CLEARED" until_ok 200 hook_has CLEARED vfio-container
+check "pot: released: CLEARED for uid 1000" until_ok 400 hook_has CLEARED uid-pot 1000
+
+# --- a flood read slowly: the daemon stopped while 100 containers fill up.
+echo 1 >$lim
+resyncs=$(journal_count 'MESSAGE=events socket overran')
+kill -STOP "$dpid"
+vfio_tool churn 100 >"$tmp/churn.txt" 2>&1
+kill -CONT "$dpid"
+vfio_tool churn 1 >>"$tmp/churn.txt" 2>&1
+check "flood: overrun logged with a resync" \
+	until_ok 200 journal_has 'MESSAGE=events socket overran (ENOBUFS): events lost, resynchronising'
+if until_ok 600 metric_gt iommu_account_events_lost_total 0; then
+	ok "flood: exporter counts lost events (iommu_account_events_lost_total > 0)"
+else
+	nok "flood: exporter counts lost events (iommu_account_events_lost_total > 0)"
+	metrics | grep -E '^iommu_account_(events|resyncs|exec)' | sed 's/^/# /'
+	grep '^MESSAGE=' "$tmp/journal.txt" | tail -n 15 | sed 's/^/# /'
+fi
+c=$(journal_count 'MESSAGE=events socket overran')
+check "flood: one overrun message, not one per lost event" [ "$c" = $((resyncs + 1)) ]
+# Exact: every event the module sent since it loaded is either received or
+# counted lost (the daemon was subscribed before the first one).
+kseq() { iommu-accountctl -j status | sed -n 's/.*"events_seq":\([0-9]*\).*/\1/p'; }
+accounted() {
+	k=$(kseq) m=$(metrics)
+	last=$(echo "$m" | awk '$1 == "iommu_account_events_last_seq" {print $2}')
+	seen=$(echo "$m" | awk '$1 == "iommu_account_events_total" {print $2}')
+	lost=$(echo "$m" | awk '$1 == "iommu_account_events_lost_total" {print $2}')
+	[ -n "$k" ] && [ "$last" = "$k" ] && [ $((seen + lost)) = "$k" ]
+}
+if until_ok 200 accounted; then
+	ok "flood: received + lost = the module's events-seq ($seen + $lost = $k)"
+else
+	nok "flood: received + lost = the module's events-seq ($seen + $lost, last $last, module $k)"
+fi
+check "flood: figures equal a fresh dump afterwards" until_ok 100 figures_equal
+echo 65535 >$lim
+
+# --- rmmod and modprobe under the daemon.
+failures=$(grep -c '"alert":"FAILURE"' "$tmp/hook.log")
+modprobe -r iommu_account
+check "rmmod: the daemon reports the source down" \
+	until_ok 200 journal_has 'MESSAGE=iommu_account was unloaded: source down'
+check "rmmod: iommu_account_up 0" until_ok 100 metric_is iommu_account_up 0
+modprobe iommu_account
+source_up_twice() { [ "$(journal_count 'MESSAGE=source up')" = 2 ]; }
+check "modprobe: source up again" until_ok 200 source_up_twice
+check "modprobe: iommu_account_up 1" until_ok 100 metric_is iommu_account_up 1
+c=$(grep -c '"alert":"FAILURE"' "$tmp/hook.log")
+check "reload: no false FAILURE" [ "$c" = "$failures" ]
+check "reload: figures equal iommu-accountctl --json quotas" until_ok 100 figures_equal
+
+# --- SIGHUP: a bad file is refused, the running configuration stays.
+cp "$tmp/d.conf" "$tmp/d.good"
+printf '[thresholds]\nwarn = 99\ncrit = 98\n' >>"$tmp/d.conf"
+kill -HUP "$dpid"
+check "SIGHUP with a bad file: says why, keeps the running configuration" \
+	until_ok 100 journal_has 'MESSAGE=reload: .*warn (99%) must be above 0 and below crit (98%); keeping the running configuration'
+cp "$tmp/d.good" "$tmp/d.conf"
+kill -HUP "$dpid"
+check "SIGHUP with a good file: reloaded" until_ok 100 journal_has 'MESSAGE=reloaded '
+
+kill -TERM "$dpid"
+wait "$dpid"; rc=$?
+dpid=""
+check "SIGTERM: exits 0" [ $rc = 0 ]
+check "nothing on the daemon's stderr (log = journal)" [ ! -s "$tmp/d.err" ]
+
+echo "1..$n"
+echo "# Totals: pass:$((n - fail)) fail:$fail"
+[ $fail = 0 ]
