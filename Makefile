@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 #   make                 module (against KDIR) + userspace + selftests
-#   make install         install the module under /lib/modules/KVER/updates, depmod
+#   make install         the module (install-module: /lib/modules/KVER/updates,
+#                        depmod) and the tools (install-tools: iommu-accountctl,
+#                        iommu-accountd, its unit, configuration, man pages)
 #   make check           host checks + the selftests in QEMU on every kernel of the matrix
 #   make demo            the per-uid pot filling up and refusing, in a VM
 #   make bench           benchmarks (VM)
@@ -13,7 +15,7 @@ KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/g
 KERNELS ?= 6.1 6.12 7.3
 DEMO_KERNEL ?= 6.12
 
-.PHONY: all module userspace selftests install clean check check-host demo bench
+.PHONY: all module userspace selftests install install-module install-tools clean check check-host demo bench
 
 all: module userspace selftests
 
@@ -27,7 +29,12 @@ userspace:
 selftests:
 	$(MAKE) -C selftests/iommu_account
 
-install: module
+install: install-module install-tools
+
+install-tools:
+	$(MAKE) -C userspace install
+
+install-module: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
 

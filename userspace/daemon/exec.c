@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -98,6 +99,8 @@ static void spawn(struct iad *d, char *doc, const char *what)
 	if (pid == 0) {
 		/* A process group of its own, so the timeout kills what it started. */
 		setpgid(0, 0);
+		/* Not the daemon's capability (systemd's ambient CAP_SYS_ADMIN). */
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 		dup2(p[0], STDIN_FILENO);
 		execl(d->cfg.exec_program, d->cfg.exec_program, (char *)NULL);
 		fprintf(stderr, "iommu-accountd: exec %s: %s\n", d->cfg.exec_program,
