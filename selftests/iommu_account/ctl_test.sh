@@ -48,7 +48,16 @@ check "uids --uid abc: exit 1" [ $rc = 1 ]
 iommu-accountctl status --count 3 2>"$tmp/err"; rc=$?
 check "status --count 3: exit 1, names the option" sh -c "[ $rc = 1 ] && grep -q 'does not take --count' '$tmp/err'"
 json=$(iommu-accountctl status -j); rc=$?
-check "status -j: JSON with features and vfio_untracked" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '\"features\":\[.*\"vfio_untracked\":0}'" _ "$json"
+check "status -j: JSON with features, vfio_untracked, quota kinds and events_seq" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '\"features\":\[.*\"vfio_untracked\":0,\"events_seq\":[0-9]*,\"quota_kinds\":\[{\"name\":\"vfio-container\",\"unit\":\"entries\"},{\"name\":\"uid-pot\",\"unit\":\"bytes\"}\]}'" _ "$json"
+
+iommu-accountctl quotas --kind nosuch 2>"$tmp/err"; rc=$?
+check "quotas --kind nosuch: exit 4, names the kinds' source" sh -c "[ $rc = 4 ] && grep -q \"follows no kind 'nosuch'\" '$tmp/err'"
+iommu-accountctl quotas --margin 5 2>"$tmp/err"; rc=$?
+check "quotas --margin 5: exit 1 (thresholds only)" sh -c "[ $rc = 1 ] && grep -q 'does not take --margin' '$tmp/err'"
+json=$(iommu-accountctl -j quotas --kind uid-pot); rc=$?
+check "quotas --kind uid-pot -j: uid 0's pot in the generic shape" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '{\"kind\":\"uid-pot\",\"id\":0,\"unit\":\"bytes\",\"used\":[0-9]*,\"limit\":[0-9]*,\"uid\":0,\"refusals\":[0-9]*}'" _ "$json"
+iommu-accountctl alerts --daemon 127.0.0.1:1 2>"$tmp/err"; rc=$?
+check "alerts without a daemon: exit 6, says it cannot reach it" sh -c "[ $rc = 6 ] && grep -q 'cannot reach iommu-accountd at 127.0.0.1:1' '$tmp/err'"
 
 modprobe -r iommu_account
 iommu-accountctl status 2>"$tmp/err"; rc=$?

@@ -179,6 +179,29 @@ check "pot: the exporter's figures equal iommu-accountctl --json quotas" until_o
 check "alerts: iommu-accountctl alerts shows uid 1000 in FAILURE" \
 	sh -c "iommu-accountctl alerts | grep -q '^uid-pot  *1000  *FAILURE'"
 
+# iommu-accountctl top, driven in tmux (a 120x30 terminal), screen read back.
+# tmux needs a UTF-8 locale (the VM has glibc's C.UTF-8).
+tm() { LC_ALL=C.UTF-8 tmux "$@"; }
+top_screen() { tm capture-pane -p -e -t top >"$tmp/top.txt" 2>/dev/null; }
+top_shows_pot_failure() {
+	top_screen && grep -q 'module up' "$tmp/top.txt" &&
+		grep 'uid-pot  *1000  \[####################\] 100.0%  *8.0 MiB  *8.0 MiB' "$tmp/top.txt" |
+		grep -q "$(printf '\033')\[41mFAILURE"
+}
+if command -v tmux >/dev/null; then
+	tm new-session -d -s top -x 120 -y 30 "TERM=screen iommu-accountctl top"
+	# tmux re-encodes the colour as separate sequences: red background 41.
+	check "top (tmux): uid 1000's pot full, FAILURE on red, with its bar" until_ok 200 top_shows_pot_failure
+	tm send-keys -t top q
+	check "top (tmux): q quits" until_ok 100 sh -c '! LC_ALL=C.UTF-8 tmux has-session -t top 2>/dev/null'
+	tm kill-server 2>/dev/null
+else
+	nok "top (tmux): tmux is not in the VM"
+fi
+out=$(iommu-accountctl top | cat)
+check "top not on a terminal: one plain frame, no escape codes" \
+	sh -c 'echo "$1" | grep -q "^FAILURE  *uid-pot  *1000  *\[####################\]" && ! echo "$1" | grep -q "$(printf "\033")"' _ "$out"
+
 # --- VFIO: a mapper leaking 4 KiB entries every 40 ms up to dma_entry_limit 100.
 echo 100 >$lim
 mkfifo "$tmp/hold2"

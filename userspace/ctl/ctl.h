@@ -54,6 +54,7 @@ int cmd_procs(struct ia_ctx *ctx);
 int cmd_explain(struct ia_ctx *ctx);
 int cmd_quotas(struct ia_ctx *ctx);
 int cmd_alerts(struct ia_ctx *ctx);
+int cmd_top(struct ia_ctx *ctx);
 /* GET @path from iommu-accountd's exporter: the body (malloc'ed) or NULL (said why). */
 char *ia_ctl_http_get(const char *addr, const char *path);
 

@@ -42,6 +42,8 @@ static const struct {
 	  "[--kind NAME]  every quota object of every kind: used, limit, owner" },
 	{ "alerts", cmd_alerts, TAKES_DAEMON | NO_NETLINK, 0, 0,
 	  "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion" },
+	{ "top", cmd_top, TAKES_DAEMON | TAKES_COUNT | NO_NETLINK, 0, 0,
+	  "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state" },
 	{ "events", cmd_events, TAKES_COUNT, 0, 0,
 	  "[--count N]  follow failure and threshold events" },
 	{ "explain", cmd_explain, 0, 2, 2,

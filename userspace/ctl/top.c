@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iommu-accountctl top [--daemon ADDR:PORT] [--count N]: a live view of
+ * every quota object iommu-accountd follows - a utilisation bar, the rate,
+ * the predicted time to exhaustion and the alert state - sorted by nearest
+ * exhaustion, refreshed every second. The figures and states are the
+ * daemon's (GET /alerts), so top agrees with what it alerts on.
+ *
+ * On a terminal: full screen, states coloured, q or Ctrl-C quits. Not on a
+ * terminal: plain text, one frame (or --count N frames, a second apart).
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+struct row {
+	char kind[32], object[16], state[12], unit[16], reason[160];
+	double used, limit, util, rate, eta;	/* limit/util/eta < 0: none */
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double num(const char *s)
+{
+	return strcmp(s, "-") ? strtod(s, NULL) : -1;
+}
+
+/* Parse /alerts into rows; returns the count, -1 on a malformed document. */
+static int parse(char *doc, struct row **rows, bool *up)
+{
+	char *line, *save = NULL, *f[14];
+	int n = 0, cap = 0, i;
+
+	*rows = NULL;
+	*up = false;
+	for (line = strtok_r(doc, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "# iommu-accountd alerts v1", 26)) {
+			*up = strstr(line, "up=1");
+			continue;
+		}
+		if (!strncmp(line, "kind\t", 5))
+			continue;
+		for (i = 0; i < 14 && (f[i] = strsep(&line, "\t")); i++)
+			;
+		if (i < 14)
+			continue;
+		if (n == cap) {
+			struct row *r = realloc(*rows, (cap = cap ? cap * 2 : 64) * sizeof(**rows));
+
+			if (!r)
+				return -1;
+			*rows = r;
+		}
+		snprintf((*rows)[n].kind, sizeof((*rows)[n].kind), "%s", f[0]);
+		snprintf((*rows)[n].object, sizeof((*rows)[n].object), "%s", f[1]);
+		snprintf((*rows)[n].state, sizeof((*rows)[n].state), "%s", f[2]);
+		snprintf((*rows)[n].unit, sizeof((*rows)[n].unit), "%s", f[6]);
+		snprintf((*rows)[n].reason, sizeof((*rows)[n].reason), "%s", f[13]);
+		(*rows)[n].used = num(f[4]);
+		(*rows)[n].limit = num(f[5]);
+		(*rows)[n].util = num(f[7]);
+		(*rows)[n].rate = num(f[8]);
+		(*rows)[n].eta = num(f[9]);
+		n++;
+	}
+	return n;
+}
+
+/* Nearest exhaustion first; without an ETA, the fullest first. */
+static int cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if ((x->eta >= 0) != (y->eta >= 0))
+		return x->eta >= 0 ? -1 : 1;
+	if (x->eta >= 0 && x->eta != y->eta)
+		return x->eta < y->eta ? -1 : 1;
+	if (x->util != y->util)
+		return x->util > y->util ? -1 : 1;
+	return strcmp(x->kind, y->kind) ? strcmp(x->kind, y->kind) : strcmp(x->object, y->object);
+}
+
+static const char *colour(const char *state)
+{
+	if (!strcmp(state, "FAILURE"))
+		return "\033[1;37;41m";
+	if (!strcmp(state, "CRITICAL"))
+		return "\033[1;31m";
+	if (!strcmp(state, "WARNING"))
+		return "\033[33m";
+	return "\033[32m";
+}
+
+static void amount(const struct row *r, double v, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else if (!strcmp(r->unit, "bytes"))
+		ia_human_bytes((uint64_t)v, buf, len);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static void eta_str(double eta, char *buf, size_t len)
+{
+	if (eta < 0)
+		snprintf(buf, len, "-");
+	else if (eta < 120)
+		snprintf(buf, len, "%.0fs", eta);
+	else if (eta < 7200)
+		snprintf(buf, len, "%.0fm", eta / 60);
+	else if (eta < 172800)
+		snprintf(buf, len, "%.1fh", eta / 3600);
+	else
+		snprintf(buf, len, "%.0fd", eta / 86400);
+}
+
+static bool frame(const char *addr, bool tty, int height)
+{
+	char *doc = ia_ctl_http_get(addr, "/alerts");
+	char used[32], limit[32], rate[32], eta[16], bar[32], now[32];
+	struct row *rows = NULL;
+	time_t t = time(NULL);
+	int n, i, w;
+	bool up;
+
+	strftime(now, sizeof(now), "%H:%M:%S", localtime(&t));
+	if (tty)
+		fputs("\033[H\033[2J", stdout);
+	if (!doc) {
+		printf("iommu-accountctl top  %s  iommu-accountd at %s does not answer\n", now, addr);
+		fflush(stdout);
+		return false;
+	}
+	n = parse(doc, &rows, &up);
+	if (n > 0)
+		qsort(rows, n, sizeof(*rows), cmp);
+	printf("iommu-accountctl top  %s  %d object(s)  module %s  (sorted by time to exhaustion%s)\n\n",
+	       now, n < 0 ? 0 : n, up ? "up" : "DOWN", tty ? "; q quits" : "");
+	printf("%-9s %-15s %8s  %-22s %6s %11s %11s %12s %7s\n", "STATE", "KIND", "OBJECT",
+	       "UTILISATION", "", "USED", "LIMIT", "RATE/s", "FULL IN");
+	for (i = 0; i < n && (!tty || i < height - 4); i++) {
+		const struct row *r = &rows[i];
+
+		w = r->util >= 0 ? (int)lround(fmin(r->util, 1) * 20) : 0;
+		memset(bar, '#', w);
+		memset(bar + w, '.', 20 - w);
+		bar[20] = 0;
+		amount(r, r->used, used, sizeof(used));
+		amount(r, r->limit, limit, sizeof(limit));
+		if (!strcmp(r->unit, "bytes") && r->rate > 0)
+			ia_human_bytes((uint64_t)r->rate, rate, sizeof(rate));
+		else
+			snprintf(rate, sizeof(rate), "%.3g", r->rate);
+		eta_str(r->eta, eta, sizeof(eta));
+		printf("%s%-9s%s %-15s %8s  [%s] %5.1f%% %11s %11s %12s %7s\n",
+		       tty ? colour(r->state) : "", r->state, tty ? "\033[0m" : "", r->kind,
+		       r->object, bar, r->util >= 0 ? r->util * 100 : 0.0, used, limit, rate, eta);
+	}
+	fflush(stdout);
+	free(rows);
+	free(doc);
+	return true;
+}
+
+int cmd_top(struct ia_ctx *ctx)
+{
+	const char *addr = ctx->daemon ? ctx->daemon : "127.0.0.1:9847";
+	bool tty = isatty(STDOUT_FILENO);
+	struct termios old, raw;
+	bool restore = false;
+	struct winsize ws;
+	unsigned int frames = 0;
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	bool ok = true;
+	char c;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (tty && isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &old)) {
+		raw = old;
+		raw.c_lflag &= ~(ICANON | ECHO);
+		raw.c_cc[VMIN] = 0;
+		raw.c_cc[VTIME] = 0;
+		restore = !tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+		fputs("\033[?25l", stdout);	/* hide the cursor */
+	}
+	while (!stop) {
+		if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_row)
+			ws.ws_row = 24;
+		ok = frame(addr, tty, ws.ws_row);
+		frames++;
+		if (ctx->count ? frames >= ctx->count : !tty)
+			break;
+		if (poll(restore ? &p : NULL, restore, 1000) > 0 &&
+		    read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == 'Q'))
+			break;
+	}
+	if (restore) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &old);
+		fputs("\033[?25h\n", stdout);
+	}
+	return ok ? IA_EXIT_OK : IA_EXIT_FAIL;
+}
