@@ -58,3 +58,4 @@ demo:
 bench:
 	scripts/deps
 	scripts/bench
+	scripts/bench-daemon

@@ -15,6 +15,7 @@ void iad_config_defaults(struct iad_config *c)
 	c->interval_s = 1;
 	c->window_s = 60;
 	c->log = IAD_LOG_AUTO;
+	c->events = true;
 	c->thr.warn = 0.80;
 	c->thr.crit = 0.95;
 	c->thr.hysteresis = 0.05;
@@ -83,6 +84,14 @@ static int handler(void *user, const char *section, const char *name, const char
 			return !num(p, name, value, 0.05, 3600, &c->interval_s);
 		if (!strcmp(name, "window"))
 			return !num(p, name, value, 1, 86400, &c->window_s);
+		if (!strcmp(name, "events")) {
+			if (!strcmp(value, "yes") || !strcmp(value, "no")) {
+				c->events = !strcmp(value, "yes");
+				return 1;
+			}
+			snprintf(p->why, sizeof(p->why), "events: '%s' is neither yes nor no", value);
+			return 0;
+		}
 		if (!strcmp(name, "log")) {
 			static const char *const logs[] = { "auto", "journal", "syslog", "stderr" };
 

@@ -27,6 +27,7 @@ struct iad_config {
 	double interval_s;		/* [daemon] interval */
 	double window_s;		/* [daemon] window */
 	enum iad_log log;		/* [daemon] log */
+	bool events;			/* [daemon] events */
 	struct iad_thr thr;		/* [thresholds] */
 	struct iad_kind_cfg kinds[IAD_MAX_KIND_CFG];
 	unsigned int nkinds;

@@ -62,6 +62,8 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a)
 		ia_json_u64(&j, "size", a->size);
 	}
 	ia_json_u64(&j, "seq", a->seq);
+	if (a->kernel_time_ns)
+		ia_json_u64(&j, "kernel_time_ns", a->kernel_time_ns);
 	ia_json_obj_close(&j);
 	fputc('\n', f);
 	fclose(f);

@@ -61,6 +61,7 @@ struct iad {
 	bool said_waiting, said_noevents;
 	bool resync;			/* poll at once */
 	struct ia_events_cb evcb;
+	const struct ia_event *cur_event;	/* being handled: alerts carry its seq and time */
 	bool overrun_noted;
 	uint64_t last_seq;
 	struct ia_status st;
@@ -93,6 +94,10 @@ void iad_source_ctrl(struct iad *d);
 /* The kind's name ("kind-N" when the module does not say). */
 const char *iad_kind_name(const struct iad *d, uint32_t kind, char *buf, size_t len);
 const char *iad_kind_unit(const struct iad *d, uint32_t kind);
+
+/* --- main.c --- */
+/* CLOCK_MONOTONIC in seconds. */
+double iad_mono(void);
 
 /* --- alerts: main.c fans out to the sinks --- */
 void iad_raise(struct iad *d, const struct iad_alert *a);

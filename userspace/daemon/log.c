@@ -17,6 +17,15 @@
 
 static enum iad_log resolved = IAD_LOG_STDERR;
 
+double iad_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+
 void iad_log_open(struct iad *d)
 {
 	resolved = d->cfg.log;
@@ -137,5 +146,6 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 			"LIMIT=%s", rawlimit,
 			"RATE=%.6g", ob->rate,
 			"ETA_S=%.0f", ob->has_eta ? ob->eta_s : -1.0,
-			"SEQ=%" PRIu64, a->seq, NULL);
+			"SEQ=%" PRIu64, a->seq,
+			"KERNEL_TIME_NS=%" PRIu64, a->kernel_time_ns, NULL);
 }

@@ -21,19 +21,20 @@
 
 #include "iad.h"
 
-static double mono(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void iad_raise(struct iad *d, const struct iad_alert *a)
+void iad_raise(struct iad *d, const struct iad_alert *alert)
 {
-	d->alerts[a->state]++;
-	iad_log_alert(d, a);
-	iad_exec_alert(d, a);
+	struct iad_alert a = *alert;
+
+	/* Raised while an event is handled (the event path): the kernel's when. */
+	if (d->cur_event) {
+		if (!a.seq)
+			a.seq = d->cur_event->seq;
+		a.kernel_time_ns = d->cur_event->time_ns;
+	}
+	d->alerts[a.state]++;
+	iad_log_alert(d, &a);
+	iad_exec_alert(d, &a);
 }
 
 static void usage(FILE *f)
@@ -171,7 +172,7 @@ int main(int argc, char **argv)
 		iad_log(&d, LOG_ERR, "signalfd: %s", strerror(errno));
 		return 1;
 	}
-	d.now = mono();
+	d.now = iad_mono();
 	iad_source_init(&d);
 	iad_exporter_start(&d);
 	if (sd_watchdog_enabled(0, &wd_usec) > 0)
@@ -182,7 +183,7 @@ int main(int argc, char **argv)
 	sd_notify(0, "READY=1\nSTATUS=starting");
 
 	while (!stop) {
-		d.now = mono();
+		d.now = iad_mono();
 		wait_s = iad_source_tick(&d);
 		iad_exec_tick(&d);
 		iad_exporter_run(&d);
@@ -208,7 +209,7 @@ int main(int argc, char **argv)
 			iad_log(&d, LOG_ERR, "poll: %s", strerror(errno));
 			break;
 		}
-		d.now = mono();
+		d.now = iad_mono();
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 

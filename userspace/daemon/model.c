@@ -19,22 +19,35 @@ const char *iad_alert_name(const struct iad_alert *a)
 	return a->state == IAD_OK ? "CLEARED" : iad_state_name(a->state);
 }
 
+/* Objects are kept sorted by (kind, id), as the dumps come: binary search. */
+static size_t lower_bound(const struct iad_objs *o, uint32_t kind, uint32_t id)
+{
+	size_t lo = 0, hi = o->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (o->v[mid]->kind < kind || (o->v[mid]->kind == kind && o->v[mid]->id < id))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 struct iad_obj *iad_obj_find(struct iad_objs *o, uint32_t kind, uint32_t id)
 {
-	size_t i;
+	size_t i = lower_bound(o, kind, id);
 
-	for (i = 0; i < o->n; i++)
-		if (o->v[i]->kind == kind && o->v[i]->id == id)
-			return o->v[i];
-	return NULL;
+	return i < o->n && o->v[i]->kind == kind && o->v[i]->id == id ? o->v[i] : NULL;
 }
 
 struct iad_obj *iad_obj_get(struct iad_objs *o, uint32_t kind, uint32_t id)
 {
-	struct iad_obj *ob = iad_obj_find(o, kind, id), **v;
+	size_t i = lower_bound(o, kind, id);
+	struct iad_obj *ob, **v;
 
-	if (ob)
-		return ob;
+	if (i < o->n && o->v[i]->kind == kind && o->v[i]->id == id)
+		return o->v[i];
 	if (o->n == o->cap) {
 		v = realloc(o->v, (o->cap ? o->cap * 2 : 16) * sizeof(*v));
 		if (!v)
@@ -47,8 +60,17 @@ struct iad_obj *iad_obj_get(struct iad_objs *o, uint32_t kind, uint32_t id)
 		return NULL;
 	ob->kind = kind;
 	ob->id = id;
-	o->v[o->n++] = ob;
+	memmove(&o->v[i + 1], &o->v[i], (o->n - i) * sizeof(*o->v));
+	o->v[i] = ob;
+	o->n++;
 	return ob;
+}
+
+void iad_obj_free(struct iad_obj *ob)
+{
+	if (ob)
+		free(ob->hist);
+	free(ob);
 }
 
 void iad_objs_free(struct iad_objs *o)
@@ -56,7 +78,7 @@ void iad_objs_free(struct iad_objs *o)
 	size_t i;
 
 	for (i = 0; i < o->n; i++)
-		free(o->v[i]);
+		iad_obj_free(o->v[i]);
 	free(o->v);
 	memset(o, 0, sizeof(*o));
 }
@@ -90,13 +112,52 @@ double iad_trend(const struct iad_sample *s, unsigned int n, unsigned int head,
 	return (k * stv - st * sv) / den;
 }
 
-void iad_obj_sample(struct iad_obj *ob, double t, const struct iad_thr *thr)
+static void push(struct iad_obj *ob, double t, double v)
 {
 	ob->hist[ob->head].t = t;
-	ob->hist[ob->head].v = (double)ob->used;
+	ob->hist[ob->head].v = v;
 	ob->head = (ob->head + 1) % IAD_HIST;
 	if (ob->nhist < IAD_HIST)
 		ob->nhist++;
+}
+
+/*
+ * The first change: a ring, holding the run of equal samples so far (at
+ * evenly spread times: they came from periodic polls) and the new one.
+ */
+static bool unflatten(struct iad_obj *ob)
+{
+	unsigned int i, n = ob->flat_n < IAD_HIST - 1 ? ob->flat_n : IAD_HIST - 1;
+
+	ob->hist = calloc(IAD_HIST, sizeof(*ob->hist));
+	if (!ob->hist)
+		return false;
+	for (i = 0; i < n; i++)
+		push(ob, n == 1 ? ob->flat_t1 :
+			 ob->flat_t0 + (ob->flat_t1 - ob->flat_t0) * i / (n - 1),
+		     ob->hist_v);
+	return true;
+}
+
+void iad_obj_sample(struct iad_obj *ob, double t, const struct iad_thr *thr)
+{
+	if (!ob->hist) {
+		if (!ob->flat_n || (double)ob->used == ob->hist_v) {
+			if (!ob->flat_n++)
+				ob->flat_t0 = t;
+			ob->flat_t1 = t;
+			ob->hist_v = (double)ob->used;
+			ob->rate = 0;
+			ob->has_eta = false;
+			return;
+		}
+		if (!unflatten(ob)) {
+			ob->rate = 0;	/* no memory for a trend: levels still work */
+			ob->has_eta = false;
+			return;
+		}
+	}
+	push(ob, t, (double)ob->used);
 	ob->rate = iad_trend(ob->hist, ob->nhist, ob->head, thr->window_s);
 	ob->has_eta = false;
 	if (ob->has_limit && ob->rate > 0) {

@@ -56,8 +56,16 @@ struct iad_obj {
 	uint64_t refusals;		/* the kernel's count */
 	bool refusals_known;		/* baseline taken (not at the first sight) */
 
-	struct iad_sample hist[IAD_HIST];
-	unsigned int nhist, head;	/* ring */
+	/*
+	 * History: allocated at the first change of used. Until then only
+	 * the run of equal samples is kept (count, first and last time): most
+	 * objects (idle uids) never change, and a ring each would be 1 KiB.
+	 */
+	struct iad_sample *hist;	/* IAD_HIST, a ring; NULL while flat */
+	unsigned int nhist, head;
+	unsigned int flat_n;
+	double flat_t0, flat_t1;
+	double hist_v;			/* the run's value */
 
 	double rate;			/* units per second (least squares) */
 	bool has_eta;
@@ -83,6 +91,7 @@ struct iad_alert {
 	const char *reason;		/* "utilisation 81.0% >= warn 80%", ... */
 	struct iad_who who;		/* failure: the process refused; else the owner */
 	uint64_t seq;			/* the kernel's event sequence, 0 from a poll */
+	uint64_t kernel_time_ns;	/* the event's time (CLOCK_REALTIME), 0 from a poll */
 	uint32_t err;			/* failure: errno */
 	uint64_t size;			/* failure: what was asked */
 };
@@ -90,6 +99,7 @@ struct iad_alert {
 /* The name of an alert as sinks print it: CLEARED for a return to OK. */
 const char *iad_alert_name(const struct iad_alert *a);
 
+/* Sorted by (kind, id); found by binary search. */
 struct iad_objs {
 	struct iad_obj **v;
 	size_t n, cap;
@@ -100,6 +110,8 @@ struct iad_obj *iad_obj_find(struct iad_objs *o, uint32_t kind, uint32_t id);
 struct iad_obj *iad_obj_get(struct iad_objs *o, uint32_t kind, uint32_t id);
 void iad_objs_free(struct iad_objs *o);
 
+/* Free what an object owns, and the object. */
+void iad_obj_free(struct iad_obj *ob);
 /* Append a sample and recompute the trend over @thr->window_s. */
 void iad_obj_sample(struct iad_obj *ob, double t, const struct iad_thr *thr);
 

@@ -204,7 +204,7 @@ static void sweep(struct iad *d)
 		if (!ob->seen) {
 			if (iad_obj_gone(ob, d->now, &a))
 				iad_raise(d, &a);
-			free(ob);
+			iad_obj_free(ob);
 			continue;
 		}
 		ob->seen = false;
@@ -280,6 +280,8 @@ static void events_subscribe(struct iad *d)
 	int err;
 
 	memset(&d->evcb, 0, sizeof(d->evcb));
+	if (!d->cfg.events)
+		return;		/* [daemon] events = no: polling only */
 	err = ia_client_open(&d->ev);
 	if (!err)
 		err = ia_events_subscribe(&d->ev);
@@ -336,7 +338,7 @@ double iad_source_tick(struct iad *d)
 	if (d->now < d->next_poll)
 		return d->next_poll - d->now;
 	d->next_poll = d->now + d->cfg.interval_s;
-	t0 = d->now;
+	t0 = iad_mono();
 	if (!d->up) {
 		disconnect(d);
 		connect_source(d);
@@ -350,7 +352,7 @@ double iad_source_tick(struct iad *d)
 		disconnect(d);
 		d->said_waiting = true;
 	}
-	d->last_poll_s = d->now - t0;
+	d->last_poll_s = iad_mono() - t0;
 	return d->cfg.interval_s;
 }
 
@@ -401,14 +403,11 @@ static void event_figures(struct iad_obj *ob, const struct ia_event *ev)
 	}
 }
 
+static void handle_event(struct iad *d, const struct ia_event *ev);
+
 static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void *arg)
 {
 	struct iad *d = arg;
-	struct iad_obj *ob;
-	struct iad_alert a;
-	struct iad_who who;
-	char reason[200];
-	uint32_t id;
 
 	d->events_seen++;
 	if (d->last_seq && ev->seq <= d->last_seq) {
@@ -430,9 +429,23 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 		d->resync = true;
 	}
 	d->last_seq = ev->seq;
+	d->cur_event = ev;
+	handle_event(d, ev);
+	d->cur_event = NULL;
+	return 0;
+}
+
+static void handle_event(struct iad *d, const struct ia_event *ev)
+{
+	struct iad_obj *ob;
+	struct iad_alert a;
+	struct iad_who who;
+	char reason[200];
+	uint32_t id;
+
 	if (!event_object(ev, &id)) {
 		d->resync = true;	/* a kind whose events we cannot place: re-read all */
-		return 0;
+		return;
 	}
 	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
 		ob = iad_obj_find(&d->objs, ev->kind, id);
@@ -440,7 +453,7 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 			/* Born and refused between two polls: the event has its figures. */
 			ob = iad_obj_get(&d->objs, ev->kind, id);
 			if (!ob)
-				return 0;
+				return;
 			event_figures(ob, ev);
 			/* Kept until a poll: seen, so a resync in between does not drop it. */
 			ob->seen = true;
@@ -467,14 +480,13 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 		}
 		/* Its refusal count moved with this failure: no second FAILURE from the poll. */
 		ob->refusals_known = false;
-		return 0;
+		return;
 	}
 	/*
 	 * A threshold the kernel crossed: read the object now and evaluate
 	 * (ENOENT: gone since; the next poll sweeps it).
 	 */
 	ia_get_quotas(&d->req, &ev->kind, &id, quota_now_cb, d);
-	return 0;
 }
 
 void iad_source_events(struct iad *d)

@@ -130,6 +130,53 @@ static void trend_survives_ring_wrap(void **state)
 	assert_true(fabs(ob.rate - 8192) < 1e-6);
 }
 
+static void flat_run_then_change_keeps_the_trend(void **state)
+{
+	/* 10 equal polls, then +50 per poll: the same slope as a full history. */
+	struct iad_obj ob = { .has_limit = true, .limit = 100000 };
+	struct iad_sample full[IAD_HIST];
+	struct iad_thr t = thr80();
+	int i;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		ob.used = i < 10 ? 100 : 100 + 50 * (i - 9);
+		iad_obj_sample(&ob, i, &t);
+		full[i].t = i;
+		full[i].v = (double)ob.used;
+		if (i < 10)
+			assert_null(ob.hist);	/* flat: no ring yet */
+	}
+	assert_non_null(ob.hist);
+	assert_int_equal(ob.nhist, 20);
+	assert_true(fabs(ob.rate - iad_trend(full, 20, 20, 60)) < 1e-9);
+	free(ob.hist);
+}
+
+static void objects_sorted_and_found(void **state)
+{
+	struct iad_objs o = { 0 };
+	unsigned int i, id;
+
+	(void)state;
+	/* Two kinds, ids in a scrambled order (37 is prime to 1000). */
+	for (i = 0; i < 2000; i++) {
+		id = (i / 2 * 37) % 1000;
+		assert_non_null(iad_obj_get(&o, i & 1, id));
+	}
+	assert_int_equal(o.n, 2000);
+	for (i = 1; i < o.n; i++)
+		assert_true(o.v[i - 1]->kind < o.v[i]->kind ||
+			    (o.v[i - 1]->kind == o.v[i]->kind && o.v[i - 1]->id < o.v[i]->id));
+	for (id = 0; id < 1000; id++) {
+		assert_non_null(iad_obj_find(&o, 0, id));
+		assert_ptr_equal(iad_obj_find(&o, 1, id), iad_obj_get(&o, 1, id));
+	}
+	assert_null(iad_obj_find(&o, 2, 0));
+	assert_int_equal(o.n, 2000);
+	iad_objs_free(&o);
+}
+
 /* --- state machine ------------------------------------------------------------ */
 
 static void levels_go_up_once_each(void **state)
@@ -305,6 +352,7 @@ static void config_errors_name_the_line_and_change_nothing(void **state)
 		{ "[thresholds.uid-pot]\ncrit = 50\n", "[thresholds.uid-pot]: warn (80%) must be above 0 and below crit (50%)" },
 		{ "[thresholds]\nhysteresis = 85\n", "hysteresis (85%) must be below warn (80%)" },
 		{ "[exec]\nprogram = hook.sh\n", ":2: program: 'hook.sh' is not an absolute path" },
+		{ "[daemon]\nevents = maybe\n", ":2: events: 'maybe' is neither yes nor no" },
 		{ "[daemon]\nlog = loud\n", ":2: log: 'loud' is none of auto, journal, syslog, stderr" },
 		{ "[nosuch]\nx = 1\n", ":2: unknown section [nosuch]" },
 		{ "[daemon\n", ":1: not a key = value line or a [section]" },
@@ -555,6 +603,8 @@ int main(void)
 		cmocka_unit_test(trend_needs_three_samples_and_forgets_outside_window),
 		cmocka_unit_test(trend_least_squares_not_endpoints),
 		cmocka_unit_test(trend_survives_ring_wrap),
+		cmocka_unit_test(flat_run_then_change_keeps_the_trend),
+		cmocka_unit_test(objects_sorted_and_found),
 		cmocka_unit_test(levels_go_up_once_each),
 		cmocka_unit_test(hysteresis_holds_then_clears),
 		cmocka_unit_test(trend_warns_before_the_level),

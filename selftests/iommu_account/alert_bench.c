@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * alert_bench latency ROUNDS UID0 SOCKET: how long from the moment a uid's
+ * pot crosses the warn level (the io_uring_register that crosses it) to
+ * iommu-accountd's WARNING reaching its log sink. Stands at SOCKET (where
+ * journald listens; the daemon runs with log = journal) and times each
+ * datagram. Each round: a new process of uid UID0+r with RLIMIT_MEMLOCK
+ * 1 MiB registers 704 KiB (69 %), waits 1.5 s (the daemon has sampled it),
+ * then 224 KiB more (91 %: above warn 80 %, below crit 95 %). Prints per
+ * round the latency, then median, p99 and max (CLOCK_REALTIME, ms).
+ *
+ * alert_bench uids N UID0: N processes, one per uid UID0..UID0+N-1, that
+ * stay until stdin closes (the daemon's footprint with N tracked uids).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ia_uring.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int latency(int rounds, int uid0, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static char buf[1 << 16];
+	double *lat = calloc(rounds, sizeof(*lat)), t0, end;
+	char want[64];
+	int fd, r, n = 0, missing = 0;
+	struct agent a;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	if (!lat || fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror("alert_bench");
+		return 1;
+	}
+	for (r = 0; r < rounds; r++) {
+		if (agent_start(&a, uid0 + r, 1 << 20) || agent_register(&a, 704 << 10)) {
+			fprintf(stderr, "alert_bench: round %d: cannot charge 704 KiB\n", r);
+			return 1;
+		}
+		usleep(1500000);
+		while (recv(fd, buf, sizeof(buf), 0) > 0)
+			;	/* what came before the crossing */
+		snprintf(want, sizeof(want), "MESSAGE=WARNING uid-pot %d:", uid0 + r);
+		t0 = now_ms();
+		if (agent_register(&a, 224 << 10)) {
+			fprintf(stderr, "alert_bench: round %d: 224 KiB more refused\n", r);
+			return 1;
+		}
+		for (end = t0 + 5000; now_ms() < end;) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			ssize_t len;
+
+			if (poll(&p, 1, 100) <= 0)
+				continue;
+			len = recv(fd, buf, sizeof(buf) - 1, 0);
+			if (len <= 0)
+				continue;
+			buf[len] = 0;
+			if (strstr(buf, want)) {
+				lat[n++] = now_ms() - t0;
+				printf("round %d: %.2f ms\n", r, lat[n - 1]);
+				break;
+			}
+		}
+		if (now_ms() >= end) {
+			missing++;
+			printf("round %d: no WARNING within 5 s\n", r);
+		}
+		agent_stop(&a);
+	}
+	qsort(lat, n, sizeof(*lat), cmp);
+	if (n)
+		printf("latency rounds %d median %.2f p99 %.2f max %.2f missing %d\n", n,
+		       lat[(n - 1) / 2], lat[(int)((n - 1) * 0.99 + 0.5)], lat[n - 1], missing);
+	else
+		printf("latency rounds 0 missing %d\n", missing);
+	unlink(path);
+	return missing ? 1 : 0;
+}
+
+static int uids(int n, int uid0)
+{
+	pid_t *pids = calloc(n, sizeof(*pids));
+	int i;
+	char c;
+
+	for (i = 0; i < n && pids; i++) {
+		pids[i] = fork();
+		if (!pids[i]) {
+			if (setresgid(uid0 + i, uid0 + i, uid0 + i) ||
+			    setresuid(uid0 + i, uid0 + i, uid0 + i))
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+	}
+	printf("uids %d ready\n", i);
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+	for (i = 0; i < n && pids; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "latency"))
+		return latency(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if (argc == 4 && !strcmp(argv[1], "uids"))
+		return uids(atoi(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: alert_bench latency ROUNDS UID0 SOCKET | uids N UID0\n");
+	return 2;
+}
