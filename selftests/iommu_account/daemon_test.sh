@@ -99,6 +99,7 @@ cat >"$tmp/d.conf" <<EOF
 # the daemon under test
 [daemon]
 interval = 0.25
+idle_interval = 1
 window = 10
 log = journal
 [thresholds]
@@ -154,8 +155,8 @@ check "pot: WARNING said once (no repeats while it holds)" [ "$c" = 1 ]
 fl=$(hook_lines FAILURE uid-pot 1000 | head -n 1)
 check "pot: FAILURE says who: comm pot_leak, uid 1000, ENOMEM, the size asked" \
 	sh -c 'echo "$1" | grep -q "\"uid\":1000,\"pid\":[0-9]*,\"comm\":\"pot_leak\".*\"errno\":\"ENOMEM\",\"size\":262144"' _ "$fl"
-check "pot: FAILURE carries the kernel's event sequence number" \
-	sh -c 'echo "$1" | grep -q "\"seq\":[1-9][0-9]*}"' _ "$fl"
+check "pot: FAILURE carries the kernel's event sequence number and time" \
+	sh -c 'echo "$1" | grep -q "\"seq\":[1-9][0-9]*,\"kernel_time_ns\":1[0-9]\{18\}}"' _ "$fl"
 # One record (fields, then an empty line) per alert of ALERT KIND.
 journal_record() {
 	awk -v a="IOMMU_ACCOUNT_ALERT=$1" -v k="QUOTA_KIND=$2" 'BEGIN { RS = "" }
@@ -175,7 +176,7 @@ check "pot: exporter counts the timeout (iommu_account_exec_timeouts_total 1)" \
 	until_ok 100 metric_is iommu_account_exec_timeouts_total 1
 check "pot: exporter state failure (3) for uid 1000" \
 	until_ok 100 metric_is 'iommu_account_alert_state{kind="uid-pot",object="1000",uid="1000"}' 3
-check "pot: the exporter's figures equal iommu-accountctl --json quotas" until_ok 100 figures_equal
+check "pot: the exporter's figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
 check "alerts: iommu-accountctl alerts shows uid 1000 in FAILURE" \
 	sh -c "iommu-accountctl alerts | grep -q '^uid-pot  *1000  *FAILURE'"
 
@@ -204,6 +205,12 @@ check "top not on a terminal: one plain frame, no escape codes" \
 
 # --- VFIO: a mapper leaking 4 KiB entries every 40 ms up to dma_entry_limit 100.
 echo 100 >$lim
+# Beside it, a daemon that polls only (events = no): it must see the refusal
+# from the kernel's own count.
+printf '[daemon]\ninterval = 0.25\nwindow = 10\nevents = no\nlog = stderr\n[exporter]\nlisten = off\n' >"$tmp/p.conf"
+iommu-accountd -f -c "$tmp/p.conf" 2>"$tmp/p.err" &
+ppid=$!
+until_ok 200 grep -q 'source up' "$tmp/p.err"
 mkfifo "$tmp/hold2"
 vfio_tool leak 40 <"$tmp/hold2" >"$tmp/vfio.txt" 2>&1 &
 hold2=$!
@@ -222,7 +229,12 @@ check "vfio: WARNING ran before the kernel's refusal" \
 fl=$(hook_lines FAILURE vfio-container | head -n 1)
 check "vfio: FAILURE says ENOSPC by vfio_tool" \
 	sh -c 'echo "$1" | grep -q "\"comm\":\"vfio_tool\".*\"errno\":\"ENOSPC\""' _ "$fl"
-check "vfio: the exporter's figures equal iommu-accountctl --json quotas" until_ok 100 figures_equal
+check "vfio: the exporter's figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
+check "vfio, polling only: FAILURE from the kernel's refusal count" \
+	until_ok 200 grep -q 'FAILURE vfio-container [0-9]*: the kernel refused 1 time(s) since the last poll (no event came)' "$tmp/p.err"
+check "vfio, polling only: WARNING before it" \
+	sh -c "sed -n '1,/FAILURE vfio-container/p' '$tmp/p.err' | grep -q 'WARNING vfio-container'"
+kill "$ppid"; wait "$ppid"
 
 # Both workloads leave: their objects are CLEARED.
 exec 3>&- 4>&-
@@ -264,7 +276,7 @@ if until_ok 200 accounted; then
 else
 	nok "flood: received + lost = the module's events-seq ($seen + $lost, last $last, module $k)"
 fi
-check "flood: figures equal a fresh dump afterwards" until_ok 100 figures_equal
+check "flood: figures equal a fresh dump afterwards" until_ok 200 figures_equal
 echo 65535 >$lim
 
 # --- rmmod and modprobe under the daemon.
@@ -279,7 +291,11 @@ check "modprobe: source up again" until_ok 200 source_up_twice
 check "modprobe: iommu_account_up 1" until_ok 100 metric_is iommu_account_up 1
 c=$(grep -c '"alert":"FAILURE"' "$tmp/hook.log")
 check "reload: no false FAILURE" [ "$c" = "$failures" ]
-check "reload: figures equal iommu-accountctl --json quotas" until_ok 100 figures_equal
+check "reload: figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
+
+# Idle (nothing changes, events followed): polls back off to idle_interval.
+check "idle: the poll interval backs off to idle_interval (1 s)" \
+	until_ok 200 metric_is iommu_account_poll_interval_seconds 1
 
 # --- SIGHUP: a bad file is refused, the running configuration stays.
 cp "$tmp/d.conf" "$tmp/d.good"

@@ -13,6 +13,7 @@ void iad_config_defaults(struct iad_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->interval_s = 1;
+	c->idle_interval_s = 8;
 	c->window_s = 60;
 	c->log = IAD_LOG_AUTO;
 	c->events = true;
@@ -82,6 +83,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (!strcmp(section, "daemon")) {
 		if (!strcmp(name, "interval"))
 			return !num(p, name, value, 0.05, 3600, &c->interval_s);
+		if (!strcmp(name, "idle_interval"))
+			return !num(p, name, value, 0.05, 3600, &c->idle_interval_s);
 		if (!strcmp(name, "window"))
 			return !num(p, name, value, 1, 86400, &c->window_s);
 		if (!strcmp(name, "events")) {
@@ -252,6 +255,12 @@ int iad_config_load(struct iad_config *c, const char *path, bool missing_ok,
 		snprintf(where, sizeof(where), "[thresholds.%s]", n.kinds[i].name);
 		if (check_thr(&t, where, p.why, sizeof(p.why)))
 			goto bad;
+	}
+	if (n.idle_interval_s < n.interval_s) {
+		snprintf(p.why, sizeof(p.why),
+			 "[daemon] idle_interval (%g s) must not be below interval (%g s)",
+			 n.idle_interval_s, n.interval_s);
+		goto bad;
 	}
 	if (n.window_s < 3 * n.interval_s) {
 		snprintf(p.why, sizeof(p.why),

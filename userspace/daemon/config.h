@@ -25,6 +25,7 @@ struct iad_kind_cfg {
 
 struct iad_config {
 	double interval_s;		/* [daemon] interval */
+	double idle_interval_s;		/* [daemon] idle_interval */
 	double window_s;		/* [daemon] window */
 	enum iad_log log;		/* [daemon] log */
 	bool events;			/* [daemon] events */

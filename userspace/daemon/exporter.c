@@ -159,6 +159,9 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 		"Exec hooks that failed (not started, non-zero exit, killed).", d->exec.failed);
 	counter(f, "iommu_account_exec_dropped_total",
 		"Alerts not run through the exec hook (queue full).", d->exec.dropped);
+	head(f, "iommu_account_poll_interval_seconds", "gauge",
+	     "Seconds between polls now: interval, doubled while nothing changes up to idle_interval.");
+	fprintf(f, "iommu_account_poll_interval_seconds %g\n", d->cur_interval);
 	head(f, "iommu_account_poll_duration_seconds", "gauge", "Duration of the last poll.");
 	fprintf(f, "iommu_account_poll_duration_seconds %.6f\n", d->last_poll_s);
 	fclose(f);

@@ -66,6 +66,8 @@ struct iad {
 	uint64_t last_seq;
 	struct ia_status st;
 	double next_poll;
+	double cur_interval;		/* interval, doubled while idle up to idle_interval */
+	bool poll_changed;		/* the last poll saw a change */
 
 	struct iad_objs objs;
 

@@ -55,6 +55,7 @@ struct iad_obj {
 	struct iad_who owner;		/* as the kernel reports it (may be absent) */
 	uint64_t refusals;		/* the kernel's count */
 	bool refusals_known;		/* baseline taken (not at the first sight) */
+	bool refusal_deferred;		/* the count rose; waiting a poll for its event */
 
 	/*
 	 * History: allocated at the first change of used. Until then only

@@ -165,6 +165,10 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	if (!ob)
 		return -ENOMEM;
 	ob->seen = true;
+	if (!ob->nhist && !ob->flat_n)
+		d->poll_changed = true;		/* new */
+	if (ob->used != q->used || ob->has_limit != q->has_limit || ob->limit != q->limit)
+		d->poll_changed = true;
 	ob->used = q->used;
 	ob->has_limit = q->has_limit;
 	ob->limit = q->limit;
@@ -177,15 +181,28 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	 * FAILURE from the kernel's own count. Not at the first sight of an
 	 * object or after a reconnect (the count restarts with the module).
 	 */
-	if (ob->refusals_known && !p->first && q->refusals > ob->refusals &&
-	    iad_obj_fail(ob, d->now, NULL, 0, 0, 0, reason, sizeof(reason), &a)) {
-		snprintf(reason, sizeof(reason), "the kernel refused %llu time(s) since the last poll",
-			 (unsigned long long)(q->refusals - ob->refusals));
-		a.reason = reason;
-		iad_raise(d, &a);
+	if (ob->refusals_known && !p->first && q->refusals > ob->refusals) {
+		/*
+		 * The kernel counts a refusal before its event reaches us: with
+		 * events followed, wait one poll for the event (who, what,
+		 * where); it resets the baseline. Still nothing: raise it here.
+		 */
+		if (d->events && !ob->refusal_deferred) {
+			ob->refusal_deferred = true;
+			goto sample;
+		}
+		if (iad_obj_fail(ob, d->now, NULL, 0, 0, 0, reason, sizeof(reason), &a)) {
+			snprintf(reason, sizeof(reason),
+				 "the kernel refused %llu time(s) since the last poll (no event came)",
+				 (unsigned long long)(q->refusals - ob->refusals));
+			a.reason = reason;
+			iad_raise(d, &a);
+		}
 	}
+	ob->refusal_deferred = false;
 	ob->refusals = q->refusals;
 	ob->refusals_known = true;
+sample:
 	iad_thr_of(d, ob->kind, &thr);
 	iad_obj_sample(ob, d->now, &thr);
 	evaluate(d, ob);
@@ -202,6 +219,7 @@ static void sweep(struct iad *d)
 		struct iad_obj *ob = d->objs.v[i];
 
 		if (!ob->seen) {
+			d->poll_changed = true;
 			if (iad_obj_gone(ob, d->now, &a))
 				iad_raise(d, &a);
 			iad_obj_free(ob);
@@ -342,9 +360,26 @@ double iad_source_tick(struct iad *d)
 	if (!d->up) {
 		disconnect(d);
 		connect_source(d);
+		d->cur_interval = d->cfg.interval_s;
 		return d->cfg.interval_s;
 	}
+	d->poll_changed = false;
 	err = poll_once(d, false);
+	/*
+	 * Nothing moved and the kernel reports crossings and refusals itself
+	 * (events followed): poll less, up to idle_interval. Any change or
+	 * event brings it back to interval.
+	 */
+	if (!err && d->events && !d->poll_changed) {
+		d->cur_interval *= 2;
+		if (d->cur_interval > d->cfg.idle_interval_s)
+			d->cur_interval = d->cfg.idle_interval_s;
+	} else {
+		d->cur_interval = d->cfg.interval_s;
+	}
+	if (d->cur_interval < d->cfg.interval_s)
+		d->cur_interval = d->cfg.interval_s;
+	d->next_poll = d->now + d->cur_interval;
 	if (err) {
 		d->poll_errors++;
 		iad_log(d, LOG_WARNING, "poll failed (%s): source down, reconnecting",
@@ -353,7 +388,7 @@ double iad_source_tick(struct iad *d)
 		d->said_waiting = true;
 	}
 	d->last_poll_s = iad_mono() - t0;
-	return d->cfg.interval_s;
+	return d->next_poll - d->now;
 }
 
 /* --- events --------------------------------------------------------------- */
@@ -429,6 +464,12 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 		d->resync = true;
 	}
 	d->last_seq = ev->seq;
+	/* Something happens: back to the full polling rate. */
+	if (d->cur_interval > d->cfg.interval_s) {
+		d->cur_interval = d->cfg.interval_s;
+		if (d->next_poll > d->now + d->cur_interval)
+			d->next_poll = d->now + d->cur_interval;
+	}
 	d->cur_event = ev;
 	handle_event(d, ev);
 	d->cur_event = NULL;
@@ -480,6 +521,7 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 		}
 		/* Its refusal count moved with this failure: no second FAILURE from the poll. */
 		ob->refusals_known = false;
+		ob->refusal_deferred = false;
 		return;
 	}
 	/*

@@ -356,6 +356,7 @@ static void config_errors_name_the_line_and_change_nothing(void **state)
 		{ "[daemon]\nlog = loud\n", ":2: log: 'loud' is none of auto, journal, syslog, stderr" },
 		{ "[nosuch]\nx = 1\n", ":2: unknown section [nosuch]" },
 		{ "[daemon\n", ":1: not a key = value line or a [section]" },
+		{ "[daemon]\ninterval = 2\nidle_interval = 1\n", "idle_interval (1 s) must not be below interval (2 s)" },
 		{ "[daemon]\nwindow = 2\n", "window (2 s) must hold at least 3 intervals (1 s)" },
 	};
 	struct iad_config c, before;
