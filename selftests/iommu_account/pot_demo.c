@@ -50,9 +50,12 @@ int main(void)
 	}
 	show("two processes of uid 2000, RLIMIT_MEMLOCK 8 MiB each, nothing registered");
 
-	for (i = 0; i < 5; i++)
+	/* A buffer every 0.3 s: slow enough for iommu-accountd's trend to show. */
+	for (i = 0; i < 5; i++) {
 		if (agent_register(&a, MiB))
 			break;
+		usleep(300000);
+	}
 	show("process 1 registered 5 x 1 MiB io_uring buffers");
 
 	for (;;) {
@@ -60,6 +63,7 @@ int main(void)
 		if (ret)
 			break;
 		got++;
+		usleep(300000);
 	}
 	printf("\nprocess 2: %d x 1 MiB registered, then io_uring_register: %s "
 	       "(%s), with %ld MiB of memory available\n", got, strerror(-ret),
@@ -69,6 +73,11 @@ int main(void)
 	fflush(stdout);
 	if (system("iommu-accountctl procs --uid 2000"))
 		printf("(iommu-accountctl failed)\n");
+	/* What iommu-accountd says of it, when the demo runs one. */
+	printf("\n$ iommu-accountctl alerts\n");
+	fflush(stdout);
+	if (system("iommu-accountctl alerts 2>&1"))
+		printf("(no iommu-accountd)\n");
 	printf("\n$ iommu-accountctl explain uid 2000\n");
 	fflush(stdout);
 	if (system("iommu-accountctl explain uid 2000"))

@@ -273,9 +273,10 @@ bool iad_obj_fail(struct iad_obj *ob, double now, const struct iad_who *who, uin
 	ob->fail_seq = seq;
 	if (ob->state == IAD_FAILURE)
 		return false;
-	if (err)
+	/* The caller's account of it, else a generic one. */
+	if (!reason[0] && err)
 		snprintf(reason, rlen, "the kernel refused a charge or mapping (errno %u)", err);
-	else
+	else if (!reason[0])
 		snprintf(reason, rlen, "the kernel refused a charge or mapping");
 	alert_fill(a, ob, IAD_FAILURE, reason, now);
 	if (who)

@@ -133,7 +133,8 @@ double iad_trend(const struct iad_sample *s, unsigned int n, unsigned int head,
 bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 		      char *reason, size_t rlen, struct iad_alert *a);
 
-/* The kernel refused: FAILURE unless already there. */
+/* The kernel refused: FAILURE unless already there; @reason: the caller's
+ * account ("" for a generic one, written there). */
 bool iad_obj_fail(struct iad_obj *ob, double now, const struct iad_who *who, uint32_t err,
 		  uint64_t size, uint64_t seq, char *reason, size_t rlen, struct iad_alert *a);
 

@@ -191,13 +191,11 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 			ob->refusal_deferred = true;
 			goto sample;
 		}
-		if (iad_obj_fail(ob, d->now, NULL, 0, 0, 0, reason, sizeof(reason), &a)) {
-			snprintf(reason, sizeof(reason),
-				 "the kernel refused %llu time(s) since the last poll (no event came)",
-				 (unsigned long long)(q->refusals - ob->refusals));
-			a.reason = reason;
+		snprintf(reason, sizeof(reason),
+			 "the kernel refused %llu time(s) since the last poll (no event came)",
+			 (unsigned long long)(q->refusals - ob->refusals));
+		if (iad_obj_fail(ob, d->now, NULL, 0, 0, 0, reason, sizeof(reason), &a))
 			iad_raise(d, &a);
-		}
 	}
 	ob->refusal_deferred = false;
 	ob->refusals = q->refusals;
@@ -495,30 +493,28 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 			ob = iad_obj_get(&d->objs, ev->kind, id);
 			if (!ob)
 				return;
-			event_figures(ob, ev);
 			/* Kept until a poll: seen, so a resync in between does not drop it. */
 			ob->seen = true;
 		}
+		/* The kernel's figures at the refusal. */
+		event_figures(ob, ev);
 		who_of_owner(&who, &ev->owner);
 		who.cgroup_id = ev->cgroup_id;
+		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
+			snprintf(reason, sizeof(reason),
+				 "the kernel refused a charge of %llu bytes (%s) to uid %u's pot, "
+				 "by %s[%u]%s", (unsigned long long)ev->size, ia_errno_name(ev->err),
+				 id, who.comm, who.pid,
+				 ev->count > 1 ? ", and more since (coalesced)" : "");
+		else
+			snprintf(reason, sizeof(reason),
+				 "the kernel refused MAP_DMA of %llu bytes at IOVA 0x%llx (%s) in "
+				 "container %u, by %s[%u]%s", (unsigned long long)ev->size,
+				 (unsigned long long)ev->iova, ia_errno_name(ev->err), id, who.comm,
+				 who.pid, ev->count > 1 ? ", and more since (coalesced)" : "");
 		if (iad_obj_fail(ob, d->now, &who, ev->err, ev->size, ev->seq, reason,
-				 sizeof(reason), &a)) {
-			if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
-				snprintf(reason, sizeof(reason),
-					 "the kernel refused a charge of %llu bytes (%s) to uid %u's "
-					 "pot, by %s[%u]%s", (unsigned long long)ev->size,
-					 ia_errno_name(ev->err), id, who.comm, who.pid,
-					 ev->count > 1 ? ", and more since (coalesced)" : "");
-			else
-				snprintf(reason, sizeof(reason),
-					 "the kernel refused MAP_DMA of %llu bytes at IOVA 0x%llx (%s) "
-					 "in container %u, by %s[%u]%s", (unsigned long long)ev->size,
-					 (unsigned long long)ev->iova, ia_errno_name(ev->err), id,
-					 who.comm, who.pid,
-					 ev->count > 1 ? ", and more since (coalesced)" : "");
-			a.reason = reason;
+				 sizeof(reason), &a))
 			iad_raise(d, &a);
-		}
 		/* Its refusal count moved with this failure: no second FAILURE from the poll. */
 		ob->refusals_known = false;
 		ob->refusal_deferred = false;

@@ -257,7 +257,7 @@ static void failure_holds_until_below_warn_minus_hysteresis(void **state)
 	struct iad_thr t = thr80();
 	struct iad_who who = { .present = true, .pid = 42, .uid = 1000, .comm = "fio" };
 	struct iad_alert a;
-	char reason[200];
+	char reason[200] = "";
 
 	(void)state;
 	t.horizon_s = 0;
@@ -266,6 +266,7 @@ static void failure_holds_until_below_warn_minus_hysteresis(void **state)
 	assert_int_equal(a.state, IAD_FAILURE);
 	assert_int_equal(a.who.pid, 42);
 	assert_int_equal(a.seq, 77);
+	assert_string_equal(ob.reason, "the kernel refused a charge or mapping (errno 12)");
 	/* More refusals while failing: no new alert. */
 	assert_false(iad_obj_fail(&ob, 2, &who, 12, 8192, 78, reason, sizeof(reason), &a));
 	assert_false(feed(&ob, 3, 900, &t, &a));
