@@ -4,10 +4,7 @@
 # message when the module is absent, options in any position, and the event
 # stream of a real mapper refused at dma_entry_limit. KTAP output. Runs as
 # root in the VM. Waits are on conditions the kernel exposes, bounded.
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"; }
-check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
+. "$(dirname "$0")/ktap_lib.sh"
 tmp=$(mktemp -d)
 holder=""
 cleanup() {
@@ -18,16 +15,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# until TRIES CMD...: run CMD every 50 ms until it succeeds, at most TRIES times.
-until_ok() {
-	t=$1; shift
-	while [ "$t" -gt 0 ]; do
-		"$@" && return 0
-		t=$((t - 1))
-		usleep 50000
-	done
-	return 1
-}
 
 echo "TAP version 13"
 out=$(iommu-accountctl status); rc=$?
@@ -203,6 +190,4 @@ check "events in another network namespace: says events are sent only in the ini
 kill $nspid
 wait $nspid 2>/dev/null
 
-echo "1..$n"
-echo "# Totals: pass:$((n - fail)) fail:$fail"
-[ $fail = 0 ]
+ktap_finish

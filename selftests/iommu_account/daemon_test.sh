@@ -14,10 +14,7 @@
 #   - a flood read slowly: one logged overrun and resync, figures exact
 #   - rmmod/modprobe under the daemon: down, up, no false FAILURE
 # Waits are bounded polls of files and the exporter, never sleeps.
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"; }
-check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
+. "$(dirname "$0")/ktap_lib.sh"
 tmp=$(mktemp -d)
 dpid="" jpid="" hold1="" hold2=""
 lim=/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
@@ -32,15 +29,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-until_ok() {	# TRIES CMD...: every 50 ms
-	t=$1; shift
-	while [ "$t" -gt 0 ]; do
-		"$@" && return 0
-		t=$((t - 1))
-		usleep 50000
-	done
-	return 1
-}
 metrics() { wget -q -O - "http://127.0.0.1:$port/metrics"; }
 metric() { metrics | awk -v m="$1" '$1 == m {print $2}'; }
 metric_is() { [ "$(metric "$1")" = "$2" ]; }
@@ -313,6 +301,4 @@ dpid=""
 check "SIGTERM: exits 0" [ $rc = 0 ]
 check "nothing on the daemon's stderr (log = journal)" [ ! -s "$tmp/d.err" ]
 
-echo "1..$n"
-echo "# Totals: pass:$((n - fail)) fail:$fail"
-[ $fail = 0 ]
+ktap_finish

@@ -84,6 +84,7 @@ static void spawn(struct iad *d, char *doc, const char *what)
 	struct iad_exec *x = &d->exec;
 	struct iad_exec_job *job = NULL;
 	unsigned int i;
+	sigset_t none;
 	int p[2];
 	pid_t pid;
 
@@ -103,6 +104,10 @@ static void spawn(struct iad *d, char *doc, const char *what)
 		setpgid(0, 0);
 		/* Not the daemon's capability (systemd's ambient CAP_SYS_ADMIN). */
 		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		/* Nor its signal mask and ignored SIGPIPE (both survive exec). */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		dup2(p[0], STDIN_FILENO);
 		execl(d->cfg.exec_program, d->cfg.exec_program, (char *)NULL);
 		fprintf(stderr, "iommu-accountd: exec %s: %s\n", d->cfg.exec_program,

@@ -133,13 +133,21 @@ struct poll_arg {
 
 static void who_of_owner(struct iad_who *w, const struct ia_owner *o)
 {
+	size_t i;
+
 	memset(w, 0, sizeof(*w));
 	if (!o->present)
 		return;
 	w->present = true;
 	w->pid = o->pid;
 	w->uid = o->uid;
-	snprintf(w->comm, sizeof(w->comm), "%s", o->comm);
+	/*
+	 * A process names itself (prctl PR_SET_NAME): no tab or newline of
+	 * its may forge a line of the log or a row of /alerts.
+	 */
+	for (i = 0; o->comm[i] && i < sizeof(w->comm) - 1; i++)
+		w->comm[i] = (unsigned char)o->comm[i] < 0x20 || o->comm[i] == 0x7f ? '?' : o->comm[i];
+	w->comm[i] = 0;
 }
 
 static void evaluate(struct iad *d, struct iad_obj *ob)

@@ -428,6 +428,18 @@ static bool alive(int pid)
 	return true;
 }
 
+/* The whole of a small file, NUL-terminated, into @buf. */
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+}
+
 /* Tick until no hook runs or @limit seconds pass. */
 static void exec_drain(struct iad *d, double limit)
 {
@@ -449,7 +461,6 @@ static void exec_hook_gets_the_alert_as_json(void **state)
 			       .reason = "utilisation 90.0% >= warning 80%" };
 	struct iad *d;
 	FILE *f;
-	size_t n;
 
 	(void)state;
 	snprintf(out, sizeof(out), "%s/hook.out", tmpdir);
@@ -464,11 +475,7 @@ static void exec_hook_gets_the_alert_as_json(void **state)
 	exec_drain(d, 5);
 	assert_int_equal(d->exec.started, 1);
 	assert_int_equal(d->exec.failed, 0);
-	f = fopen(out, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
+	slurp(out, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "\"alert\":\"WARNING\""));
 	assert_non_null(strstr(buf, "\"previous\":\"OK\""));
 	assert_non_null(strstr(buf, "\"object\":1000"));
@@ -488,7 +495,6 @@ static void exec_hung_hook_is_killed_and_alerting_goes_on(void **state)
 	double t0;
 	unsigned int i;
 	FILE *f;
-	size_t n;
 
 	(void)state;
 	snprintf(out, sizeof(out), "%s/hung.out", tmpdir);
@@ -512,11 +518,7 @@ static void exec_hung_hook_is_killed_and_alerting_goes_on(void **state)
 	assert_int_equal(d->exec.timeouts, 3);
 	/* Each ran one after the other, each killed at ~0.3 s. */
 	assert_true(d->now - t0 >= 0.9 && d->now - t0 < 5);
-	f = fopen(out, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
+	slurp(out, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "\"alert\":\"CRITICAL\""));
 	/* No sleep of theirs survives: their process groups were killed. */
 	snprintf(path, sizeof(path), "%s.pids", out);
