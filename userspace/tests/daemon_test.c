@@ -6,7 +6,9 @@
  * (checked by promtool in scripts/check). The daemon's own iad_raise() is in
  * main.c; here alerts are collected instead, to be counted.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -600,6 +603,41 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	iad_objs_free(&d.objs);
 }
 
+static void exporter_port_in_use_said_and_others_go_on(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	struct iad_obj ob = { .kind = 1, .id = 9 };
+	struct iad_alert a = { .state = IAD_WARNING, .obj = &ob, .reason = "r" };
+	static struct iad d;
+	int fd;
+
+	(void)state;
+	/* Someone else listens on the port. */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	memset(&d, 0, sizeof(d));
+	iad_config_defaults(&d.cfg);
+	d.cfg.log = IAD_LOG_STDERR;
+	d.foreground = true;
+	iad_log_open(&d);
+	snprintf(d.cfg.listen, sizeof(d.cfg.listen), "127.0.0.1:%u", ntohs(sa.sin_port));
+	assert_int_equal(iad_exporter_start(&d), -1);
+	assert_null(d.mhd);
+	assert_int_equal(d.mhd_fd, -1);
+	/* Alerts still go to the other sinks. */
+	nraised = 0;
+	iad_raise(&d, &a);
+	assert_int_equal(nraised, 1);
+	/* A listen that is not ADDRESS:PORT: the same. */
+	snprintf(d.cfg.listen, sizeof(d.cfg.listen), "localhost");
+	assert_int_equal(iad_exporter_start(&d), -1);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -620,6 +658,7 @@ int main(void)
 		cmocka_unit_test(exec_hung_hook_is_killed_and_alerting_goes_on),
 		cmocka_unit_test(exec_missing_program_is_said_once),
 		cmocka_unit_test(metrics_text_has_every_object_and_counter),
+		cmocka_unit_test(exporter_port_in_use_said_and_others_go_on),
 	};
 	int ret;
 
