@@ -530,3 +530,9 @@ void ia_netlink_exit(void)
 	ia_events_set_sink(NULL);
 	genl_unregister_family(&ia_family);
 }
+
+/*
+ * The first request for the family loads the module: genetlink's
+ * CTRL_CMD_GETFAMILY asks for "net-pf-16-proto-16-family-iommu_account".
+ */
+MODULE_ALIAS_GENL_FAMILY(IOMMU_ACCOUNT_FAMILY_NAME);

@@ -56,6 +56,19 @@ modprobe iommu_account
 iommu-accountctl status >/dev/null; rc=$?
 check "status works again after modprobe" [ $rc = 0 ]
 
+# Autoload: the module carries the genetlink family alias, so the kernel's
+# lookup of the family runs modprobe (the VM has no /sbin/modprobe, which is
+# what the tests above rely on; here the kernel is pointed at busybox's).
+check "the module declares its family alias" \
+	grep -q 'alias net-pf-16-proto-16-family-iommu_account iommu_account' "/lib/modules/$(uname -r)/modules.alias"
+modprobe -r iommu_account
+oldmp=$(cat /proc/sys/kernel/modprobe)
+echo /bin/modprobe >/proc/sys/kernel/modprobe
+iommu-accountctl status >/dev/null 2>"$tmp/err"; rc=$?
+echo "$oldmp" >/proc/sys/kernel/modprobe
+check "autoload: the first request loads the module (status exits 0)" \
+	sh -c "[ $rc = 0 ] && grep -q '^iommu_account ' /proc/modules"
+
 # VFIO: a mapper that leaks entries until the kernel refuses at the limit.
 lim=/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 echo 100 >$lim
