@@ -43,6 +43,21 @@ iommu-accountctl quotas --margin 5 2>"$tmp/err"; rc=$?
 check "quotas --margin 5: exit 1 (thresholds only)" sh -c "[ $rc = 1 ] && grep -q 'does not take --margin' '$tmp/err'"
 json=$(iommu-accountctl -j quotas --kind uid-pot); rc=$?
 check "quotas --kind uid-pot -j: uid 0's pot in the generic shape" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '{\"kind\":\"uid-pot\",\"id\":0,\"unit\":\"bytes\",\"used\":[0-9]*,\"limit\":[0-9]*,\"uid\":0,\"refusals\":[0-9]*}'" _ "$json"
+# Bash completion, with ids from the live module.
+comp() {
+	bash -c '. userspace/completion/iommu-accountctl
+		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _iommu_accountctl; echo "${COMPREPLY[*]}"' _ "$@"
+}
+if command -v bash >/dev/null; then
+	c=$(comp iommu-accountctl uids --uid "")
+	check "completion: uids --uid offers the live uids (0 among them)" sh -c 'echo " $1 " | grep -q " 0 "' _ "$c"
+	c=$(comp iommu-accountctl quotas --kind "")
+	check "completion: quotas --kind offers the module's kinds" [ "$c" = "vfio-container uid-pot" ]
+	c=$(comp iommu-accountctl procs --pid "")
+	check "completion: procs --pid offers our own pid among them" sh -c 'echo " $1 " | grep -q " $2 "' _ "$c" $$
+else
+	nok "completion: bash is not in the VM"
+fi
 iommu-accountctl alerts --daemon 127.0.0.1:1 2>"$tmp/err"; rc=$?
 check "alerts without a daemon: exit 6, says it cannot reach it" sh -c "[ $rc = 6 ] && grep -q 'cannot reach iommu-accountd at 127.0.0.1:1' '$tmp/err'"
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""man-check: the manual pages document what the programs accept.
+
+  iommu-accountctl.8     every command `iommu-accountctl --help` lists (a .SS
+                         section each), every long option of ctl/main.c, every
+                         JSON key the commands print
+  iommu-accountd.8       every long option of daemon/main.c
+  iommu-accountd.conf.5  every [section] and key daemon/config.c accepts
+
+Prints what is missing; exits 1 if anything is."""
+import re
+import subprocess
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else "."
+man = f"{root}/Documentation/man"
+us = f"{root}/userspace"
+missing = []
+
+
+def text(path):
+    with open(path) as f:
+        return f.read()
+
+
+def words(page):
+    # roff escapes: \- is a minus sign; \fB etc. change fonts
+    t = page.replace("\\-", "-")
+    return re.sub(r"\\f[BIRP]", "", t)
+
+
+ctl = words(text(f"{man}/iommu-accountctl.8"))
+helptext = subprocess.run([f"{us}/iommu-accountctl", "--help"], capture_output=True,
+                          text=True, check=True).stdout
+cmds = re.findall(r"^  ([a-z]+) ", helptext, re.M)
+if len(cmds) < 10:
+    sys.exit(f"man-check: only {len(cmds)} commands in --help?")
+for c in cmds:
+    if not re.search(rf"^\.SS {c}\b", ctl, re.M):
+        missing.append(f"iommu-accountctl.8: command {c}")
+src = "".join(text(f"{us}/ctl/{f}") for f in
+              subprocess.run(["ls", f"{us}/ctl"], capture_output=True, text=True).stdout.split()
+              if f.endswith(".c"))
+for o in re.findall(r'\{ "([a-z-]+)", (?:no|required)_argument', text(f"{us}/ctl/main.c")):
+    if f"--{o}" not in ctl:
+        missing.append(f"iommu-accountctl.8: option --{o}")
+keys = set(re.findall(r'(?:ia_json_\w+|json_num_or_null)\([^,]+, "([a-z_]+)"', src))
+keys |= set(re.findall(r'\\"([a-z_]+)\\":', src))
+keys |= {"pid", "uid", "comm"}  # ia_json_owner
+for k in sorted(keys):
+    if not re.search(rf"\b{k}\b", ctl):
+        missing.append(f"iommu-accountctl.8: JSON key {k}")
+
+d8 = words(text(f"{man}/iommu-accountd.8"))
+for o in re.findall(r'\{ "([a-z-]+)", (?:no|required)_argument', text(f"{us}/daemon/main.c")):
+    if f"--{o}" not in d8:
+        missing.append(f"iommu-accountd.8: option --{o}")
+
+d5 = words(text(f"{man}/iommu-accountd.conf.5"))
+conf = text(f"{us}/daemon/config.c")
+for s in re.findall(r'strcmp\(section, "([a-z]+)"\)', conf):
+    if f"[{s}]" not in d5:
+        missing.append(f"iommu-accountd.conf.5: section [{s}]")
+for k in set(re.findall(r'strcmp\(name, "([a-z_]+)"\)', conf)):
+    if not re.search(rf"^\.BR {k} ", d5, re.M):
+        missing.append(f"iommu-accountd.conf.5: key {k}")
+
+if missing:
+    print("\n".join(missing))
+    sys.exit(1)
+print(f"man-check: {len(cmds)} commands, {len(keys)} JSON keys, options and configuration keys documented")
