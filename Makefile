@@ -13,9 +13,12 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 # the modules live under 6.1.0-57-amd64, as UTS_RELEASE says).
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 KERNELS ?= 6.1 6.12 7.3
+VERSION := $(shell cat $(CURDIR)/VERSION)
+DKMS_SRC = $(DESTDIR)/usr/src/iommu-account-$(VERSION)
 DEMO_KERNEL ?= 6.12
 
-.PHONY: all module userspace selftests install install-module install-tools clean check check-host demo bench
+.PHONY: all module userspace selftests install install-module install-tools clean check check-host demo bench \
+	dkms-source dkms-install dkms-remove deb
 
 all: module userspace selftests
 
@@ -37,6 +40,42 @@ install-tools:
 install-module: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
+
+# The module's sources as DKMS wants them: /usr/src/iommu-account-VERSION
+# with dkms.conf (the version put in) and the project's own Kbuild.
+dkms-source:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/kmod/wrapper $(DKMS_SRC)/include/uapi/linux
+	install -m 0644 Kbuild VERSION $(DKMS_SRC)/
+	install -m 0644 kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
+	install -m 0644 kmod/wrapper/*.c kmod/wrapper/*.h $(DKMS_SRC)/kmod/wrapper/
+	install -m 0644 include/uapi/linux/iommu_account.h $(DKMS_SRC)/include/uapi/linux/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+
+# From a checkout, on this host (root): add, build and install for the
+# running kernel; DKMS then rebuilds it for every new kernel.
+dkms-install: dkms-source
+	dkms add -m iommu-account -v $(VERSION)
+	dkms install -m iommu-account -v $(VERSION)
+
+dkms-remove:
+	dkms remove -m iommu-account -v $(VERSION) --all
+	rm -rf /usr/src/iommu-account-$(VERSION)
+
+# Debian packages (iommu-account-dkms, iommu-account-tools) in build/deb/,
+# built from the files git tracks, checked with lintian.
+deb:
+	scripts/deps --packaging
+	rm -rf build/deb
+	mkdir -p build/deb/iommu-account-$(VERSION)
+	git ls-files -z | tar --null -T - -cf - | tar -C build/deb/iommu-account-$(VERSION) -xf -
+	printf 'iommu-account (%s) unstable; urgency=medium\n\n  * Built from the iommu-account repository, commit %s.\n\n -- iommu-account developers <iommu-account@example.org>  %s\n' \
+		"$(VERSION)" "$$(git rev-parse --short HEAD)" "$$(git log -1 --format=%aD)" \
+		>build/deb/iommu-account-$(VERSION)/debian/changelog
+	cd build/deb/iommu-account-$(VERSION) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+		{ tail -n 40 ../build.log; exit 1; }
+	lintian --fail-on error,warning --info build/deb/iommu-account_$(VERSION)_*.changes
+	@ls build/deb/*.deb
 
 # Not kbuild's clean: it deletes every *.ko and *.[aios] below M=, which
 # includes the cached kernels and the trixie root under .cache/.

@@ -24,7 +24,9 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/iommu_account.h>
 
-#define IA_VERSION "0.2.0"
+#ifndef IA_VERSION
+#error "IA_VERSION comes from the top-level VERSION file (Kbuild)"
+#endif
 
 /* --- features ------------------------------------------------------------ */
 

@@ -66,6 +66,13 @@ for k in set(re.findall(r'strcmp\(name, "([a-z_]+)"\)', conf)):
     if not re.search(rf"^\.BR {k} ", d5, re.M):
         missing.append(f"iommu-accountd.conf.5: key {k}")
 
+# The version: one place (VERSION); the pages say the same.
+version = text(f"{root}/VERSION").strip()
+for page in ("iommu-accountctl.8", "iommu-accountd.8", "iommu-accountd.conf.5"):
+    th = re.search(r'^\.TH .*"iommu-account ([^"]+)"', text(f"{man}/{page}"), re.M)
+    if not th or th.group(1) != version:
+        missing.append(f"{page}: .TH says {th.group(1) if th else '?'}, VERSION says {version}")
+
 if missing:
     print("\n".join(missing))
     sys.exit(1)

@@ -33,7 +33,9 @@ enum {
 	IA_EXIT_FAIL = 6,	/* any other failure */
 };
 
-#define IA_VERSION "0.2.0"
+#ifndef IA_VERSION
+#error "IA_VERSION comes from the top-level VERSION file (userspace/Makefile)"
+#endif
 
 struct ia_client {
 	struct nl_sock *sk;
