@@ -4,7 +4,9 @@
 #   make install         the module (install-module: /lib/modules/KVER/updates,
 #                        depmod) and the tools (install-tools: iommu-accountctl,
 #                        iommu-accountd, its unit, configuration, man pages)
-#   make check           host checks + the selftests in QEMU on every kernel of the matrix
+#   make check           host checks, the packages (make deb, DKMS in fresh roots of
+#                        6.1 and 7.3), the selftests in QEMU on every kernel of the matrix
+#   make deb             Debian packages in build/deb (lintian-checked)
 #   make demo            the per-uid pot filling up and refusing, in a VM
 #   make bench           benchmarks (VM)
 
@@ -18,7 +20,7 @@ DKMS_SRC = $(DESTDIR)/usr/src/iommu-account-$(VERSION)
 DEMO_KERNEL ?= 6.12
 
 .PHONY: all module userspace selftests install install-module install-tools clean check check-host demo bench \
-	dkms-source dkms-install dkms-remove deb
+	dkms-source dkms-install dkms-remove deb check-packages
 
 all: module userspace selftests
 
@@ -88,6 +90,11 @@ clean:
 check:
 	scripts/deps
 	scripts/check $(KERNELS)
+
+# Only the packaged path: make deb, fresh roots, DKMS, modprobe in the VM.
+check-packages:
+	scripts/deps
+	scripts/package-test $(PACKAGE_KERNELS)
 
 demo:
 	scripts/deps
