@@ -55,10 +55,11 @@ dkms-source:
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
 
 # From a checkout, on this host (root): add, build and install for the
-# running kernel; DKMS then rebuilds it for every new kernel.
+# running kernel (DKMS_KERNEL=KVER for another); DKMS then rebuilds it for
+# every new kernel.
 dkms-install: dkms-source
 	dkms add -m iommu-account -v $(VERSION)
-	dkms install -m iommu-account -v $(VERSION)
+	dkms install -m iommu-account -v $(VERSION) $(if $(DKMS_KERNEL),-k $(DKMS_KERNEL))
 
 dkms-remove:
 	dkms remove -m iommu-account -v $(VERSION) --all
