@@ -191,6 +191,15 @@ out=$(iommu-accountctl top | cat)
 check "top not on a terminal: one plain frame, no escape codes" \
 	sh -c 'echo "$1" | grep -q "^FAILURE  *uid-pot  *1000  *\[####################\]" && ! echo "$1" | grep -q "$(printf "\033")"' _ "$out"
 
+# A process names itself with a tab and a newline (prctl): it can forge no
+# row of /alerts and no line of the log; the daemon writes them as '?'.
+POT_LEAK_COMM="$(printf 'ev\til\nOK')" pot_leak 1001 1048576 262144 20 </dev/null >"$tmp/evil.txt" 2>&1
+check "hostile comm: its FAILURE names it with '?' for the control characters" \
+	until_ok 200 sh -c "grep '\"kind\":\"uid-pot\",\"object\":1001,' '$tmp/hook.log' | grep -q '\"comm\":\"ev?il?OK\"'"
+rows=$(wget -q -O - "http://127.0.0.1:$port/alerts" | awk -F '\t' 'NR > 2 && NF != 14' | wc -l)
+check "hostile comm: every /alerts row has its 14 fields" [ "$rows" = 0 ]
+check "hostile comm: no log line starts with the injected text" sh -c "! grep -q '^OK' '$tmp/journal.txt'"
+
 # --- VFIO: a mapper leaking 4 KiB entries every 40 ms up to dma_entry_limit 100.
 echo 100 >$lim
 # Beside it, a daemon that polls only (events = no): it must see the refusal

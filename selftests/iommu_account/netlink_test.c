@@ -244,4 +244,35 @@ TEST_F(bad, get_container_missing_id)
 	EXPECT_EQ(IOMMU_ACCOUNT_A_CONTAINER_ID, self->nl.miss_type);
 }
 
+/* GET_QUOTA: a do names its object by kind and id; bad ones change nothing. */
+TEST_F(bad, get_quota_missing_kind)
+{
+	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_QUOTA);
+
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_ID, 0);
+	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	EXPECT_EQ(IOMMU_ACCOUNT_A_QUOTA_KIND, self->nl.miss_type);
+}
+
+TEST_F(bad, get_quota_kind_out_of_range)
+{
+	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_QUOTA);
+
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_KIND, 77);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_ID, 0);
+	EXPECT_EQ(-ERANGE, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	EXPECT_NE(0, self->nl.extack[0]);
+	TH_LOG("extack: %s", self->nl.extack);
+}
+
+TEST_F(bad, get_quota_unknown_object)
+{
+	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_QUOTA);
+
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_KIND, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_ID, 3999999999u);
+	EXPECT_EQ(-ENOENT, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "no such quota object"));
+}
+
 TEST_HARNESS_MAIN

@@ -5,9 +5,11 @@
  * DELAY_MS until the kernel refuses the charge; prints the refusal with the
  * time it came back (CLOCK_BOOTTIME, as /proc/uptime), then holds the pot
  * until stdin closes. The growing per-uid pot of the daemon's tests.
+ * POT_LEAK_COMM sets the process name (prctl), hostile ones included.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +27,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pot_leak UID MEMLOCK STEP DELAY_MS\n");
 		return 2;
 	}
+	/* POT_LEAK_COMM: the name the process gives itself (any bytes). */
+	if (getenv("POT_LEAK_COMM"))
+		prctl(PR_SET_NAME, getenv("POT_LEAK_COMM"), 0, 0, 0);
 	if (agent_start(&a, atoi(argv[1]), strtoull(argv[2], NULL, 0))) {
 		fprintf(stderr, "pot_leak: cannot start the agent\n");
 		return 1;
