@@ -17,7 +17,7 @@
 #include "ctl.h"
 
 /* The body of GET @path from @addr ("host:port"), malloc'ed; NULL + message. */
-char *ia_ctl_http_get(const char *addr, const char *path)
+static char *http_get(const char *addr, const char *path)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
 	struct timeval tv = { .tv_sec = 5 };
@@ -86,8 +86,47 @@ char *ia_ctl_http_get(const char *addr, const char *path)
 	return buf;
 }
 
-enum { F_KIND, F_OBJECT, F_STATE, F_SINCE, F_USED, F_LIMIT, F_UNIT, F_UTIL, F_RATE, F_ETA,
-       F_UID, F_PID, F_COMM, F_REASON, F_COUNT };
+int ia_ctl_alerts_get(const char *addr, struct ia_alert_rows *r)
+{
+	char *line, *save = NULL;
+	unsigned int cap = 0, i;
+	void *nf;
+
+	memset(r, 0, sizeof(*r));
+	r->doc = http_get(addr, "/alerts");
+	if (!r->doc)
+		return -1;
+	for (line = strtok_r(r->doc, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "# iommu-accountd alerts v1", 26)) {
+			r->up = strstr(line, "up=1");
+			continue;
+		}
+		if (!strncmp(line, "kind\t", 5))
+			continue;
+		if (r->n == cap) {
+			nf = realloc(r->f, (cap = cap ? cap * 2 : 64) * sizeof(*r->f));
+			if (!nf) {
+				fprintf(stderr, "iommu-accountctl: out of memory\n");
+				ia_ctl_alerts_free(r);
+				return -1;
+			}
+			r->f = nf;
+		}
+		for (i = 0; i < IA_AL_FIELDS; i++)
+			if (!(r->f[r->n][i] = strsep(&line, "\t")))
+				break;
+		if (i == IA_AL_FIELDS)
+			r->n++;		/* a short row (newer daemon?) is skipped */
+	}
+	return 0;
+}
+
+void ia_ctl_alerts_free(struct ia_alert_rows *r)
+{
+	free(r->f);
+	free(r->doc);
+	memset(r, 0, sizeof(*r));
+}
 
 static void json_num_or_null(struct ia_json *j, const char *key, const char *v)
 {
@@ -101,79 +140,65 @@ static void json_num_or_null(struct ia_json *j, const char *key, const char *v)
 	}
 }
 
+/* A figure of the row in its unit, "-" as is. */
 static const char *amount(const char *unit, const char *v, char *buf, size_t len)
 {
-	if (!strcmp(unit, "bytes") && strcmp(v, "-"))
-		return ia_human_bytes(strtoull(v, NULL, 10), buf, len);
-	return v;
+	return strcmp(v, "-") ? ia_amount(unit, strtod(v, NULL), buf, len) : v;
 }
 
 int cmd_alerts(struct ia_ctx *ctx)
 {
 	const char *addr = ctx->daemon ? ctx->daemon : "127.0.0.1:9847";
-	char *doc = ia_ctl_http_get(addr, "/alerts"), *line, *save = NULL;
-	char *f[F_COUNT], b1[32], b2[32], eta[32];
+	char b1[32], b2[32], eta[32], **f;
 	struct ia_json *j = &ctx->j;
-	unsigned int n = 0, i;
-	bool up = false;
+	struct ia_alert_rows r;
+	unsigned int n;
 
-	if (!doc)
+	if (ia_ctl_alerts_get(addr, &r))
 		return IA_EXIT_FAIL;
 	ia_ctl_list_open(ctx);
-	for (line = strtok_r(doc, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "# iommu-accountd alerts v1", 26)) {
-			up = strstr(line, "up=1");
-			continue;
-		}
-		if (!strncmp(line, "kind\t", 5))
-			continue;
-		for (i = 0; i < F_COUNT; i++) {
-			f[i] = strsep(&line, "\t");
-			if (!f[i])
-				break;
-		}
-		if (i < F_COUNT)
-			continue;
+	for (n = 0; n < r.n; n++) {
+		f = r.f[n];
 		if (ctx->json) {
 			ia_json_obj_open(j, NULL);
-			ia_json_str(j, "kind", f[F_KIND]);
-			json_num_or_null(j, "object", f[F_OBJECT]);
-			ia_json_str(j, "state", f[F_STATE]);
-			json_num_or_null(j, "since_s", strcmp(f[F_SINCE], "-1") ? f[F_SINCE] : "-");
-			json_num_or_null(j, "used", f[F_USED]);
-			json_num_or_null(j, "limit", f[F_LIMIT]);
-			ia_json_str(j, "unit", f[F_UNIT]);
-			json_num_or_null(j, "utilization", f[F_UTIL]);
-			json_num_or_null(j, "rate", f[F_RATE]);
-			json_num_or_null(j, "eta_s", f[F_ETA]);
-			json_num_or_null(j, "uid", f[F_UID]);
-			if (strcmp(f[F_PID], "0"))
-				json_num_or_null(j, "pid", f[F_PID]);
-			if (strcmp(f[F_COMM], "-"))
-				ia_json_str(j, "comm", f[F_COMM]);
-			if (strcmp(f[F_REASON], "-"))
-				ia_json_str(j, "reason", f[F_REASON]);
+			ia_json_str(j, "kind", f[IA_AL_KIND]);
+			json_num_or_null(j, "object", f[IA_AL_OBJECT]);
+			ia_json_str(j, "state", f[IA_AL_STATE]);
+			json_num_or_null(j, "since_s", strcmp(f[IA_AL_SINCE], "-1") ? f[IA_AL_SINCE] : "-");
+			json_num_or_null(j, "used", f[IA_AL_USED]);
+			json_num_or_null(j, "limit", f[IA_AL_LIMIT]);
+			ia_json_str(j, "unit", f[IA_AL_UNIT]);
+			json_num_or_null(j, "utilization", f[IA_AL_UTIL]);
+			json_num_or_null(j, "rate", f[IA_AL_RATE]);
+			json_num_or_null(j, "eta_s", f[IA_AL_ETA]);
+			json_num_or_null(j, "uid", f[IA_AL_UID]);
+			if (strcmp(f[IA_AL_PID], "0"))
+				json_num_or_null(j, "pid", f[IA_AL_PID]);
+			if (strcmp(f[IA_AL_COMM], "-"))
+				ia_json_str(j, "comm", f[IA_AL_COMM]);
+			if (strcmp(f[IA_AL_REASON], "-"))
+				ia_json_str(j, "reason", f[IA_AL_REASON]);
 			ia_json_obj_close(j);
-			n++;
 			continue;
 		}
-		if (!n++)
+		if (!n)
 			printf("%-15s %8s %-9s %11s %11s %6s %12s %9s  %s\n", "KIND", "OBJECT", "STATE",
 			       "USED", "LIMIT", "UTIL", "RATE/s", "ETA", "REASON");
-		if (strcmp(f[F_ETA], "-"))
-			snprintf(eta, sizeof(eta), "%.0fs", strtod(f[F_ETA], NULL));
+		if (strcmp(f[IA_AL_ETA], "-"))
+			snprintf(eta, sizeof(eta), "%.0fs", strtod(f[IA_AL_ETA], NULL));
 		else
 			snprintf(eta, sizeof(eta), "-");
-		printf("%-15s %8s %-9s %11s %11s %5.1f%% %12.4g %9s  %s\n", f[F_KIND], f[F_OBJECT],
-		       f[F_STATE], amount(f[F_UNIT], f[F_USED], b1, sizeof(b1)),
-		       amount(f[F_UNIT], f[F_LIMIT], b2, sizeof(b2)),
-		       strcmp(f[F_UTIL], "-") ? strtod(f[F_UTIL], NULL) * 100 : 0.0,
-		       strtod(f[F_RATE], NULL), eta, f[F_REASON]);
+		printf("%-15s %8s %-9s %11s %11s %5.1f%% %12.4g %9s  %s\n", f[IA_AL_KIND],
+		       f[IA_AL_OBJECT], f[IA_AL_STATE],
+		       amount(f[IA_AL_UNIT], f[IA_AL_USED], b1, sizeof(b1)),
+		       amount(f[IA_AL_UNIT], f[IA_AL_LIMIT], b2, sizeof(b2)),
+		       strcmp(f[IA_AL_UTIL], "-") ? strtod(f[IA_AL_UTIL], NULL) * 100 : 0.0,
+		       strtod(f[IA_AL_RATE], NULL), eta, f[IA_AL_REASON]);
 	}
 	ia_ctl_list_close(ctx);
-	if (!ctx->json && !n)
+	if (!ctx->json && !r.n)
 		printf("no quota object followed%s\n",
-		       up ? "" : " (iommu-accountd says: the module is not loaded)");
-	free(doc);
+		       r.up ? "" : " (iommu-accountd says: the module is not loaded)");
+	ia_ctl_alerts_free(&r);
 	return IA_EXIT_OK;
 }

@@ -55,7 +55,21 @@ int cmd_explain(struct ia_ctx *ctx);
 int cmd_quotas(struct ia_ctx *ctx);
 int cmd_alerts(struct ia_ctx *ctx);
 int cmd_top(struct ia_ctx *ctx);
-/* GET @path from iommu-accountd's exporter: the body (malloc'ed) or NULL (said why). */
-char *ia_ctl_http_get(const char *addr, const char *path);
+
+/* The fields of a row of iommu-accountd's /alerts, in order ("-": none). */
+enum { IA_AL_KIND, IA_AL_OBJECT, IA_AL_STATE, IA_AL_SINCE, IA_AL_USED, IA_AL_LIMIT,
+       IA_AL_UNIT, IA_AL_UTIL, IA_AL_RATE, IA_AL_ETA, IA_AL_UID, IA_AL_PID, IA_AL_COMM,
+       IA_AL_REASON, IA_AL_FIELDS };
+
+struct ia_alert_rows {
+	char *doc;			/* the body; the fields point into it */
+	bool up;			/* the daemon's source (the module) is up */
+	unsigned int n;
+	char *(*f)[IA_AL_FIELDS];	/* n rows */
+};
+
+/* GET /alerts from the daemon at @addr and split it: 0, or -1 (said why). */
+int ia_ctl_alerts_get(const char *addr, struct ia_alert_rows *r);
+void ia_ctl_alerts_free(struct ia_alert_rows *r);
 
 #endif

@@ -15,14 +15,6 @@ struct state {
 	unsigned int n;
 };
 
-static const char *amount(const struct ia_quota_kind *k, uint64_t v, char *buf, size_t len)
-{
-	if (k && !strcmp(k->unit, "bytes"))
-		return ia_human_bytes(v, buf, len);
-	snprintf(buf, len, "%llu", (unsigned long long)v);
-	return buf;
-}
-
 static int quota_cb(const struct ia_quota *q, void *arg)
 {
 	struct state *s = arg;
@@ -57,8 +49,8 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	else
 		snprintf(util, sizeof(util), "-");
 	printf("%-15s %8u %12s %12s %6s %7u %-28s %llu\n", k ? k->name : kname, q->id,
-	       amount(k, q->used, b1, sizeof(b1)),
-	       q->has_limit ? amount(k, q->limit, b2, sizeof(b2)) : "none", util, q->uid,
+	       ia_amount(k ? k->unit : "", (double)q->used, b1, sizeof(b1)),
+	       q->has_limit ? ia_amount(k ? k->unit : "", (double)q->limit, b2, sizeof(b2)) : "none", util, q->uid,
 	       ia_owner_str(&q->owner, who, sizeof(who)), (unsigned long long)q->refusals);
 	return 0;
 }

@@ -22,8 +22,9 @@
 
 #include "ctl.h"
 
+/* A row of /alerts with its figures as numbers, for sorting. */
 struct row {
-	char kind[32], object[16], state[12], unit[16], reason[160];
+	const char *kind, *object, *state, *unit;	/* into the document */
 	double used, limit, util, rate, eta;	/* limit/util/eta < 0: none */
 };
 
@@ -38,47 +39,6 @@ static void on_signal(int sig)
 static double num(const char *s)
 {
 	return strcmp(s, "-") ? strtod(s, NULL) : -1;
-}
-
-/* Parse /alerts into rows; returns the count, -1 on a malformed document. */
-static int parse(char *doc, struct row **rows, bool *up)
-{
-	char *line, *save = NULL, *f[14];
-	int n = 0, cap = 0, i;
-
-	*rows = NULL;
-	*up = false;
-	for (line = strtok_r(doc, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "# iommu-accountd alerts v1", 26)) {
-			*up = strstr(line, "up=1");
-			continue;
-		}
-		if (!strncmp(line, "kind\t", 5))
-			continue;
-		for (i = 0; i < 14 && (f[i] = strsep(&line, "\t")); i++)
-			;
-		if (i < 14)
-			continue;
-		if (n == cap) {
-			struct row *r = realloc(*rows, (cap = cap ? cap * 2 : 64) * sizeof(**rows));
-
-			if (!r)
-				return -1;
-			*rows = r;
-		}
-		snprintf((*rows)[n].kind, sizeof((*rows)[n].kind), "%s", f[0]);
-		snprintf((*rows)[n].object, sizeof((*rows)[n].object), "%s", f[1]);
-		snprintf((*rows)[n].state, sizeof((*rows)[n].state), "%s", f[2]);
-		snprintf((*rows)[n].unit, sizeof((*rows)[n].unit), "%s", f[6]);
-		snprintf((*rows)[n].reason, sizeof((*rows)[n].reason), "%s", f[13]);
-		(*rows)[n].used = num(f[4]);
-		(*rows)[n].limit = num(f[5]);
-		(*rows)[n].util = num(f[7]);
-		(*rows)[n].rate = num(f[8]);
-		(*rows)[n].eta = num(f[9]);
-		n++;
-	}
-	return n;
 }
 
 /* Nearest exhaustion first; without an ETA, the fullest first. */
@@ -110,10 +70,8 @@ static void amount(const struct row *r, double v, char *buf, size_t len)
 {
 	if (v < 0)
 		snprintf(buf, len, "-");
-	else if (!strcmp(r->unit, "bytes"))
-		ia_human_bytes((uint64_t)v, buf, len);
 	else
-		snprintf(buf, len, "%.0f", v);
+		ia_amount(r->unit, v, buf, len);
 }
 
 static void eta_str(double eta, char *buf, size_t len)
@@ -132,26 +90,36 @@ static void eta_str(double eta, char *buf, size_t len)
 
 static bool frame(const char *addr, bool tty, int height)
 {
-	char *doc = ia_ctl_http_get(addr, "/alerts");
-	char used[32], limit[32], rate[32], eta[16], bar[32], now[32];
-	struct row *rows = NULL;
+	char used[32], limit[32], rate[32], eta[16], bar[32], now[32], **f;
+	struct ia_alert_rows ar;
+	struct row *rows;
 	time_t t = time(NULL);
 	int n, i, w;
-	bool up;
 
 	strftime(now, sizeof(now), "%H:%M:%S", localtime(&t));
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
-	if (!doc) {
+	if (ia_ctl_alerts_get(addr, &ar)) {
 		printf("iommu-accountctl top  %s  iommu-accountd at %s does not answer\n", now, addr);
 		fflush(stdout);
 		return false;
 	}
-	n = parse(doc, &rows, &up);
-	if (n > 0)
-		qsort(rows, n, sizeof(*rows), cmp);
+	rows = calloc(ar.n ? ar.n : 1, sizeof(*rows));
+	if (!rows) {
+		ia_ctl_alerts_free(&ar);
+		return false;
+	}
+	for (n = 0; n < (int)ar.n; n++) {
+		f = ar.f[n];
+		rows[n] = (struct row){
+			.kind = f[IA_AL_KIND], .object = f[IA_AL_OBJECT], .state = f[IA_AL_STATE],
+			.unit = f[IA_AL_UNIT], .used = num(f[IA_AL_USED]), .limit = num(f[IA_AL_LIMIT]),
+			.util = num(f[IA_AL_UTIL]), .rate = num(f[IA_AL_RATE]), .eta = num(f[IA_AL_ETA]),
+		};
+	}
+	qsort(rows, n, sizeof(*rows), cmp);
 	printf("iommu-accountctl top  %s  %d object(s)  module %s  (sorted by time to exhaustion%s)\n\n",
-	       now, n < 0 ? 0 : n, up ? "up" : "DOWN", tty ? "; q quits" : "");
+	       now, n, ar.up ? "up" : "DOWN", tty ? "; q quits" : "");
 	printf("%-9s %-15s %8s  %-22s %6s %11s %11s %12s %7s\n", "STATE", "KIND", "OBJECT",
 	       "UTILISATION", "", "USED", "LIMIT", "RATE/s", "FULL IN");
 	for (i = 0; i < n && (!tty || i < height - 4); i++) {
@@ -174,7 +142,7 @@ static bool frame(const char *addr, bool tty, int height)
 	}
 	fflush(stdout);
 	free(rows);
-	free(doc);
+	ia_ctl_alerts_free(&ar);
 	return true;
 }
 

@@ -314,7 +314,6 @@ int iad_exporter_start(struct iad *d)
 	}
 	info = MHD_get_daemon_info(d->mhd, MHD_DAEMON_INFO_EPOLL_FD);
 	d->mhd_fd = info ? info->epoll_fd : -1;
-	snprintf(d->mhd_bound, sizeof(d->mhd_bound), "%s", d->cfg.listen);
 	iad_log(d, LOG_INFO, "exporter listening on http://%s/metrics", d->cfg.listen);
 	return 0;
 }
@@ -331,5 +330,4 @@ void iad_exporter_stop(struct iad *d)
 		MHD_stop_daemon(d->mhd);	/* closes the listening socket too */
 	d->mhd = NULL;
 	d->mhd_fd = -1;
-	d->mhd_bound[0] = 0;
 }

@@ -80,7 +80,6 @@ struct iad {
 	struct iad_exec exec;
 	struct MHD_Daemon *mhd;
 	int mhd_fd;
-	char mhd_bound[160];
 };
 
 /* --- source.c --- */

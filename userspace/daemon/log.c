@@ -92,27 +92,19 @@ static int alert_prio(const struct iad_alert *a)
 	}
 }
 
-/* "12.0 MiB" or "150" in the kind's unit. */
-static const char *amount(struct iad *d, uint32_t kind, double v, char *buf, size_t len)
-{
-	if (!strcmp(iad_kind_unit(d, kind), "bytes") && v >= 0)
-		return ia_human_bytes((uint64_t)v, buf, len);
-	snprintf(buf, len, "%.0f", v);
-	return buf;
-}
-
 void iad_log_alert(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
 	char kb[24], used[32], limit[32], rate[32], eta[32], msg[768], who[80], rawlimit[24], cg[256];
 	const char *kind = iad_kind_name(d, ob->kind, kb, sizeof(kb));
+	const char *unit = iad_kind_unit(d, ob->kind);
 
-	amount(d, ob->kind, (double)ob->used, used, sizeof(used));
+	ia_amount(unit, (double)ob->used, used, sizeof(used));
 	if (ob->has_limit)
-		amount(d, ob->kind, (double)ob->limit, limit, sizeof(limit));
+		ia_amount(unit, (double)ob->limit, limit, sizeof(limit));
 	else
 		snprintf(limit, sizeof(limit), "no limit");
-	amount(d, ob->kind, ob->rate, rate, sizeof(rate));
+	ia_amount(unit, ob->rate, rate, sizeof(rate));
 	if (ob->has_eta)
 		snprintf(eta, sizeof(eta), "%.0f s", ob->eta_s);
 	else

@@ -264,13 +264,6 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 bool iad_obj_fail(struct iad_obj *ob, double now, const struct iad_who *who, uint32_t err,
 		  uint64_t size, uint64_t seq, char *reason, size_t rlen, struct iad_alert *a)
 {
-	if (who)
-		ob->fail_who = *who;
-	else
-		memset(&ob->fail_who, 0, sizeof(ob->fail_who));
-	ob->fail_errno = err;
-	ob->fail_size = size;
-	ob->fail_seq = seq;
 	if (ob->state == IAD_FAILURE)
 		return false;
 	/* The caller's account of it, else a generic one. */

@@ -77,11 +77,6 @@ struct iad_obj {
 	uint64_t alerts;		/* state changes raised */
 	char reason[160];		/* of the last state change */
 	bool seen;			/* in the last dump (sweep mark) */
-
-	/* The last failure relayed (FAILURE). */
-	struct iad_who fail_who;
-	uint32_t fail_errno;
-	uint64_t fail_size, fail_seq;
 };
 
 /* An alert: a state change of one object, with what explains it. */

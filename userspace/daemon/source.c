@@ -150,15 +150,26 @@ static void who_of_owner(struct iad_who *w, const struct ia_owner *o)
 	w->comm[i] = 0;
 }
 
-static void evaluate(struct iad *d, struct iad_obj *ob)
+static void evaluate(struct iad *d, struct iad_obj *ob, const struct iad_thr *thr)
 {
 	struct iad_alert a;
-	struct iad_thr thr;
 	char reason[200];
 
-	iad_thr_of(d, ob->kind, &thr);
-	if (iad_obj_evaluate(ob, d->now, &thr, reason, sizeof(reason), &a))
+	if (iad_obj_evaluate(ob, d->now, thr, reason, sizeof(reason), &a))
 		iad_raise(d, &a);
+}
+
+/* The figures of a GET_QUOTA reply; whether any changed. */
+static bool quota_figures(struct iad_obj *ob, const struct ia_quota *q)
+{
+	bool changed = ob->used != q->used || ob->has_limit != q->has_limit ||
+		       ob->limit != q->limit;
+
+	ob->used = q->used;
+	ob->has_limit = q->has_limit;
+	ob->limit = q->limit;
+	ob->uid = q->uid;
+	return changed;
 }
 
 static int quota_cb(const struct ia_quota *q, void *arg)
@@ -175,12 +186,8 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	ob->seen = true;
 	if (!ob->nhist && !ob->flat_n)
 		d->poll_changed = true;		/* new */
-	if (ob->used != q->used || ob->has_limit != q->has_limit || ob->limit != q->limit)
+	if (quota_figures(ob, q))
 		d->poll_changed = true;
-	ob->used = q->used;
-	ob->has_limit = q->has_limit;
-	ob->limit = q->limit;
-	ob->uid = q->uid;
 	who_of_owner(&ob->owner, &q->owner);
 	if (!ob->owner.present)
 		ob->owner.uid = q->uid;
@@ -211,7 +218,7 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 sample:
 	iad_thr_of(d, ob->kind, &thr);
 	iad_obj_sample(ob, d->now, &thr);
-	evaluate(d, ob);
+	evaluate(d, ob, &thr);
 	return 0;
 }
 
@@ -417,14 +424,13 @@ static int quota_now_cb(const struct ia_quota *q, void *arg)
 {
 	struct iad *d = arg;
 	struct iad_obj *ob = iad_obj_get(&d->objs, q->kind, q->id);
+	struct iad_thr thr;
 
 	if (!ob)
 		return -ENOMEM;
-	ob->used = q->used;
-	ob->has_limit = q->has_limit;
-	ob->limit = q->limit;
-	ob->uid = q->uid;
-	evaluate(d, ob);
+	quota_figures(ob, q);
+	iad_thr_of(d, ob->kind, &thr);
+	evaluate(d, ob, &thr);
 	return 0;
 }
 

@@ -30,6 +30,14 @@ const char *ia_human_bytes(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+const char *ia_amount(const char *unit, double v, char *buf, size_t len)
+{
+	if (!strcmp(unit, "bytes") && v >= 0)
+		return ia_human_bytes((uint64_t)v, buf, len);
+	snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
 int ia_parse_u32(const char *s, uint32_t *v)
 {
 	unsigned long long x;

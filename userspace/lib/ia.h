@@ -285,6 +285,8 @@ int ia_client_fd(const struct ia_client *c);
 const char *ia_cgroup_path(uint64_t id, char *buf, size_t len);
 /* "12.0 MiB", "4096 B", "unlimited" (UINT64_MAX). */
 const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
+/* An amount in a quota kind's unit: "12.0 MiB" for "bytes" (v >= 0), else "%.0f". */
+const char *ia_amount(const char *unit, double v, char *buf, size_t len);
 /* Decimal u32, whole string; 0 or -1. */
 int ia_parse_u32(const char *s, uint32_t *v);
 /* "comm[pid] uid U", or "-" when absent. */
