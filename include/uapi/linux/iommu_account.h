@@ -46,10 +46,15 @@ enum iommu_account_group_backend {
  * @IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD: A container's live entries reached a
  *   configured fraction of its limit (on the way up), in the mapping path
  *   itself.
+ * @IOMMU_ACCOUNT_EVENT_TYPE_GONE: A published quota object (qpair) went away:
+ *   its last file descriptor was closed (the owner closed it or exited).
+ *   Reported once, with its last values in the quota nest; used is what was
+ *   still outstanding. The object is removed after it.
  */
 enum iommu_account_event_type {
 	IOMMU_ACCOUNT_EVENT_TYPE_FAILURE,
 	IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD,
+	IOMMU_ACCOUNT_EVENT_TYPE_GONE,
 };
 
 enum iommu_account_threshold_level {
@@ -79,10 +84,27 @@ enum iommu_account_inexact {
  *   mapping entries (dma_entry_limit).
  * @IOMMU_ACCOUNT_QUOTA_KIND_UID_POT: A uid's locked-memory pot
  *   (user_struct->locked_vm) against the charging process's RLIMIT_MEMLOCK.
+ * @IOMMU_ACCOUNT_QUOTA_KIND_QPAIR: A user-space queue pair's request
+ *   descriptors (an SPDK NVMe qpair's io_queue_requests), published by the
+ *   application through /dev/iommu-account and libiommu-account: the kernel
+ *   cannot see these pools, so their figures are the publisher's.
  */
 enum iommu_account_quota_kind {
 	IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER,
 	IOMMU_ACCOUNT_QUOTA_KIND_UID_POT,
+	IOMMU_ACCOUNT_QUOTA_KIND_QPAIR,
+};
+
+/**
+ * enum iommu_account_quota_flags - The state of a published quota object's
+ *   figures.
+ * @IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT: The publisher's figures
+ *   contradicted themselves at least once (in use above the capacity,
+ *   completions above submissions, a count that went backwards): they were
+ *   clamped, and may be wrong. Only the publisher's own object is affected.
+ */
+enum iommu_account_quota_flags {
+	IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT = 1,
 };
 
 /**
@@ -168,6 +190,17 @@ enum {
 	IOMMU_ACCOUNT_A_QUOTA_UID,
 	IOMMU_ACCOUNT_A_QUOTA_OWNER,
 	IOMMU_ACCOUNT_A_QUOTA_REFUSALS,
+	IOMMU_ACCOUNT_A_QUOTA_PID,
+	IOMMU_ACCOUNT_A_QUOTA_NAME,
+	IOMMU_ACCOUNT_A_QUOTA_CGROUP_ID,
+	IOMMU_ACCOUNT_A_QUOTA_PEAK,
+	IOMMU_ACCOUNT_A_QUOTA_SUBMITTED,
+	IOMMU_ACCOUNT_A_QUOTA_COMPLETED,
+	IOMMU_ACCOUNT_A_QUOTA_DEFERRED_NOW,
+	IOMMU_ACCOUNT_A_QUOTA_DEFERRED_TOTAL,
+	IOMMU_ACCOUNT_A_QUOTA_WARN,
+	IOMMU_ACCOUNT_A_QUOTA_CRIT,
+	IOMMU_ACCOUNT_A_QUOTA_FLAGS,
 
 	__IOMMU_ACCOUNT_A_QUOTA_MAX,
 	IOMMU_ACCOUNT_A_QUOTA_MAX = (__IOMMU_ACCOUNT_A_QUOTA_MAX - 1)
@@ -319,6 +352,7 @@ enum {
 	IOMMU_ACCOUNT_A_EVENT_UID,
 	IOMMU_ACCOUNT_A_EVENT_CONSUMER,
 	IOMMU_ACCOUNT_A_EVENT_CGROUP_ID,
+	IOMMU_ACCOUNT_A_EVENT_QUOTA,
 
 	__IOMMU_ACCOUNT_A_EVENT_MAX,
 	IOMMU_ACCOUNT_A_EVENT_MAX = (__IOMMU_ACCOUNT_A_EVENT_MAX - 1)
