@@ -7,6 +7,7 @@
 #ifndef _IA_COMPAT_H
 #define _IA_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
 
@@ -32,5 +33,24 @@ static inline struct nlattr **ia_dump_attrs(struct netlink_callback *cb)
 #define IA_HAVE_MCAST_CAP 0
 #define IA_MCAST_FLAGS 0
 #endif
+
+/* vma->vm_flags became read-only behind vm_flags_set() in 6.3 (no name to test). */
+static inline void ia_vma_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+static inline void ia_vma_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
+#endif
+}
 
 #endif /* _IA_COMPAT_H */

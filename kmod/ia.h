@@ -9,6 +9,7 @@
  *   uid.c      source: the per-uid locked-memory pot (task list, uid hash)
  *   memlock.c  source: the pot's charge paths (consumers, holders, events)
  *   vfio.c     source: VFIO type1 containers and IOMMU groups
+ *   pub.c      source: quotas applications publish (/dev/iommu-account)
  *   nl*.c      the generic netlink family (nl.c: family, permissions,
  *              status, thresholds; nl_uid.c, nl_vfio.c: each source's
  *              attributes; nl_quota.c: every kind in one shape)
@@ -23,6 +24,7 @@
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/iommu_account.h>
+#include <uapi/linux/iommu_account_dev.h>
 
 #ifndef IA_VERSION
 #error "IA_VERSION comes from the top-level VERSION file (Kbuild)"
@@ -40,6 +42,7 @@ enum ia_feature {
 	IA_FEAT_EVENTS,
 	IA_FEAT_MEMLOCK_URING,
 	IA_FEAT_MEMLOCK_XDP,
+	IA_FEAT_PUBLISHED,
 	IA_FEAT_COUNT,
 };
 
@@ -87,11 +90,34 @@ enum ia_level {
 enum ia_event_type {
 	IA_EV_FAILURE,
 	IA_EV_THRESHOLD,
+	IA_EV_GONE,
 };
 
 enum ia_kind {
 	IA_KIND_VFIO_CONTAINER = IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER,
 	IA_KIND_UID_POT = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT,
+	IA_KIND_QPAIR = IOMMU_ACCOUNT_QUOTA_KIND_QPAIR,
+	IA_KIND_MAX = IA_KIND_QPAIR,
+};
+
+/*
+ * One quota object of any kind, in the shape GET_QUOTA replies with (and
+ * qpair events carry): what is used of what limit, and whose it is.
+ */
+struct ia_quota_rec {
+	u32 kind, id;
+	u64 used, limit;
+	bool has_limit, has_owner;
+	kuid_t uid;
+	struct ia_owner owner;
+	u64 refusals;
+	/* kinds published through /dev/iommu-account (pub.c) */
+	bool pub;
+	char name[IOMMU_ACCOUNT_QUOTA_NAME_LEN];
+	u64 cgroup_id;
+	u64 peak, submitted, completed, deferred_now, deferred_total;
+	u32 warn, crit;			/* per mille */
+	u32 flags;			/* IOMMU_ACCOUNT_QUOTA_FLAGS_* */
 };
 
 /* What charged the per-uid pot (the spec's consumer enum). */
@@ -129,6 +155,8 @@ struct ia_event {
 	/* threshold */
 	enum ia_level level;
 	u32 threshold;			/* per mille */
+	/* published kinds: the object at that moment */
+	struct ia_quota_rec q;
 };
 
 /*
@@ -320,6 +348,26 @@ const struct ia_memlock_proc *ia_memlock_proc_find(const struct ia_memlock_procs
 void ia_memlock_thresholds_get(struct ia_thresholds *t, u32 *margin);
 void ia_memlock_thresholds_set(const struct ia_thresholds *t, u32 margin);
 u64 ia_memlock_probes_missed(void);
+
+/* --- source: quotas published by applications (pub.c) --------------------- */
+
+struct ia_pub_snap {
+	unsigned int nr;
+	struct ia_quota_rec rec[];	/* sorted by id */
+};
+
+int ia_pub_init(void);
+void ia_pub_exit(void);
+/*
+ * The published objects of @kind (-1: all), only @id when @one, only those
+ * of @uid when @uid_filter, only those whose owner is @pid when @pid > 0;
+ * kvfree() it.
+ */
+struct ia_pub_snap *ia_pub_snapshot(s64 kind, bool one, u32 id, bool uid_filter,
+				    kuid_t uid, pid_t pid);
+void ia_pub_thresholds_get(struct ia_thresholds *t, u32 *margin);
+/* New thresholds of the kind, applied at once to objects without their own. */
+void ia_pub_thresholds_set(const struct ia_thresholds *t, u32 margin);
 
 /* --- netlink (nl.c) ---------------------------------------------------------- */
 

@@ -2,7 +2,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 /*
  * iommu_account: occupancy of kernel quotas that fail with misleading errors
- * (the per-uid RLIMIT_MEMLOCK pot, VFIO DMA mapping slots) exported over
+ * (the per-uid RLIMIT_MEMLOCK pot, VFIO DMA mapping slots, and the pools
+ * applications publish through /dev/iommu-account) exported over
  * generic netlink. Sources start first, the family last, so no request ever
  * meets a source that is not ready; exit goes the other way.
  */
@@ -24,12 +25,17 @@ static int __init ia_init(void)
 	ret = ia_vfio_init();
 	if (ret)
 		goto err_memlock;
-	ret = ia_netlink_init();
+	ret = ia_pub_init();
 	if (ret)
 		goto err_vfio;
+	ret = ia_netlink_init();
+	if (ret)
+		goto err_pub;
 	pr_info("loaded, version %s\n", IA_VERSION);
 	return 0;
 
+err_pub:
+	ia_pub_exit();
 err_vfio:
 	ia_vfio_exit();
 err_memlock:
@@ -43,6 +49,7 @@ err_uid:
 static void __exit ia_exit(void)
 {
 	ia_netlink_exit();
+	ia_pub_exit();
 	ia_vfio_exit();
 	ia_memlock_exit();
 	ia_uid_exit();

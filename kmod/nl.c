@@ -54,12 +54,12 @@ static const struct nla_policy ia_container_policy[IOMMU_ACCOUNT_A_CONTAINER_ID 
 static const struct nla_policy ia_thresholds_policy[IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN + 1] = {
 	[IOMMU_ACCOUNT_A_THRESHOLDS_WARN] = { .type = NLA_U32 },
 	[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT] = { .type = NLA_U32 },
-	[IOMMU_ACCOUNT_A_THRESHOLDS_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_UID_POT),
+	[IOMMU_ACCOUNT_A_THRESHOLDS_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_MAX),
 	[IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN] = { .type = NLA_U32 },
 };
 
 static const struct nla_policy ia_thresholds_get_policy[IOMMU_ACCOUNT_A_THRESHOLDS_KIND + 1] = {
-	[IOMMU_ACCOUNT_A_THRESHOLDS_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_UID_POT),
+	[IOMMU_ACCOUNT_A_THRESHOLDS_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_MAX),
 };
 
 static const struct nla_policy ia_proc_policy[IOMMU_ACCOUNT_A_PROC_UID + 1] = {
@@ -67,9 +67,11 @@ static const struct nla_policy ia_proc_policy[IOMMU_ACCOUNT_A_PROC_UID + 1] = {
 	[IOMMU_ACCOUNT_A_PROC_UID] = { .type = NLA_U32 },
 };
 
-static const struct nla_policy ia_quota_policy[IOMMU_ACCOUNT_A_QUOTA_ID + 1] = {
-	[IOMMU_ACCOUNT_A_QUOTA_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_UID_POT),
+static const struct nla_policy ia_quota_policy[IOMMU_ACCOUNT_A_QUOTA_PID + 1] = {
+	[IOMMU_ACCOUNT_A_QUOTA_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_MAX),
 	[IOMMU_ACCOUNT_A_QUOTA_ID] = { .type = NLA_U32 },
+	[IOMMU_ACCOUNT_A_QUOTA_UID] = { .type = NLA_U32 },
+	[IOMMU_ACCOUNT_A_QUOTA_PID] = { .type = NLA_U32 },
 };
 
 enum ia_mcgrp {
@@ -251,7 +253,7 @@ static int ia_get_status_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* --- GET_THRESHOLDS, SET_THRESHOLDS ---------------------------------------------- */
 
-/* Thresholds of one quota kind; margin is meaningful for the uid pot only. */
+/* Thresholds of one quota kind; margin is meaningful for the uid pot and qpairs. */
 struct ia_thr_reply {
 	struct ia_thresholds t;
 	u32 kind;
@@ -267,7 +269,7 @@ static int ia_put_thresholds(struct sk_buff *msg, const void *p, unsigned int un
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, r->t.crit) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, r->kind))
 		return -EMSGSIZE;
-	if (r->kind == IA_KIND_UID_POT &&
+	if (r->kind != IA_KIND_VFIO_CONTAINER &&
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, r->margin))
 		return -EMSGSIZE;
 	return 0;
@@ -279,6 +281,8 @@ static void ia_thresholds_of(u32 kind, struct ia_thr_reply *r)
 	r->margin = 0;
 	if (kind == IA_KIND_UID_POT)
 		ia_memlock_thresholds_get(&r->t, &r->margin);
+	else if (kind == IA_KIND_QPAIR)
+		ia_pub_thresholds_get(&r->t, &r->margin);
 	else
 		ia_vfio_thresholds_get(&r->t);
 }
@@ -328,9 +332,9 @@ static int ia_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 				    "warn must be below crit");
 		return -EINVAL;
 	}
-	if (margin && kind != IA_KIND_UID_POT) {
+	if (margin && kind == IA_KIND_VFIO_CONTAINER) {
 		NL_SET_ERR_MSG_ATTR(info->extack, margin,
-				    "margin is for the uid-pot thresholds only");
+				    "margin is for the uid-pot and qpair thresholds only");
 		return -EINVAL;
 	}
 	if (margin && nla_get_u32(margin) >= t.warn) {
@@ -340,6 +344,10 @@ static int ia_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 	if (kind == IA_KIND_UID_POT) {
 		ia_thresholds_of(kind, &r);
 		ia_memlock_thresholds_set(&t, margin ? nla_get_u32(margin) : r.margin);
+	} else if (kind == IA_KIND_QPAIR) {
+		ia_thresholds_of(kind, &r);
+		/* The kind's margin must stay below its new warn. */
+		ia_pub_thresholds_set(&t, margin ? nla_get_u32(margin) : min(r.margin, t.warn - 1));
 	} else {
 		ia_vfio_thresholds_set(&t);
 	}
@@ -370,16 +378,25 @@ int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev)
 	const int pad = IOMMU_ACCOUNT_A_EVENT_PAD;
 	int ret;
 
+	static const u32 type[] = {
+		[IA_EV_FAILURE] = IOMMU_ACCOUNT_EVENT_TYPE_FAILURE,
+		[IA_EV_THRESHOLD] = IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD,
+		[IA_EV_GONE] = IOMMU_ACCOUNT_EVENT_TYPE_GONE,
+	};
+
 	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SEQ, ev->seq, pad) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_TYPE,
-			ev->type == IA_EV_FAILURE ? IOMMU_ACCOUNT_EVENT_TYPE_FAILURE :
-						    IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_TYPE, type[ev->type]) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_TIME_NS, ev->time_ns, pad) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_KIND, ev->kind) ||
 	    ia_put_owner(msg, IOMMU_ACCOUNT_A_EVENT_OWNER, &ev->who, &init_user_ns))
 		return -EMSGSIZE;
-	ret = ev->kind == IA_KIND_UID_POT ? ia_nl_put_pot_event(msg, ev) :
-					     ia_nl_put_vfio_event(msg, ev);
+	if (ev->kind == IA_KIND_UID_POT)
+		ret = ia_nl_put_pot_event(msg, ev);
+	else if (ev->kind == IA_KIND_VFIO_CONTAINER)
+		ret = ia_nl_put_vfio_event(msg, ev);
+	else
+		ret = ia_nl_put_quota_nest(msg, IOMMU_ACCOUNT_A_EVENT_QUOTA, &ev->q,
+					   &init_user_ns);
 	if (ret)
 		return ret;
 	if (ev->type == IA_EV_FAILURE &&

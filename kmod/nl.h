@@ -60,6 +60,9 @@ struct ia_uid_snap *ia_uid_snapshot_ml(bool filter, kuid_t only);
 void ia_uid_snap_free(void *p);
 
 /* nl_quota.c */
+/* @q as a nest @attr: the same attributes as a GET_QUOTA reply. */
+int ia_nl_put_quota_nest(struct sk_buff *msg, int attr, const struct ia_quota_rec *q,
+			 struct user_namespace *ns);
 int ia_nl_put_quota_kinds(struct sk_buff *msg, const struct ia_feature_info *feat);
 int ia_nl_get_quota_doit(struct sk_buff *skb, struct genl_info *info);
 int ia_nl_get_quota_start(struct netlink_callback *cb);

@@ -26,6 +26,7 @@ struct ia_quota_kind {
 static const struct ia_quota_kind ia_quota_kinds[] = {
 	{ IA_KIND_VFIO_CONTAINER, "vfio-container", "entries", IA_FEAT_VFIO_TYPE1 },
 	{ IA_KIND_UID_POT, "uid-pot", "bytes", IA_FEAT_UID_TASKS },
+	{ IA_KIND_QPAIR, "qpair", "descriptors", IA_FEAT_PUBLISHED },
 };
 
 int ia_nl_put_quota_kinds(struct sk_buff *msg, const struct ia_feature_info *feat)
@@ -49,24 +50,15 @@ int ia_nl_put_quota_kinds(struct sk_buff *msg, const struct ia_feature_info *fea
 	return 0;
 }
 
-struct ia_quota_rec {
-	u32 kind, id;
-	u64 used, limit;
-	bool has_limit, has_owner;
-	kuid_t uid;
-	struct ia_owner owner;
-	u64 refusals;
-};
-
 struct ia_quota_snap {
 	unsigned int nr;
 	struct ia_quota_rec rec[];
 };
 
-static int ia_put_quota(struct sk_buff *msg, const void *snap, unsigned int i,
-			struct user_namespace *ns)
+/* One fill function for do, dump and (nested) events. */
+static int ia_put_quota_rec(struct sk_buff *msg, const struct ia_quota_rec *q,
+			    struct user_namespace *ns)
 {
-	const struct ia_quota_rec *q = &((const struct ia_quota_snap *)snap)->rec[i];
 	const int pad = IOMMU_ACCOUNT_A_QUOTA_PAD;
 
 	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_KIND, q->kind) ||
@@ -78,6 +70,40 @@ static int ia_put_quota(struct sk_buff *msg, const void *snap, unsigned int i,
 	    (q->has_owner && ia_put_owner(msg, IOMMU_ACCOUNT_A_QUOTA_OWNER, &q->owner, ns)) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_REFUSALS, q->refusals, pad))
 		return -EMSGSIZE;
+	if (!q->pub)
+		return 0;
+	if (nla_put_string(msg, IOMMU_ACCOUNT_A_QUOTA_NAME, q->name) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_CGROUP_ID, q->cgroup_id, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_PEAK, q->peak, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_SUBMITTED, q->submitted, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_COMPLETED, q->completed, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_DEFERRED_NOW, q->deferred_now, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_DEFERRED_TOTAL, q->deferred_total, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_WARN, q->warn) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_CRIT, q->crit) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_FLAGS, q->flags))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ia_put_quota(struct sk_buff *msg, const void *snap, unsigned int i,
+			struct user_namespace *ns)
+{
+	return ia_put_quota_rec(msg, &((const struct ia_quota_snap *)snap)->rec[i], ns);
+}
+
+int ia_nl_put_quota_nest(struct sk_buff *msg, int attr, const struct ia_quota_rec *q,
+			 struct user_namespace *ns)
+{
+	struct nlattr *nest = nla_nest_start(msg, attr);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (ia_put_quota_rec(msg, q, ns)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
 	return 0;
 }
 
@@ -111,45 +137,72 @@ static void ia_quota_from_container(struct ia_quota_rec *q, const struct ia_cont
 	q->refusals = c->fail[IA_FAIL_ENOSPC];
 }
 
+/* What a request asks for: -1 or the kind; one object; an owner's uid or pid. */
+struct ia_quota_filter {
+	s64 kind;
+	bool one;
+	u32 id;
+	bool by_uid;
+	kuid_t uid;
+	pid_t pid;		/* 0: any */
+};
+
+static bool ia_quota_want(const struct ia_quota_filter *f, u32 kind)
+{
+	return f->kind < 0 || f->kind == kind;
+}
+
 /*
- * The objects of @kind (-1: every kind) the caller may see, one of them
- * when @one (by @id). Unprivileged callers see their own real uid's pot
- * and the containers they own, as in GET_UID and GET_CONTAINER.
+ * The objects the caller may see that match @f. Unprivileged callers see
+ * their own real uid's pot, and the containers and qpairs they own, as in
+ * GET_UID and GET_CONTAINER.
  */
-static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb, s64 kind,
-					       bool one, u32 id)
+static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
+					       const struct ia_quota_filter *f)
 {
 	struct user_namespace *ns = current_user_ns();
 	struct ia_feature_info feat[IA_FEAT_COUNT];
 	struct ia_container_snap *cs = NULL;
+	struct ia_pub_snap *ps = NULL;
 	struct ia_uid_snap *us = NULL;
 	bool admin = ia_nl_admin(skb);
+	bool by_uid = f->by_uid || !admin;
+	kuid_t uid = f->by_uid ? f->uid : current_uid();
 	struct ia_quota_snap *snap;
 	unsigned int n = 0, i;
-	kuid_t only = current_uid();
-	bool filter = !admin;
+	kuid_t only;
 
+	/* Someone else's objects, unprivileged: none. */
+	if (!admin && f->by_uid && !uid_eq(f->uid, current_uid()))
+		return kvzalloc(sizeof(*snap), GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
 	ia_features_copy(feat);
-	if ((kind < 0 || kind == IA_KIND_UID_POT) && feat[IA_FEAT_UID_TASKS].active) {
-		if (one) {
-			only = make_kuid(ns, id);
-			if (!uid_valid(only) || (!admin && !uid_eq(only, current_uid())))
-				goto uid_done;
-			filter = true;
+	/* A pot has no owning process: a pid filter leaves none. */
+	if (ia_quota_want(f, IA_KIND_UID_POT) && feat[IA_FEAT_UID_TASKS].active && !f->pid) {
+		only = f->one ? make_kuid(ns, f->id) : uid;
+		if (!f->one || (uid_valid(only) && (!by_uid || uid_eq(only, uid)))) {
+			us = ia_uid_snapshot_ml(f->one || by_uid, only);
+			if (IS_ERR(us))
+				return ERR_CAST(us);
+			n += us->nr;
 		}
-		us = ia_uid_snapshot_ml(filter, only);
-		if (IS_ERR(us))
-			return ERR_CAST(us);
-		n += us->nr;
 	}
-uid_done:
-	if ((kind < 0 || kind == IA_KIND_VFIO_CONTAINER) && feat[IA_FEAT_VFIO_TYPE1].active) {
-		cs = ia_container_snapshot(one, id, !admin, current_uid());
+	if (ia_quota_want(f, IA_KIND_VFIO_CONTAINER) && feat[IA_FEAT_VFIO_TYPE1].active) {
+		cs = ia_container_snapshot(f->one, f->id, by_uid, uid);
 		if (IS_ERR(cs)) {
 			snap = ERR_CAST(cs);
+			cs = NULL;
 			goto out;
 		}
 		n += cs->nr;
+	}
+	if (ia_quota_want(f, IA_KIND_QPAIR) && feat[IA_FEAT_PUBLISHED].active) {
+		ps = ia_pub_snapshot(f->kind, f->one, f->id, by_uid, uid, f->pid);
+		if (IS_ERR(ps)) {
+			snap = ERR_CAST(ps);
+			ps = NULL;
+			goto out;
+		}
+		n += ps->nr;
 	}
 	snap = kvmalloc(struct_size(snap, rec, n), GFP_KERNEL);
 	if (!snap) {
@@ -158,38 +211,73 @@ uid_done:
 	}
 	snap->nr = 0;
 	/* In the order of the kind enum, each sorted by id. */
-	for (i = 0; cs && i < cs->nr; i++)
+	for (i = 0; cs && i < cs->nr; i++) {
+		if (f->pid && cs->c[i].owner.pid != f->pid)
+			continue;
 		ia_quota_from_container(&snap->rec[snap->nr++], &cs->c[i]);
+	}
 	for (i = 0; us && i < us->nr; i++)
 		ia_quota_from_uid(&snap->rec[snap->nr++], &us->rec[i], us->ml, ns);
+	for (i = 0; ps && i < ps->nr; i++)
+		snap->rec[snap->nr++] = ps->rec[i];
 out:
 	if (us)
 		ia_uid_snap_free(us);
-	if (!IS_ERR_OR_NULL(cs))
+	if (cs)
 		ia_container_snap_free(cs);
+	kvfree(ps);
 	return snap;
 }
 
-static s64 ia_quota_kind_attr(struct nlattr **attrs)
+/* The filter of a request; -EINVAL (with extack) for a uid this namespace cannot map. */
+static int ia_quota_filter_of(struct nlattr **attrs, struct ia_quota_filter *f,
+			      struct netlink_ext_ack *extack)
 {
-	struct nlattr *a = attrs ? attrs[IOMMU_ACCOUNT_A_QUOTA_KIND] : NULL;
+	struct nlattr *a;
 
+	memset(f, 0, sizeof(*f));
+	f->kind = -1;
+	if (!attrs)
+		return 0;
 	/* Not a ?: of u32 and -1, which would make it 4294967295. */
-	if (!a)
-		return -1;
-	return nla_get_u32(a);
+	a = attrs[IOMMU_ACCOUNT_A_QUOTA_KIND];
+	if (a)
+		f->kind = nla_get_u32(a);
+	a = attrs[IOMMU_ACCOUNT_A_QUOTA_UID];
+	if (a) {
+		f->by_uid = true;
+		f->uid = make_kuid(current_user_ns(), nla_get_u32(a));
+		if (!uid_valid(f->uid)) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "no such uid in this user namespace");
+			return -EINVAL;
+		}
+	}
+	a = attrs[IOMMU_ACCOUNT_A_QUOTA_PID];
+	if (a) {
+		f->pid = nla_get_u32(a);
+		if (f->pid <= 0) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "pid must be positive");
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 int ia_nl_get_quota_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct ia_quota_filter f;
 	struct ia_quota_snap *snap;
 	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_QUOTA_KIND) ||
 	    GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_QUOTA_ID))
 		return -EINVAL;
-	snap = ia_quota_snapshot(skb, ia_quota_kind_attr(info->attrs), true,
-				 nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_QUOTA_ID]));
+	ret = ia_quota_filter_of(info->attrs, &f, info->extack);
+	if (ret)
+		return ret;
+	f.one = true;
+	f.id = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_QUOTA_ID]);
+	snap = ia_quota_snapshot(skb, &f);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	if (snap->nr) {
@@ -210,9 +298,14 @@ static void ia_quota_snap_free(void *snap)
 
 int ia_nl_get_quota_start(struct netlink_callback *cb)
 {
+	struct ia_quota_filter f;
 	struct ia_quota_snap *snap;
+	int ret;
 
-	snap = ia_quota_snapshot(cb->skb, ia_quota_kind_attr(ia_dump_attrs(cb)), false, 0);
+	ret = ia_quota_filter_of(ia_dump_attrs(cb), &f, cb->extack);
+	if (ret)
+		return ret;
+	snap = ia_quota_snapshot(cb->skb, &f);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	ia_snap_dump_init(cb, snap, snap->nr, ia_quota_snap_free);
