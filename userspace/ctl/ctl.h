@@ -53,6 +53,9 @@ int cmd_thresholds(struct ia_ctx *ctx);
 int cmd_procs(struct ia_ctx *ctx);
 int cmd_explain(struct ia_ctx *ctx);
 int cmd_quotas(struct ia_ctx *ctx);
+/* The members of a quota object in JSON (quotas, events of published kinds). */
+void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *kind,
+		       const char *unit);
 int cmd_alerts(struct ia_ctx *ctx);
 int cmd_top(struct ia_ctx *ctx);
 

@@ -67,6 +67,51 @@ static void print_pot_text(const struct ia_event *ev)
 	       path ? path : "?");
 }
 
+static const char *type_name(const struct ia_event *ev)
+{
+	switch (ev->type) {
+	case IOMMU_ACCOUNT_EVENT_TYPE_FAILURE:
+		return "failure";
+	case IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD:
+		return "threshold";
+	case IOMMU_ACCOUNT_EVENT_TYPE_GONE:
+		return "gone";
+	}
+	return "unknown";
+}
+
+/* An event of a published object (qpair): the object as the module read it. */
+static void print_quota_text(const struct ia_event *ev)
+{
+	const struct ia_quota *q = &ev->quota;
+	char b[96], times[48] = "";
+
+	ia_owner_str(&q->owner, b, sizeof(b));
+	switch (ev->type) {
+	case IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD:
+		printf("#%" PRIu64 " %s qpair %u '%s': %" PRIu64 " of %" PRIu64 " descriptors in "
+		       "use (threshold %.1f%%), %" PRIu64 " rejected, of %s\n", ev->seq,
+		       ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "CRIT" : "WARN", q->id,
+		       q->name, q->used, q->limit, ev->threshold / 10.0, q->refusals, b);
+		break;
+	case IOMMU_ACCOUNT_EVENT_TYPE_FAILURE:
+		if (ev->count > 1)
+			snprintf(times, sizeof(times), " %u times", ev->count);
+		printf("#%" PRIu64 " FAILURE qpair %u '%s': submissions rejected%s (%s), %" PRIu64
+		       " of %" PRIu64 " descriptors in use, %" PRIu64 " deferred, of %s\n",
+		       ev->seq, q->id, q->name, times, ia_errno_name((int)ev->err), q->used,
+		       q->limit, q->deferred_now, b);
+		break;
+	default:
+		printf("#%" PRIu64 " GONE qpair %u '%s' of %s: %" PRIu64 " descriptors still "
+		       "outstanding, %" PRIu64 " deferred; %" PRIu64 " submitted, %" PRIu64
+		       " rejected, peak %" PRIu64 " of %" PRIu64 "%s\n", ev->seq, q->id, q->name, b,
+		       q->used, q->deferred_now, q->submitted, q->refusals, q->peak, q->limit,
+		       q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT ?
+		       " (figures inconsistent)" : "");
+	}
+}
+
 static void print_json(struct ia_ctx *ctx, const struct ia_event *ev)
 {
 	struct ia_json *j = &ctx->j;
@@ -75,8 +120,25 @@ static void print_json(struct ia_ctx *ctx, const struct ia_event *ev)
 	ia_json_init(j, stdout);
 	ia_json_obj_open(j, NULL);
 	ia_json_u64(j, "seq", ev->seq);
-	ia_json_str(j, "type", failure ? "failure" : "threshold");
+	ia_json_str(j, "type", type_name(ev));
 	ia_json_u64(j, "time_ns", ev->time_ns);
+	if (ev->has_quota) {
+		ia_json_str(j, "kind", "qpair");
+		if (failure) {
+			ia_json_u64(j, "errno", ev->err);
+			ia_json_u64(j, "count", ev->count);
+		} else if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD) {
+			ia_json_str(j, "level", ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ?
+						"crit" : "warn");
+			ia_json_u64(j, "threshold", ev->threshold);
+		}
+		ia_json_obj_open(j, "quota");
+		ia_ctl_quota_json(j, &ev->quota, "qpair", "descriptors");
+		ia_json_obj_close(j);
+		ia_json_obj_close(j);
+		printf("\n");
+		return;
+	}
 	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
 		ia_json_str(j, "kind", "uid-pot");
 		print_pot_json(j, ev);
@@ -144,6 +206,8 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 		       overrun ? " (socket overrun: read too slowly)" : "");
 	if (ctx->json)
 		print_json(ctx, ev);
+	else if (ev->has_quota)
+		print_quota_text(ev);
 	else if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
 		print_pot_text(ev);
 	else

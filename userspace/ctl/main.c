@@ -38,8 +38,8 @@ static const struct {
 	  "[--id N]  VFIO type1 containers: entries/limit, pinned, failures" },
 	{ "groups", cmd_groups, TAKES_ID, 0, 0,
 	  "[--id N]  IOMMU groups: devices, container, owner" },
-	{ "quotas", cmd_quotas, TAKES_KIND, 0, 0,
-	  "[--kind NAME]  every quota object of every kind: used, limit, owner" },
+	{ "quotas", cmd_quotas, TAKES_KIND | TAKES_UID | TAKES_PID, 0, 0,
+	  "[--kind NAME] [--uid N|--pid N]  every quota object of every kind: used, limit, owner" },
 	{ "alerts", cmd_alerts, TAKES_DAEMON | NO_NETLINK, 0, 0,
 	  "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion" },
 	{ "top", cmd_top, TAKES_DAEMON | TAKES_COUNT | NO_NETLINK, 0, 0,
@@ -49,7 +49,7 @@ static const struct {
 	{ "explain", cmd_explain, 0, 2, 2,
 	  "uid N  why uid N's pot refuses: who shares it, holders, limits and their origin, fixes" },
 	{ "thresholds", cmd_thresholds, TAKES_KIND | TAKES_MARGIN, 0, 2,
-	  "[--kind vfio|uid-pot] [--margin N] [WARN CRIT]  event thresholds (per mille)" },
+	  "[--kind vfio|uid-pot|qpair] [--margin N] [WARN CRIT]  event thresholds (per mille)" },
 };
 
 static void usage(FILE *f)
@@ -168,12 +168,15 @@ int main(int argc, char **argv)
 		return usage_error("bad arguments for '%s'", cmds[i].name);
 	ctx.args = argv + optind + 1;
 	ctx.nargs = nargs;
-	/* thresholds knows two kinds; quotas resolves any the module lists. */
+	/* thresholds knows its kinds; quotas resolves any the module lists. */
 	if (!strcmp(ctx.cmd, "thresholds") && ctx.kind_name) {
 		if (!strcmp(ctx.kind_name, "uid-pot"))
 			ctx.kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
+		else if (!strcmp(ctx.kind_name, "qpair"))
+			ctx.kind = IOMMU_ACCOUNT_QUOTA_KIND_QPAIR;
 		else if (strcmp(ctx.kind_name, "vfio") && strcmp(ctx.kind_name, "vfio-container"))
-			return usage_error("--kind takes vfio or uid-pot, not '%s'", ctx.kind_name);
+			return usage_error("--kind takes vfio, uid-pot or qpair, not '%s'",
+					   ctx.kind_name);
 	}
 	if (!strcmp(ctx.cmd, "explain") &&
 	    (strcmp(ctx.args[0], "uid") || ia_parse_u32(ctx.args[1], &ctx.key)))

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iommu-accountctl quotas [--kind NAME]: every quota object of every kind
- * the module lists in STATUS, in one shape (GET_QUOTA). Kinds are resolved
- * by name from the module, so a kind this tool was not built with shows too.
+ * iommu-accountctl quotas [--kind NAME] [--uid N|--pid N]: every quota
+ * object of every kind the module lists in STATUS, in one shape (GET_QUOTA),
+ * filtered by the module. Kinds are resolved by name from the module, so a
+ * kind this tool was not built with shows too. Published kinds (qpair) add
+ * their name, peak, deferred operations and whether their figures held
+ * together.
  */
 #include <errno.h>
 #include <string.h>
+
+#include <uapi/linux/iommu_account.h>
 
 #include "ctl.h"
 
@@ -13,52 +18,86 @@ struct state {
 	struct ia_ctx *ctx;
 	const struct ia_status *st;
 	unsigned int n;
+	bool inconsistent;
 };
+
+void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *kind,
+		       const char *unit)
+{
+	ia_json_str(j, "kind", kind);
+	ia_json_u64(j, "id", q->id);
+	ia_json_str(j, "unit", unit);
+	ia_json_u64(j, "used", q->used);
+	if (q->has_limit)
+		ia_json_u64(j, "limit", q->limit);
+	else
+		ia_json_null(j, "limit");
+	ia_json_u64(j, "uid", q->uid);
+	ia_json_owner(j, "owner", &q->owner);
+	ia_json_u64(j, "refusals", q->refusals);
+	if (!q->has_pub)
+		return;
+	ia_json_str(j, "name", q->name);
+	ia_json_u64(j, "cgroup_id", q->cgroup_id);
+	ia_json_u64(j, "peak", q->peak);
+	ia_json_u64(j, "submitted", q->submitted);
+	ia_json_u64(j, "completed", q->completed);
+	ia_json_u64(j, "deferred_now", q->deferred_now);
+	ia_json_u64(j, "deferred_total", q->deferred_total);
+	ia_json_u64(j, "warn", q->warn);
+	ia_json_u64(j, "crit", q->crit);
+	ia_json_bool(j, "inconsistent", q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT);
+}
 
 static int quota_cb(const struct ia_quota *q, void *arg)
 {
 	struct state *s = arg;
 	const struct ia_quota_kind *k = ia_quota_kind_find(s->st, q->kind);
 	struct ia_json *j = &s->ctx->j;
-	char kname[16], b1[32], b2[32], util[16], who[64];
+	char kname[16], b1[32], b2[32], util[16], who[64], peak[32], name[72], dfr[48];
 
 	if (!k)
 		snprintf(kname, sizeof(kname), "kind-%u", q->kind);
+	if (q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT)
+		s->inconsistent = true;
 	if (s->ctx->json) {
 		ia_json_obj_open(j, NULL);
-		ia_json_str(j, "kind", k ? k->name : kname);
-		ia_json_u64(j, "id", q->id);
-		ia_json_str(j, "unit", k ? k->unit : "");
-		ia_json_u64(j, "used", q->used);
-		if (q->has_limit)
-			ia_json_u64(j, "limit", q->limit);
-		else
-			ia_json_null(j, "limit");
-		ia_json_u64(j, "uid", q->uid);
-		ia_json_owner(j, "owner", &q->owner);
-		ia_json_u64(j, "refusals", q->refusals);
+		ia_ctl_quota_json(j, q, k ? k->name : kname, k ? k->unit : "");
 		ia_json_obj_close(j);
 		s->n++;
 		return 0;
 	}
 	if (!s->n++)
-		printf("%-15s %8s %12s %12s %6s %7s %-28s %s\n", "KIND", "ID", "USED", "LIMIT",
-		       "UTIL", "UID", "OWNER", "REFUSALS");
+		printf("%-15s %8s %-20s %12s %12s %6s %10s %7s %-28s %9s %s\n", "KIND", "ID",
+		       "NAME", "USED", "LIMIT", "UTIL", "PEAK", "UID", "OWNER", "REFUSALS",
+		       "DEFERRED");
 	if (q->has_limit && q->limit)
 		snprintf(util, sizeof(util), "%.1f%%", 100.0 * (double)q->used / (double)q->limit);
 	else
 		snprintf(util, sizeof(util), "-");
-	printf("%-15s %8u %12s %12s %6s %7u %-28s %llu\n", k ? k->name : kname, q->id,
-	       ia_amount(k ? k->unit : "", (double)q->used, b1, sizeof(b1)),
-	       q->has_limit ? ia_amount(k ? k->unit : "", (double)q->limit, b2, sizeof(b2)) : "none", util, q->uid,
-	       ia_owner_str(&q->owner, who, sizeof(who)), (unsigned long long)q->refusals);
+	snprintf(name, sizeof(name), "%s%s", q->has_pub ? q->name : "-",
+		 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT ? " (!)" : "");
+	if (q->has_pub) {
+		ia_amount(k ? k->unit : "", (double)q->peak, peak, sizeof(peak));
+		snprintf(dfr, sizeof(dfr), "%llu/%llu", (unsigned long long)q->deferred_now,
+			 (unsigned long long)q->deferred_total);
+	} else {
+		snprintf(peak, sizeof(peak), "-");
+		snprintf(dfr, sizeof(dfr), "-");
+	}
+	printf("%-15s %8u %-20s %12s %12s %6s %10s %7u %-28s %9llu %s\n", k ? k->name : kname,
+	       q->id, name, ia_amount(k ? k->unit : "", (double)q->used, b1, sizeof(b1)),
+	       q->has_limit ? ia_amount(k ? k->unit : "", (double)q->limit, b2, sizeof(b2)) :
+			      "none",
+	       util, peak, q->uid, ia_owner_str(&q->owner, who, sizeof(who)),
+	       (unsigned long long)q->refusals, dfr);
 	return 0;
 }
 
 int cmd_quotas(struct ia_ctx *ctx)
 {
 	struct ia_status st;
-	struct state s = { ctx, &st, 0 };
+	struct state s = { ctx, &st, 0, false };
 	const uint32_t *kind = NULL;
 	uint32_t k;
 	unsigned int i;
@@ -82,10 +121,14 @@ int cmd_quotas(struct ia_ctx *ctx)
 		kind = &k;
 	}
 	ia_ctl_list_open(ctx);
-	err = ia_get_quotas(&ctx->cl, kind, NULL, quota_cb, &s);
+	err = ia_dump_quotas(&ctx->cl, kind, ia_ctx_key(ctx), ctx->have_pid ? &ctx->pid : NULL,
+			     quota_cb, &s);
 	ia_ctl_list_close(ctx);
 	if (err)
 		return ia_ctl_error(ctx, "quotas", err);
+	if (!ctx->json && s.inconsistent)
+		printf("(!) the publisher's figures contradicted themselves at least once "
+		       "and were clamped: they may be wrong\n");
 	if (!ctx->json && !s.n)
 		printf("no quota object%s\n", st.nkinds ? " visible to you" : ": no source is active");
 	return IA_EXIT_OK;

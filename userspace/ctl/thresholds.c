@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iommu-accountctl thresholds [--kind vfio|uid-pot] [--margin N] [WARN CRIT]:
- * per mille of a container's limit, or of the charging process's
- * RLIMIT_MEMLOCK for the uid pot (with a re-arm margin).
+ * iommu-accountctl thresholds [--kind vfio|uid-pot|qpair] [--margin N]
+ * [WARN CRIT]: per mille of a container's limit, of the charging process's
+ * RLIMIT_MEMLOCK for the uid pot, or of a qpair's capacity (both with a
+ * re-arm margin).
  */
 #include <uapi/linux/iommu_account.h>
 
@@ -15,6 +16,7 @@ int cmd_thresholds(struct ia_ctx *ctx)
 		.kind = ctx->kind, .margin = ctx->margin,
 	};
 	bool pot = ctx->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
+	bool qpair = ctx->kind == IOMMU_ACCOUNT_QUOTA_KIND_QPAIR;
 	int err;
 
 	if (ctx->nargs)
@@ -23,15 +25,19 @@ int cmd_thresholds(struct ia_ctx *ctx)
 		err = ia_get_thresholds(&ctx->cl, &t);
 	if (err)
 		return ia_ctl_error(ctx, "thresholds", err);
-	if (ctx->json && pot)
-		printf("{\"kind\":\"uid-pot\",\"warn\":%u,\"crit\":%u,\"margin\":%u}\n",
-		       t.warn, t.crit, t.margin);
+	if (ctx->json && (pot || qpair))
+		printf("{\"kind\":\"%s\",\"warn\":%u,\"crit\":%u,\"margin\":%u}\n",
+		       pot ? "uid-pot" : "qpair", t.warn, t.crit, t.margin);
 	else if (ctx->json)
 		printf("{\"warn\":%u,\"crit\":%u}\n", t.warn, t.crit);
 	else if (pot)
 		printf("warn %u (%.1f%%)  crit %u (%.1f%%) of the charging process's "
 		       "RLIMIT_MEMLOCK; re-arm %u below\n", t.warn, t.warn / 10.0,
 		       t.crit, t.crit / 10.0, t.margin);
+	else if (qpair)
+		printf("warn %u (%.1f%%)  crit %u (%.1f%%) of each qpair's capacity (unless it "
+		       "set its own); re-arm %u below\n", t.warn, t.warn / 10.0, t.crit,
+		       t.crit / 10.0, t.margin);
 	else
 		printf("warn %u (%.1f%%)  crit %u (%.1f%%) of each container's limit\n",
 		       t.warn, t.warn / 10.0, t.crit, t.crit / 10.0);

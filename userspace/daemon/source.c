@@ -409,6 +409,11 @@ double iad_source_tick(struct iad *d)
 /* The object an event is about, for the kinds whose events say it. */
 static bool event_object(const struct ia_event *ev, uint32_t *id)
 {
+	/* Kinds that carry the object (published ones): no kind-specific code. */
+	if (ev->has_quota && ev->quota.kind == ev->kind) {
+		*id = ev->quota.id;
+		return true;
+	}
 	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
 		*id = ev->uid;
 		return true;
@@ -437,7 +442,12 @@ static int quota_now_cb(const struct ia_quota *q, void *arg)
 /* The figures an event carries, in the kind's unit. */
 static void event_figures(struct iad_obj *ob, const struct ia_event *ev)
 {
-	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
+	if (ev->has_quota) {
+		ob->used = ev->quota.used;
+		ob->has_limit = ev->quota.has_limit;
+		ob->limit = ev->quota.limit;
+		ob->uid = ev->quota.uid;
+	} else if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
 		ob->used = ev->locked_bytes;
 		ob->has_limit = ev->memlock_limit != UINT64_MAX;
 		ob->limit = ev->memlock_limit;
@@ -451,6 +461,38 @@ static void event_figures(struct iad_obj *ob, const struct ia_event *ev)
 }
 
 static void handle_event(struct iad *d, const struct ia_event *ev);
+
+static const char *kind_name(const struct iad *d, uint32_t kind)
+{
+	const struct ia_quota_kind *k = ia_quota_kind_find(&d->st, kind);
+
+	return k ? k->name : "quota";
+}
+
+/*
+ * A published object went away (its owner closed it or exited). Said once,
+ * louder when operations were still outstanding; the next poll's sweep
+ * clears its alerts, as for any object that is gone.
+ */
+static void event_gone(struct iad *d, const struct ia_event *ev)
+{
+	const struct ia_quota *q = &ev->quota;
+	struct iad_obj *ob = iad_obj_find(&d->objs, ev->kind, q->id);
+	struct iad_who who;
+
+	/* Its last figures, for the CLEARED the sweep will say. */
+	if (ob)
+		event_figures(ob, ev);
+	who_of_owner(&who, &q->owner);
+	iad_log(d, q->used || q->deferred_now ? LOG_WARNING : LOG_NOTICE,
+		"%s %u '%s' of %s[%u] (uid %u) is gone with %llu in use and %llu deferred "
+		"(%llu submitted, %llu rejected, peak %llu of %llu)%s", kind_name(d, ev->kind), q->id,
+		q->name, who.comm, who.pid, q->uid, (unsigned long long)q->used,
+		(unsigned long long)q->deferred_now, (unsigned long long)q->submitted,
+		(unsigned long long)q->refusals, (unsigned long long)q->peak,
+		(unsigned long long)q->limit,
+		q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT ? "; its figures were inconsistent" : "");
+}
 
 static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void *arg)
 {
@@ -500,6 +542,10 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 		d->resync = true;	/* a kind whose events we cannot place: re-read all */
 		return;
 	}
+	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_GONE) {
+		event_gone(d, ev);
+		return;
+	}
 	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
 		ob = iad_obj_find(&d->objs, ev->kind, id);
 		if (!ob) {
@@ -514,7 +560,14 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 		event_figures(ob, ev);
 		who_of_owner(&who, &ev->owner);
 		who.cgroup_id = ev->cgroup_id;
-		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
+		if (ev->has_quota)
+			snprintf(reason, sizeof(reason),
+				 "'%s' of %s[%u] reported %u rejection(s) (%s) with %llu of %llu in "
+				 "use", ev->quota.name, who.comm, who.pid, ev->count,
+				 ia_errno_name(ev->err),
+				 (unsigned long long)ev->quota.used,
+				 (unsigned long long)ev->quota.limit);
+		else if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
 			snprintf(reason, sizeof(reason),
 				 "the kernel refused a charge of %llu bytes (%s) to uid %u's pot, "
 				 "by %s[%u]%s", (unsigned long long)ev->size, ia_errno_name(ev->err),

@@ -106,6 +106,13 @@ struct ia_quota {
 	uint32_t uid;
 	struct ia_owner owner;
 	uint64_t refusals;
+	/* kinds published by applications (qpair): present when has_pub */
+	bool has_pub;
+	char name[64];
+	uint64_t cgroup_id;
+	uint64_t peak, submitted, completed, deferred_now, deferred_total;
+	uint32_t warn, crit;		/* per mille */
+	uint32_t flags;			/* IOMMU_ACCOUNT_QUOTA_FLAGS_* */
 };
 
 #define IA_NCONSUMERS 5		/* consumers this library knows */
@@ -217,6 +224,9 @@ struct ia_event {
 	/* threshold */
 	uint32_t level;			/* IOMMU_ACCOUNT_THRESHOLD_LEVEL_* */
 	uint32_t threshold;		/* per mille */
+	/* published kinds (qpair): the object at that moment */
+	bool has_quota;
+	struct ia_quota quota;
 };
 
 /* --- requests ------------------------------------------------------- */
@@ -245,6 +255,10 @@ int ia_get_procs(struct ia_client *c, const uint32_t *pid, const uint32_t *uid,
  */
 int ia_get_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *id,
 		  int (*cb)(const struct ia_quota *q, void *arg), void *arg);
+/* A dump filtered by kind, owner uid and owner pid (each NULL: any). */
+int ia_dump_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *uid,
+		   const uint32_t *pid, int (*cb)(const struct ia_quota *q, void *arg),
+		   void *arg);
 /* The kind's entry of @st, or NULL. */
 const struct ia_quota_kind *ia_quota_kind_find(const struct ia_status *st, uint32_t kind);
 /* Set, then @t holds what the module now uses (its reply). */

@@ -277,23 +277,43 @@ int ia_get_containers(struct ia_client *c, const uint32_t *key,
 
 /* --- quotas ---------------------------------------------------------- */
 
+/* The attributes of a GET_QUOTA reply or an event's quota nest; -EINVAL without kind and id. */
+static int parse_quota(struct nlattr **tb, struct ia_quota *q)
+{
+	memset(q, 0, sizeof(*q));
+	if (!tb[IOMMU_ACCOUNT_A_QUOTA_KIND] || !tb[IOMMU_ACCOUNT_A_QUOTA_ID])
+		return -EINVAL;
+	q->kind = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_KIND);
+	q->id = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_ID);
+	q->used = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_USED);
+	q->has_limit = tb[IOMMU_ACCOUNT_A_QUOTA_LIMIT];
+	q->limit = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_LIMIT);
+	q->uid = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_UID);
+	parse_owner(tb[IOMMU_ACCOUNT_A_QUOTA_OWNER], &q->owner);
+	q->refusals = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_REFUSALS);
+	q->has_pub = tb[IOMMU_ACCOUNT_A_QUOTA_NAME];
+	stra(tb, IOMMU_ACCOUNT_A_QUOTA_NAME, q->name, sizeof(q->name));
+	q->cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_CGROUP_ID);
+	q->peak = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_PEAK);
+	q->submitted = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_SUBMITTED);
+	q->completed = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_COMPLETED);
+	q->deferred_now = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_DEFERRED_NOW);
+	q->deferred_total = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_DEFERRED_TOTAL);
+	q->warn = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_WARN);
+	q->crit = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_CRIT);
+	q->flags = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_FLAGS);
+	return 0;
+}
+
 static int quota_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
 	struct cb_arg *ca = arg;
 	int (*fn)(const struct ia_quota *, void *) = ca->fn;
-	struct ia_quota q = { 0 };
+	struct ia_quota q;
 
 	(void)nlh;
-	if (!tb[IOMMU_ACCOUNT_A_QUOTA_KIND] || !tb[IOMMU_ACCOUNT_A_QUOTA_ID])
+	if (parse_quota(tb, &q))
 		return 0;
-	q.kind = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_KIND);
-	q.id = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_ID);
-	q.used = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_USED);
-	q.has_limit = tb[IOMMU_ACCOUNT_A_QUOTA_LIMIT];
-	q.limit = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_LIMIT);
-	q.uid = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_UID);
-	parse_owner(tb[IOMMU_ACCOUNT_A_QUOTA_OWNER], &q.owner);
-	q.refusals = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_REFUSALS);
 	return fn(&q, ca->arg);
 }
 
@@ -305,6 +325,22 @@ int ia_get_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *id,
 
 	if (msg && ((kind && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_KIND, *kind)) ||
 		    (id && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_ID, *id)))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return ia_request(c, msg, IOMMU_ACCOUNT_A_QUOTA_MAX, quota_fn, &ca);
+}
+
+int ia_dump_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *uid,
+		   const uint32_t *pid, int (*cb)(const struct ia_quota *q, void *arg),
+		   void *arg)
+{
+	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_QUOTA, true);
+	struct cb_arg ca = { (void *)cb, arg };
+
+	if (msg && ((kind && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_KIND, *kind)) ||
+		    (uid && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_UID, *uid)) ||
+		    (pid && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_PID, *pid)))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
@@ -474,6 +510,13 @@ int ia_parse_event(struct nlmsghdr *nlh, struct nlattr **tb, struct ia_event *ev
 	ev->count = tb[IOMMU_ACCOUNT_A_EVENT_COUNT] ? u32a(tb, IOMMU_ACCOUNT_A_EVENT_COUNT) : 1;
 	ev->level = u32a(tb, IOMMU_ACCOUNT_A_EVENT_LEVEL);
 	ev->threshold = u32a(tb, IOMMU_ACCOUNT_A_EVENT_THRESHOLD);
+	if (tb[IOMMU_ACCOUNT_A_EVENT_QUOTA]) {
+		struct nlattr *qt[IOMMU_ACCOUNT_A_QUOTA_MAX + 1];
+
+		if (!nla_parse_nested(qt, IOMMU_ACCOUNT_A_QUOTA_MAX, tb[IOMMU_ACCOUNT_A_EVENT_QUOTA],
+				      NULL) && !parse_quota(qt, &ev->quota))
+			ev->has_quota = true;
+	}
 	return 0;
 }
 
