@@ -35,7 +35,7 @@ check "uids --uid abc: exit 1" [ $rc = 1 ]
 iommu-accountctl status --count 3 2>"$tmp/err"; rc=$?
 check "status --count 3: exit 1, names the option" sh -c "[ $rc = 1 ] && grep -q 'does not take --count' '$tmp/err'"
 json=$(iommu-accountctl status -j); rc=$?
-check "status -j: JSON with features, vfio_untracked, quota kinds and events_seq" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '\"features\":\[.*\"vfio_untracked\":0,\"events_seq\":[0-9]*,\"quota_kinds\":\[{\"name\":\"vfio-container\",\"unit\":\"entries\"},{\"name\":\"uid-pot\",\"unit\":\"bytes\"}\]}'" _ "$json"
+check "status -j: JSON with features, vfio_untracked, quota kinds and events_seq" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '\"features\":\[.*\"vfio_untracked\":0,\"events_seq\":[0-9]*,\"quota_kinds\":\[{\"name\":\"vfio-container\",\"unit\":\"entries\"},{\"name\":\"uid-pot\",\"unit\":\"bytes\"},{\"name\":\"qpair\",\"unit\":\"descriptors\"}\]}'" _ "$json"
 
 iommu-accountctl quotas --kind nosuch 2>"$tmp/err"; rc=$?
 check "quotas --kind nosuch: exit 4, names the kinds' source" sh -c "[ $rc = 4 ] && grep -q \"follows no kind 'nosuch'\" '$tmp/err'"
@@ -43,6 +43,39 @@ iommu-accountctl quotas --margin 5 2>"$tmp/err"; rc=$?
 check "quotas --margin 5: exit 1 (thresholds only)" sh -c "[ $rc = 1 ] && grep -q 'does not take --margin' '$tmp/err'"
 json=$(iommu-accountctl -j quotas --kind uid-pot); rc=$?
 check "quotas --kind uid-pot -j: uid 0's pot in the generic shape" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '{\"kind\":\"uid-pot\",\"id\":0,\"unit\":\"bytes\",\"used\":[0-9]*,\"limit\":[0-9]*,\"uid\":0,\"refusals\":[0-9]*}'" _ "$json"
+# A qpair publisher (qpair_demo, held after its first round: both qpairs
+# full, 512 rejected each) and the events it raised.
+iommu-accountctl events --count 6 >"$tmp/qev.txt" 2>&1 &
+qev=$!
+subscribed_pid() {
+	inodes=$(ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' | tr '\n' ' ')
+	[ -n "$inodes" ] && awk -v ino=" $inodes" '$2 == 16 && $4 != "00000000" && index(ino, " " $10 " ") {f=1} END {exit !f}' /proc/net/netlink
+}
+check "events listener subscribed (qpair)" until_ok 100 subscribed_pid "$qev"
+mkfifo "$tmp/qhold"
+qpair_demo --pause <"$tmp/qhold" >"$tmp/qp.txt" 2>&1 &
+qpid=$!
+exec 4>"$tmp/qhold"
+until_ok 200 grep -q paused "$tmp/qp.txt"
+iommu-accountctl quotas --kind qpair >"$tmp/qt.txt"; rc=$?
+cnt=$(grep -cE "^qpair +[0-9]+ failing-qp[01] +512 +512 +100.0% +512 +0 +qpair_demo\[$qpid\] uid 0 +512 0/0\$" "$tmp/qt.txt")
+check "quotas --kind qpair: both qpairs full, named, with owner, peak and rejections" test "$rc" = 0 -a "$cnt" = 2
+iommu-accountctl -j quotas --pid "$qpid" | sed 's/},{"kind"/}\n{"kind"/g' >"$tmp/qj.txt"; rc=$?
+cnt=$(grep -c "\"kind\":\"qpair\",\"id\":[0-9]*,\"unit\":\"descriptors\",\"used\":512,\"limit\":512,\"uid\":0,.*\"refusals\":512,\"name\":\"failing-qp[01]\",\"cgroup_id\":[0-9]*,\"peak\":512,\"submitted\":512,\"completed\":0,\"deferred_now\":0,\"deferred_total\":0,\"warn\":800,\"crit\":950,\"inconsistent\":false}" "$tmp/qj.txt")
+check "quotas --pid: the publisher's two, with the published figures in JSON" [ "$cnt" = 2 ]
+out=$(iommu-accountctl -j quotas --kind qpair --uid 4242); rc=$?
+check "quotas --kind qpair --uid 4242: none of that uid" test "$rc" = 0 -a "$out" = "[]"
+echo >&4
+exec 4>&-
+wait "$qpid"
+wait "$qev"; rc=$?
+check "events: a qpair's warn, crit and first rejection, in words" sh -c "[ $rc = 0 ] &&
+	grep -q 'WARN qpair [0-9]* .failing-qp0.: 410 of 512 descriptors in use (threshold 80.0%)' '$tmp/qev.txt' &&
+	grep -q 'CRIT qpair [0-9]* .failing-qp0.: 487 of 512' '$tmp/qev.txt' &&
+	grep -q 'FAILURE qpair [0-9]* .failing-qp0.: submissions rejected (ENOMEM), 512 of 512 descriptors in use' '$tmp/qev.txt'"
+out=$(iommu-accountctl -j quotas --kind qpair)
+check "quotas --kind qpair: gone when the publisher exits" [ "$out" = "[]" ]
+
 # Bash completion, with ids from the live module.
 comp() {
 	bash -c '. userspace/completion/iommu-accountctl
@@ -52,7 +85,7 @@ if command -v bash >/dev/null; then
 	c=$(comp iommu-accountctl uids --uid "")
 	check "completion: uids --uid offers the live uids (0 among them)" sh -c 'echo " $1 " | grep -q " 0 "' _ "$c"
 	c=$(comp iommu-accountctl quotas --kind "")
-	check "completion: quotas --kind offers the module's kinds" [ "$c" = "vfio-container uid-pot" ]
+	check "completion: quotas --kind offers the module's kinds" [ "$c" = "vfio-container uid-pot qpair" ]
 	c=$(comp iommu-accountctl procs --pid "")
 	check "completion: procs --pid offers our own pid among them" sh -c 'echo " $1 " | grep -q " $2 "' _ "$c" $$
 else
@@ -141,7 +174,7 @@ json=$(iommu-accountctl -j thresholds)
 check "thresholds of VFIO untouched by the pot's" [ "$json" = '{"warn":800,"crit":950}' ]
 iommu-accountctl thresholds --kind uid-pot 800 950 --margin 50 >/dev/null
 iommu-accountctl thresholds --kind bogus 2>"$tmp/err"; rc=$?
-check "thresholds --kind bogus: exit 1, says what it takes" sh -c "[ $rc = 1 ] && grep -q 'vfio or uid-pot' '$tmp/err'"
+check "thresholds --kind bogus: exit 1, says what it takes" sh -c "[ $rc = 1 ] && grep -q 'vfio, uid-pot or qpair' '$tmp/err'"
 iommu-accountctl procs --uid 0 --pid 1 2>/dev/null; rc=$?
 check "procs --uid 0 --pid 1: exit 1" [ $rc = 1 ]
 json=$(iommu-accountctl procs --pid 1 -j); rc=$?

@@ -240,6 +240,28 @@ hold1="" hold2=""
 check "vfio: container gone: CLEARED" until_ok 200 hook_has CLEARED vfio-container
 check "pot: released: CLEARED for uid 1000" until_ok 400 hook_has CLEARED uid-pot 1000
 
+# --- qpairs published by an application (simulated NVMe): the same daemon,
+# no code of its own for the kind. Held full after the first round.
+mkfifo "$tmp/hold3"
+qpair_demo --pause <"$tmp/hold3" >"$tmp/qp.txt" 2>&1 &
+qpid=$!
+exec 5>"$tmp/hold3"
+check "qpair: the application filled both qpairs" until_ok 200 grep -q paused "$tmp/qp.txt"
+check "qpair: FAILURE alert for the rejections, through the hook" until_ok 200 hook_has FAILURE qpair
+check "qpair: the FAILURE log names the qpair, its owner and the count" \
+	until_ok 100 journal_has "MESSAGE=FAILURE qpair [0-9]*: 'failing-qp[01]' of qpair_demo\[$qpid\] reported 1 rejection(s) (ENOMEM) with 512 of 512 in use"
+check "qpair: CRITICAL logged before the FAILURE" \
+	sh -c "c=\$(grep -n 'MESSAGE=CRITICAL qpair' '$tmp/journal.txt' | head -n 1 | cut -d: -f1); f=\$(grep -n 'MESSAGE=FAILURE qpair' '$tmp/journal.txt' | head -n 1 | cut -d: -f1); [ -n \"\$c\" ] && [ \"\$c\" -lt \"\$f\" ]"
+check "qpair: the exporter's figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
+echo >&5
+exec 5>&-
+wait "$qpid"
+check "qpair: the application saw 1024 of 2048 rejected in each round" \
+	sh -c "[ \$(grep -c '2048 submitted, 1024 rejected' '$tmp/qp.txt') = 4 ]"
+check "qpair: gone, said once each with what was outstanding" \
+	until_ok 200 sh -c "[ \$(grep -c \"MESSAGE=qpair [0-9]* 'failing-qp[01]' of qpair_demo\[$qpid\] (uid 0) is gone with 0 in use and 0 deferred (2048 submitted, 2048 rejected, peak 512 of 512)\" '$tmp/journal.txt') = 2 ]"
+check "qpair: gone: CLEARED" until_ok 200 hook_has CLEARED qpair
+
 # --- a flood read slowly: the daemon stopped while 100 containers fill up.
 echo 1 >$lim
 resyncs=$(journal_count 'MESSAGE=events socket overran')

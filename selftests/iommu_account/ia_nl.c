@@ -583,6 +583,124 @@ int ia_events_join(struct ia_nl *s)
 	return 0;
 }
 
+static void parse_quota_attr(const struct nlattr *a, struct ia_quota *q)
+{
+	switch (mnl_attr_get_type(a)) {
+	case IOMMU_ACCOUNT_A_QUOTA_KIND:
+		q->kind = mnl_attr_get_u32(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_ID:
+		q->id = mnl_attr_get_u32(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_USED:
+		q->used = mnl_attr_get_u64(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_LIMIT:
+		q->has_limit = true;
+		q->limit = mnl_attr_get_u64(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_UID:
+		q->uid = mnl_attr_get_u32(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_OWNER:
+		parse_owner(a, &q->owner);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_REFUSALS:
+		q->refusals = mnl_attr_get_u64(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_NAME:
+		q->has_name = true;
+		snprintf(q->name, sizeof(q->name), "%s", mnl_attr_get_str(a));
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_CGROUP_ID:
+		q->cgroup_id = mnl_attr_get_u64(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_PEAK:
+		q->peak = mnl_attr_get_u64(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_SUBMITTED:
+		q->submitted = mnl_attr_get_u64(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_COMPLETED:
+		q->completed = mnl_attr_get_u64(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_DEFERRED_NOW:
+		q->deferred_now = mnl_attr_get_u64(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_DEFERRED_TOTAL:
+		q->deferred_total = mnl_attr_get_u64(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_WARN:
+		q->warn = mnl_attr_get_u32(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_CRIT:
+		q->crit = mnl_attr_get_u32(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_FLAGS:
+		q->flags = mnl_attr_get_u32(a);
+		break;
+	}
+}
+
+static void parse_quota(const struct nlmsghdr *nlh, void *elem)
+{
+	struct ia_quota *q = elem;
+	const struct nlattr *a;
+
+	memset(q, 0, sizeof(*q));
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		parse_quota_attr(a, q);
+}
+
+int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, struct ia_quota *out)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct collect c = { out, sizeof(*out), 1, 0, parse_quota };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_QUOTA, 0);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_KIND, kind);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_ID, id);
+	ret = transact(s, nlh, collect_cb, &c);
+	if (!ret && c.n != 1)
+		return -EPROTO;
+	return ret;
+}
+
+int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
+		   struct ia_quota *out, int max)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct collect c = { out, sizeof(*out), max, 0, parse_quota };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_QUOTA, NLM_F_DUMP);
+	if (kind >= 0)
+		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_KIND, (uint32_t)kind);
+	if (uid >= 0)
+		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_UID, (uint32_t)uid);
+	if (pid >= 0)
+		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_PID, (uint32_t)pid);
+	ret = transact(s, nlh, collect_cb, &c);
+	return ret ? ret : c.n;
+}
+
+int ia_set_qpair_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	uint32_t v[3];
+	struct nlmsghdr *nlh;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, 0);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, warn);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, crit);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, IOMMU_ACCOUNT_QUOTA_KIND_QPAIR);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, margin);
+	return transact(s, nlh, thresholds_cb, v);
+}
+
 static void parse_event(const struct nlmsghdr *nlh, struct ia_event *ev)
 {
 	const struct nlattr *a;
@@ -652,6 +770,14 @@ static void parse_event(const struct nlmsghdr *nlh, struct ia_event *ev)
 		case IOMMU_ACCOUNT_A_EVENT_CGROUP_ID:
 			ev->cgroup_id = mnl_attr_get_u64(a);
 			break;
+		case IOMMU_ACCOUNT_A_EVENT_QUOTA: {
+			const struct nlattr *q;
+
+			ev->has_quota = true;
+			mnl_attr_for_each_nested(q, a)
+				parse_quota_attr(q, &ev->quota);
+			break;
+		}
 		}
 	}
 }

@@ -78,6 +78,16 @@ struct ia_container {
 	struct ia_owner last_who;
 };
 
+/* A GET_QUOTA object (or an event's quota nest). */
+struct ia_quota {
+	uint32_t kind, id, uid, warn, crit, flags;
+	bool has_limit, has_name;
+	uint64_t used, limit, refusals, cgroup_id;
+	uint64_t peak, submitted, completed, deferred_now, deferred_total;
+	char name[64];
+	struct ia_owner owner;
+};
+
 struct ia_event {
 	uint64_t seq;
 	uint32_t type, container, entries, limit, err, level, threshold;
@@ -88,6 +98,8 @@ struct ia_event {
 	int ngroups;		/* every group attribute, even beyond groups[] */
 	uint32_t groups[64];
 	struct ia_owner who;
+	bool has_quota;
+	struct ia_quota quota;
 };
 
 /* 0, or -ENOENT when the family is not registered, or -errno. */
@@ -125,6 +137,14 @@ int ia_event_read(struct ia_nl *s, struct ia_event *ev, int timeout_ms);
  */
 int ia_dump_groups_split(struct ia_nl *s, void (*between)(void *), void *arg,
 			 uint32_t *ids, uint32_t *ctrs, int max, int *nrecv);
+
+/* GET_QUOTA do of (@kind, @id); 0 or -errno (extack in s->extack). */
+int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, struct ia_quota *out);
+/* GET_QUOTA dump; filters kind, uid, pid when >= 0; the count or -errno. */
+int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
+		   struct ia_quota *out, int max);
+/* qpair thresholds (kind qpair) with margin; 0 or -errno. */
+int ia_set_qpair_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin);
 
 /* Convenience: the pot of @uid, or -1 if it has no user_struct. */
 int64_t ia_locked(struct ia_nl *s, uint32_t uid);

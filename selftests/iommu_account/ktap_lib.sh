@@ -2,17 +2,18 @@
 # Shared by the shell selftests (sourced, not run; executable only so that
 # scripts/vm/run copies it into the VM beside them): KTAP results and a
 # bounded wait on a condition.
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"; }
+# The counters have names no test would use for its own variables.
+ktap_n=0 ktap_fail=0
+ok() { ktap_n=$((ktap_n + 1)); echo "ok $ktap_n $1"; }
+nok() { ktap_n=$((ktap_n + 1)); ktap_fail=$((ktap_fail + 1)); echo "not ok $ktap_n $1"; }
 check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 
 # until_ok TRIES CMD...: run CMD every 50 ms until it succeeds, at most TRIES times.
 until_ok() {
-	t=$1; shift
-	while [ "$t" -gt 0 ]; do
+	ktap_t=$1; shift
+	while [ "$ktap_t" -gt 0 ]; do
 		"$@" && return 0
-		t=$((t - 1))
+		ktap_t=$((ktap_t - 1))
 		usleep 50000
 	done
 	return 1
@@ -20,7 +21,7 @@ until_ok() {
 
 # The plan and the totals; the exit status.
 ktap_finish() {
-	echo "1..$n"
-	echo "# Totals: pass:$((n - fail)) fail:$fail"
-	[ $fail = 0 ]
+	echo "1..$ktap_n"
+	echo "# Totals: pass:$((ktap_n - ktap_fail)) fail:$ktap_fail"
+	[ $ktap_fail = 0 ]
 }

@@ -36,7 +36,7 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 {
 	static const char *const known[] = {
 		"uid-tasks", "uid-orphans", "vfio-type1", "vfio-groups", "iommufd", "events",
-		"memlock-io_uring", "memlock-xdp",
+		"memlock-io_uring", "memlock-xdp", "published-quotas",
 	};
 	struct ia_status st;
 	struct utsname un;
