@@ -8,7 +8,7 @@
 #                        6.1 and 7.3), the selftests in QEMU on every kernel of the matrix
 #   make deb             Debian packages in build/deb (lintian-checked)
 #   make demo            the per-uid pot filling up and refusing, in a VM
-#   make bench           benchmarks (VM)
+#   make bench           benchmarks (VM): hooks, daemon, qpair publishing
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 # The release modules_install uses (Debian: kernel.release says 6.1.192,
@@ -106,3 +106,4 @@ bench:
 	scripts/deps
 	scripts/bench
 	scripts/bench-daemon
+	scripts/bench-qpair
