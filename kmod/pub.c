@@ -94,19 +94,33 @@ static void ia_pub_read_locked(struct ia_pub *p, struct ia_quota_rec *q)
 {
 	const struct iommu_account_quota_counters *c = p->c;
 	u64 sub, comp, peak, rej, dnow, dtot, used;
+	bool stable = false;
+	int tries;
 	u32 bad = 0;
 
-	comp = READ_ONCE(c->completed);
-	dnow = READ_ONCE(c->deferred_now);
-	/* Pairs with the publisher's release increments of completed and deferred_now. */
-	smp_rmb();
-	sub = READ_ONCE(c->submitted);
-	dtot = READ_ONCE(c->deferred_total);
+	/*
+	 * submitted minus completed is in use at the moment submitted was read
+	 * if completed did not move meanwhile; a publisher busy on other CPUs
+	 * (or this vCPU preempted between the reads) can make it move, and the
+	 * difference then overstates in use: only a stable read may call it
+	 * more than the capacity.
+	 */
+	for (tries = 0; tries < 4 && !stable; tries++) {
+		comp = READ_ONCE(c->completed);
+		dnow = READ_ONCE(c->deferred_now);
+		/* Pairs with the publisher's release increments of completed and deferred_now. */
+		smp_rmb();
+		sub = READ_ONCE(c->submitted);
+		dtot = READ_ONCE(c->deferred_total);
+		/* Orders the read of submitted before the second read of completed. */
+		smp_rmb();
+		stable = READ_ONCE(c->completed) == comp;
+	}
 	peak = READ_ONCE(c->peak);
 	rej = READ_ONCE(c->rejected);
 
 	used = comp <= sub ? sub - comp : 0;
-	if (comp > sub || used > p->capacity || peak > p->capacity || dnow > dtot ||
+	if (comp > sub || (stable && used > p->capacity) || peak > p->capacity || dnow > dtot ||
 	    sub < p->seen[0] || comp < p->seen[1] || rej < p->seen[2] || dtot < p->seen[3])
 		bad = IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT;
 	p->seen[0] = max(sub, p->seen[0]);
