@@ -100,6 +100,9 @@ check "status with the module absent: exit 2" [ $rc = 2 ]
 check "status with the module absent: says what to run" grep -q 'run `modprobe iommu_account`' "$tmp/err"
 iommu-accountctl uids --uid abc 2>/dev/null; rc=$?
 check "uids --uid abc with the module absent: exit 1 (checked before connecting)" [ $rc = 1 ]
+qpair_demo 2>"$tmp/err" >/dev/null; rc=$?
+check "a publisher with the module absent: libiommu-account says what to run" \
+	sh -c "[ $rc = 1 ] && grep -q 'load the module (modprobe iommu_account)' '$tmp/err'"
 modprobe iommu_account
 iommu-accountctl status >/dev/null; rc=$?
 check "status works again after modprobe" [ $rc = 0 ]
