@@ -51,7 +51,7 @@ dkms-source:
 	install -m 0644 Kbuild VERSION $(DKMS_SRC)/
 	install -m 0644 kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
 	install -m 0644 kmod/wrapper/*.c kmod/wrapper/*.h $(DKMS_SRC)/kmod/wrapper/
-	install -m 0644 include/uapi/linux/iommu_account.h $(DKMS_SRC)/include/uapi/linux/
+	install -m 0644 include/uapi/linux/*.h $(DKMS_SRC)/include/uapi/linux/
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
 
 # From a checkout, on this host (root): add, build and install for the
