@@ -96,6 +96,40 @@ enum iommu_account_quota_kind {
 };
 
 /**
+ * enum iommu_account_reset_scope - What VFIO_DEVICE_PCI_HOT_RESET of a device
+ *   would reset, decided as vfio-pci decides it: a slot reset when
+ *   pci_probe_reset_slot() accepts the device's slot, else a bus reset when
+ *   pci_probe_reset_bus() accepts its bus, else none.
+ * @IOMMU_ACCOUNT_RESET_SCOPE_NONE: Neither; the kernel answers the hot-reset
+ *   ioctls with ENODEV.
+ * @IOMMU_ACCOUNT_RESET_SCOPE_SLOT: The devices below the device's hotplug
+ *   slot.
+ * @IOMMU_ACCOUNT_RESET_SCOPE_BUS: Every device on the device's bus and the
+ *   buses below it.
+ */
+enum iommu_account_reset_scope {
+	IOMMU_ACCOUNT_RESET_SCOPE_NONE,
+	IOMMU_ACCOUNT_RESET_SCOPE_SLOT,
+	IOMMU_ACCOUNT_RESET_SCOPE_BUS,
+};
+
+/**
+ * enum iommu_account_reset_holder - Who holds an affected device's IOMMU
+ *   group, as the caller sees it.
+ * @IOMMU_ACCOUNT_RESET_HOLDER_NONE: No container or iommufd of this module's
+ *   knowledge holds it.
+ * @IOMMU_ACCOUNT_RESET_HOLDER_CALLER: A container whose owner has the caller's
+ *   real uid.
+ * @IOMMU_ACCOUNT_RESET_HOLDER_OTHER: Someone else's container (its owner is
+ *   shown only to callers with CAP_SYS_ADMIN).
+ */
+enum iommu_account_reset_holder {
+	IOMMU_ACCOUNT_RESET_HOLDER_NONE,
+	IOMMU_ACCOUNT_RESET_HOLDER_CALLER,
+	IOMMU_ACCOUNT_RESET_HOLDER_OTHER,
+};
+
+/**
  * enum iommu_account_quota_flags - The state of a published quota object's
  *   figures.
  * @IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT: The publisher's figures
@@ -320,6 +354,30 @@ enum {
 };
 
 enum {
+	IOMMU_ACCOUNT_A_RESET_DEVICE_ADDRESS = 1,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_VENDOR,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_DEVICE,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_DRIVER,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_GROUP,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_HOLDER,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_CONTAINER_ID,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_OWNER,
+
+	__IOMMU_ACCOUNT_A_RESET_DEVICE_MAX,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_MAX = (__IOMMU_ACCOUNT_A_RESET_DEVICE_MAX - 1)
+};
+
+enum {
+	IOMMU_ACCOUNT_A_RESET_ADDRESS = 1,
+	IOMMU_ACCOUNT_A_RESET_SCOPE,
+	IOMMU_ACCOUNT_A_RESET_GROUP,
+	IOMMU_ACCOUNT_A_RESET_AFFECTED,
+
+	__IOMMU_ACCOUNT_A_RESET_MAX,
+	IOMMU_ACCOUNT_A_RESET_MAX = (__IOMMU_ACCOUNT_A_RESET_MAX - 1)
+};
+
+enum {
 	IOMMU_ACCOUNT_A_THRESHOLDS_WARN = 1,
 	IOMMU_ACCOUNT_A_THRESHOLDS_CRIT,
 	IOMMU_ACCOUNT_A_THRESHOLDS_KIND,
@@ -368,6 +426,7 @@ enum {
 	IOMMU_ACCOUNT_CMD_EVENT,
 	IOMMU_ACCOUNT_CMD_GET_PROC,
 	IOMMU_ACCOUNT_CMD_GET_QUOTA,
+	IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE,
 
 	__IOMMU_ACCOUNT_CMD_MAX,
 	IOMMU_ACCOUNT_CMD_MAX = (__IOMMU_ACCOUNT_CMD_MAX - 1)
