@@ -28,6 +28,7 @@ static struct ia_feature_info ia_features[IA_FEAT_COUNT] = {
 	[IA_FEAT_MEMLOCK_URING] = { .name = "memlock-io_uring" },
 	[IA_FEAT_MEMLOCK_XDP] = { .name = "memlock-xdp" },
 	[IA_FEAT_PUBLISHED] = { .name = "published-quotas" },
+	[IA_FEAT_RESET_SCOPE] = { .name = "reset-scope" },
 };
 
 void ia_feature_set(enum ia_feature f, bool active, const char *fmt, ...)

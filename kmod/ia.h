@@ -10,6 +10,7 @@
  *   memlock.c  source: the pot's charge paths (consumers, holders, events)
  *   vfio.c     source: VFIO type1 containers and IOMMU groups
  *   pub.c      source: quotas applications publish (/dev/iommu-account)
+ *   reset.c    source: the hot-reset scope of PCI devices (as vfio-pci decides)
  *   nl*.c      the generic netlink family (nl.c: family, permissions,
  *              status, thresholds; nl_uid.c, nl_vfio.c: each source's
  *              attributes; nl_quota.c: every kind in one shape)
@@ -43,6 +44,7 @@ enum ia_feature {
 	IA_FEAT_MEMLOCK_URING,
 	IA_FEAT_MEMLOCK_XDP,
 	IA_FEAT_PUBLISHED,
+	IA_FEAT_RESET_SCOPE,
 	IA_FEAT_COUNT,
 };
 
@@ -308,6 +310,40 @@ void ia_vfio_thresholds_set(const struct ia_thresholds *t);
 u64 ia_vfio_probes_missed(void);
 /* Live type1 containers this module does not follow (opened before it loaded). */
 u32 ia_vfio_untracked(void);
+
+/* --- source: hot-reset scopes (reset.c) ------------------------------------ */
+
+struct pci_dev;
+
+/* One device a reset would reach (its group only when has_group). */
+struct ia_reset_dev {
+	struct ia_group_dev d;
+	bool has_group;
+};
+
+struct ia_reset_info {
+	char address[32];
+	u32 scope;			/* IOMMU_ACCOUNT_RESET_SCOPE_* */
+	bool has_group;
+	u32 group;
+	unsigned int ndev;
+	struct ia_reset_dev *dev;	/* in the kernel's walk order */
+};
+
+struct ia_reset_snap {
+	unsigned int nr;
+	struct ia_reset_info *r;
+};
+
+int ia_reset_init(void);
+/*
+ * "DDDD:BB:DD.F" or "BB:DD.F": the device, referenced; ERR_PTR -EINVAL,
+ * -ENODEV, or -EOPNOTSUPP for a bridge.
+ */
+struct pci_dev *ia_reset_lookup(const char *addr);
+/* The scope of @only, or (NULL) of every header-type-0 device. */
+struct ia_reset_snap *ia_reset_snapshot(struct pci_dev *only);
+void ia_reset_snap_free(struct ia_reset_snap *s);
 
 /* --- source: the charge paths of the per-uid pot (memlock.c) -------------- */
 

@@ -28,6 +28,9 @@ static int __init ia_init(void)
 	ret = ia_pub_init();
 	if (ret)
 		goto err_vfio;
+	ret = ia_reset_init();
+	if (ret)
+		goto err_pub;
 	ret = ia_netlink_init();
 	if (ret)
 		goto err_pub;

@@ -74,6 +74,10 @@ static const struct nla_policy ia_quota_policy[IOMMU_ACCOUNT_A_QUOTA_PID + 1] = 
 	[IOMMU_ACCOUNT_A_QUOTA_PID] = { .type = NLA_U32 },
 };
 
+static const struct nla_policy ia_reset_policy[IOMMU_ACCOUNT_A_RESET_ADDRESS + 1] = {
+	[IOMMU_ACCOUNT_A_RESET_ADDRESS] = { .type = NLA_NUL_STRING, .len = 31 },
+};
+
 enum ia_mcgrp {
 	IA_MCGRP_EVENTS,
 };
@@ -509,6 +513,15 @@ static const struct genl_ops ia_ops[] = {
 		.done = ia_snap_dump_done,
 		.policy = ia_quota_policy,
 		.maxattr = ARRAY_SIZE(ia_quota_policy) - 1,
+	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE,
+		.doit = ia_nl_get_reset_doit,
+		.start = ia_nl_get_reset_start,
+		.dumpit = ia_nl_get_reset_dumpit,
+		.done = ia_snap_dump_done,
+		.policy = ia_reset_policy,
+		.maxattr = ARRAY_SIZE(ia_reset_policy) - 1,
 	},
 };
 

@@ -82,6 +82,9 @@ int ia_nl_get_group_start(struct netlink_callback *cb);
 int ia_nl_get_group_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int ia_nl_get_group_done(struct netlink_callback *cb);
 int ia_nl_put_vfio_event(struct sk_buff *msg, const struct ia_event *ev);
+int ia_nl_get_reset_doit(struct sk_buff *skb, struct genl_info *info);
+int ia_nl_get_reset_start(struct netlink_callback *cb);
+int ia_nl_get_reset_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* nl.c */
 int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev);

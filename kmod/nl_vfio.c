@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* GET_CONTAINER, GET_GROUP and the attributes of events (source: vfio.c). */
+/*
+ * GET_CONTAINER, GET_GROUP and the attributes of events (source: vfio.c);
+ * GET_RESET_SCOPE (source: reset.c, with the containers of vfio.c).
+ */
 #include <linux/cred.h>
+#include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/user_namespace.h>
 
@@ -311,4 +315,151 @@ int ia_nl_put_vfio_event(struct sk_buff *msg, const struct ia_event *ev)
 	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT, ev->memlock, pad)))
 		return -EMSGSIZE;
 	return 0;
+}
+
+/* --- GET_RESET_SCOPE ----------------------------------------------------------- */
+
+/* The scopes, with the containers to tell who holds each affected group. */
+struct ia_reset_view {
+	struct ia_reset_snap *s;
+	struct ia_container_snap *cs;
+	bool admin;
+	kuid_t uid;		/* of the requester */
+};
+
+static void ia_reset_view_free(void *p)
+{
+	struct ia_reset_view *v = p;
+
+	ia_reset_snap_free(v->s);
+	if (!IS_ERR_OR_NULL(v->cs))
+		ia_container_snap_free(v->cs);
+	kfree(v);
+}
+
+static struct ia_reset_view *ia_reset_view(const struct sk_buff *skb, struct pci_dev *only)
+{
+	struct ia_reset_view *v = kzalloc(sizeof(*v), GFP_KERNEL);
+
+	if (!v)
+		return ERR_PTR(-ENOMEM);
+	v->admin = ia_nl_admin(skb);
+	v->uid = current_uid();
+	v->s = ia_reset_snapshot(only);
+	if (IS_ERR(v->s)) {
+		struct ia_reset_snap *err = v->s;
+
+		v->s = NULL;
+		ia_reset_view_free(v);
+		return ERR_CAST(err);
+	}
+	v->cs = ia_container_snapshot(false, 0, false, GLOBAL_ROOT_UID);
+	if (IS_ERR(v->cs)) {
+		ia_reset_view_free(v);
+		return ERR_PTR(-ENOMEM);
+	}
+	return v;
+}
+
+static int ia_put_reset_dev(struct sk_buff *msg, const struct ia_reset_view *v,
+			    const struct ia_reset_dev *r, struct user_namespace *ns)
+{
+	const struct ia_container_info *c = NULL;
+	struct nlattr *nest;
+	unsigned int i, j = 0;
+	u32 holder = IOMMU_ACCOUNT_RESET_HOLDER_NONE;
+
+	for (i = 0; r->has_group && v->cs && i < v->cs->nr && !c; i++)
+		for (j = 0; j < v->cs->c[i].ngroups; j++)
+			if (v->cs->c[i].groups[j] == r->d.group) {
+				c = &v->cs->c[i];
+				break;
+			}
+	if (c)
+		holder = uid_eq(c->group_owner[j].uid, v->uid) ? IOMMU_ACCOUNT_RESET_HOLDER_CALLER :
+								 IOMMU_ACCOUNT_RESET_HOLDER_OTHER;
+	nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_RESET_AFFECTED);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_ADDRESS, r->d.address) ||
+	    nla_put_u16(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_VENDOR, r->d.vendor) ||
+	    nla_put_u16(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_DEVICE, r->d.device) ||
+	    (r->d.driver[0] &&
+	     nla_put_string(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_DRIVER, r->d.driver)) ||
+	    (r->has_group && nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_GROUP, r->d.group)) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_HOLDER, holder))
+		goto cancel;
+	/* Another tenant's container and identity: CAP_SYS_ADMIN only. */
+	if (c && (v->admin || holder == IOMMU_ACCOUNT_RESET_HOLDER_CALLER) &&
+	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_CONTAINER_ID, c->id) ||
+	     ia_put_owner(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_OWNER, &c->group_owner[j], ns)))
+		goto cancel;
+	nla_nest_end(msg, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+static int ia_put_reset_elem(struct sk_buff *msg, const void *view, unsigned int k,
+			     struct user_namespace *ns)
+{
+	const struct ia_reset_view *v = view;
+	const struct ia_reset_info *r = &v->s->r[k];
+	unsigned int i;
+
+	if (nla_put_string(msg, IOMMU_ACCOUNT_A_RESET_ADDRESS, r->address) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_SCOPE, r->scope) ||
+	    (r->has_group && nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_GROUP, r->group)))
+		return -EMSGSIZE;
+	for (i = 0; i < r->ndev; i++)
+		if (ia_put_reset_dev(msg, v, &r->dev[i], ns))
+			return -EMSGSIZE;
+	return 0;
+}
+
+int ia_nl_get_reset_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[IOMMU_ACCOUNT_A_RESET_ADDRESS];
+	struct ia_reset_view *v;
+	struct pci_dev *pdev;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_RESET_ADDRESS))
+		return -EINVAL;
+	pdev = ia_reset_lookup(nla_data(a));
+	if (IS_ERR(pdev)) {
+		ret = PTR_ERR(pdev);
+		if (ret == -ENODEV)
+			NL_SET_ERR_MSG_ATTR(info->extack, a, "no such PCI device");
+		else if (ret == -EOPNOTSUPP)
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "a bridge: vfio-pci resets header type 0 devices only");
+		else
+			NL_SET_ERR_MSG_ATTR(info->extack, a, "not a PCI address (DDDD:BB:DD.F)");
+		return ret == -ENODEV ? ret : -EINVAL;
+	}
+	v = ia_reset_view(skb, pdev);
+	pci_dev_put(pdev);
+	if (IS_ERR(v))
+		return PTR_ERR(v);
+	ret = v->s->nr ? ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE,
+				       ia_put_reset_elem, v, 0) : -ENODEV;
+	ia_reset_view_free(v);
+	return ret;
+}
+
+int ia_nl_get_reset_start(struct netlink_callback *cb)
+{
+	struct ia_reset_view *v = ia_reset_view(cb->skb, NULL);
+
+	if (IS_ERR(v))
+		return PTR_ERR(v);
+	ia_snap_dump_init(cb, v, v->s->nr, ia_reset_view_free);
+	return 0;
+}
+
+int ia_nl_get_reset_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return ia_snap_dumpit(skb, cb, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE, ia_put_reset_elem);
 }
