@@ -53,6 +53,21 @@ int cmd_thresholds(struct ia_ctx *ctx);
 int cmd_procs(struct ia_ctx *ctx);
 int cmd_explain(struct ia_ctx *ctx);
 int cmd_quotas(struct ia_ctx *ctx);
+int cmd_reset_scope(struct ia_ctx *ctx);
+
+/* Each device's hot-reset scope in brief, for `groups` (reset.c). */
+struct ia_reset_brief {
+	struct ia_reset_brief *next;
+	char address[32];
+	uint32_t scope;			/* IOMMU_ACCOUNT_RESET_SCOPE_* */
+	bool in_own_group;
+};
+
+/* NULL when the module cannot tell (then `groups` shows no reset column). */
+struct ia_reset_brief *ia_ctl_reset_briefs(struct ia_ctx *ctx);
+const struct ia_reset_brief *ia_ctl_reset_brief(const struct ia_reset_brief *l,
+						const char *address);
+void ia_ctl_reset_briefs_free(struct ia_reset_brief *l);
 /* The members of a quota object in JSON (quotas, events of published kinds). */
 void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *kind,
 		       const char *unit);

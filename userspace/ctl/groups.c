@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iommu-accountctl groups [--id N]: IOMMU groups, their devices and owners. */
+/*
+ * iommu-accountctl groups [--id N]: IOMMU groups, their devices and owners,
+ * and for each device whether a VFIO hot reset of it stays inside its own
+ * group (what a VMM that resets with one group fd relies on).
+ */
+#include <string.h>
+
 #include <uapi/linux/iommu_account.h>
 
 #include "ctl.h"
@@ -16,9 +22,31 @@ static const char *backend_name(uint32_t b)
 	}
 }
 
+struct groups_state {
+	struct ia_ctx *ctx;
+	struct ia_reset_brief *resets;	/* NULL: the module cannot tell */
+};
+
+/* "in-group", "other-groups", "none", or NULL when unknown. */
+static const char *hot_reset(const struct groups_state *s, const char *address)
+{
+	const struct ia_reset_brief *b;
+
+	if (!s->resets)
+		return NULL;
+	b = ia_ctl_reset_brief(s->resets, address);
+	if (!b)
+		return NULL;
+	if (b->scope == IOMMU_ACCOUNT_RESET_SCOPE_NONE)
+		return "none";
+	return b->in_own_group ? "in-group" : "other-groups";
+}
+
 static int group_cb(const struct ia_group *g, void *arg)
 {
-	struct ia_ctx *ctx = arg;
+	struct groups_state *s = arg;
+	struct ia_ctx *ctx = s->ctx;
+	const char *hr;
 	struct ia_json *j = &ctx->j;
 	const struct ia_device *d;
 	char vd[8], b[96];
@@ -44,6 +72,11 @@ static int group_cb(const struct ia_group *g, void *arg)
 				ia_json_str(j, "driver", d->driver);
 			else
 				ia_json_null(j, "driver");
+			hr = hot_reset(s, d->address);
+			if (hr)
+				ia_json_str(j, "hot_reset", hr);
+			else
+				ia_json_null(j, "hot_reset");
 			ia_json_obj_close(j);
 		}
 		ia_json_arr_close(j);
@@ -58,18 +91,24 @@ static int group_cb(const struct ia_group *g, void *arg)
 	printf("\n");
 	for (i = 0; i < g->ndevices; i++) {
 		d = &g->devices[i];
-		printf("    %s %04x:%04x %s\n", d->address, d->vendor, d->device,
-		       d->driver[0] ? d->driver : "(no driver)");
+		hr = hot_reset(s, d->address);
+		printf("    %s %04x:%04x %s%s%s\n", d->address, d->vendor, d->device,
+		       d->driver[0] ? d->driver : "(no driver)",
+		       hr ? ", hot reset: " : "",
+		       !hr ? "" : !strcmp(hr, "in-group") ? "stays in the group" :
+		       !strcmp(hr, "none") ? "none" : "reaches other groups");
 	}
 	return 0;
 }
 
 int cmd_groups(struct ia_ctx *ctx)
 {
+	struct groups_state s = { ctx, ia_ctl_reset_briefs(ctx) };
 	int err;
 
 	ia_ctl_list_open(ctx);
-	err = ia_get_groups(&ctx->cl, ia_ctx_key(ctx), group_cb, ctx);
+	err = ia_get_groups(&ctx->cl, ia_ctx_key(ctx), group_cb, &s);
 	ia_ctl_list_close(ctx);
+	ia_ctl_reset_briefs_free(s.resets);
 	return err ? ia_ctl_error(ctx, "groups", err) : IA_EXIT_OK;
 }

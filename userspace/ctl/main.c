@@ -46,6 +46,8 @@ static const struct {
 	  "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state" },
 	{ "events", cmd_events, TAKES_COUNT, 0, 0,
 	  "[--count N]  follow failure and threshold events" },
+	{ "reset-scope", cmd_reset_scope, TAKES_UID, 0, 1,
+	  "[BDF] [--uid N]  what a VFIO hot reset would reach, who holds it, could uid N do it" },
 	{ "explain", cmd_explain, 0, 2, 2,
 	  "uid N  why uid N's pot refuses: who shares it, holders, limits and their origin, fixes" },
 	{ "thresholds", cmd_thresholds, TAKES_KIND | TAKES_MARGIN, 0, 2,

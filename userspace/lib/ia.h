@@ -178,6 +178,58 @@ struct ia_group {
 	struct ia_device *devices;
 };
 
+/* One device a hot reset would reach (GET_RESET_SCOPE). */
+struct ia_reset_dev {
+	struct ia_device dev;
+	bool has_group;
+	uint32_t group;
+	uint32_t holder;		/* IOMMU_ACCOUNT_RESET_HOLDER_* */
+	bool has_container;		/* container and owner: when the caller may see them */
+	uint32_t container;
+	struct ia_owner owner;
+};
+
+struct ia_reset {
+	char address[32];
+	uint32_t scope;			/* IOMMU_ACCOUNT_RESET_SCOPE_* */
+	bool has_group;
+	uint32_t group;
+	unsigned int naffected;
+	struct ia_reset_dev *affected;
+};
+
+/* Why a hot reset would fail, worst first; IA_VERDICT_OK when it would not. */
+enum ia_verdict_kind {
+	IA_VERDICT_OK,
+	IA_VERDICT_NO_RESET,		/* no slot or bus reset: ENODEV */
+	IA_VERDICT_NO_GROUP,		/* an affected device without IOMMU group: EPERM */
+	IA_VERDICT_HOST_DRIVER,		/* an affected device in use by a host driver */
+	IA_VERDICT_FOREIGN,		/* a group held by another uid or container */
+	IA_VERDICT_NOT_HELD,		/* a group nobody holds: the caller must open it */
+};
+
+#define IA_VERDICT_MAX_GROUPS 64
+
+struct ia_verdict {
+	enum ia_verdict_kind kind;
+	const struct ia_reset_dev *culprit;	/* the device the reason names */
+	char reason[256];
+	unsigned int ngroups;			/* the group fds a caller must present */
+	uint32_t groups[IA_VERDICT_MAX_GROUPS];
+	bool in_own_group;			/* every affected device is in the device's group */
+};
+
+/*
+ * Could @uid hot-reset @r's device now? From the module's facts only: the
+ * scope, each affected device's group, driver and holder (uid of the owner
+ * when visible; a group held by the caller counts as @uid's when the caller
+ * is @uid). The kernel's own check is VFIO_DEVICE_PCI_HOT_RESET.
+ */
+void ia_reset_verdict(const struct ia_reset *r, uint32_t uid, bool caller_is_uid,
+		      struct ia_verdict *v);
+const char *ia_verdict_name(enum ia_verdict_kind k);
+const char *ia_reset_scope_name(uint32_t scope);
+
 struct ia_proc {
 	uint32_t pid, uid;
 	char comm[16];
@@ -246,6 +298,9 @@ int ia_get_groups(struct ia_client *c, const uint32_t *key,
 		  int (*cb)(const struct ia_group *g, void *arg), void *arg);
 /* @t->kind says which; filled with the module's values. */
 int ia_get_thresholds(struct ia_client *c, struct ia_thresholds *t);
+/* @address NULL: dump every header-type-0 PCI device; else a do for that one. */
+int ia_get_resets(struct ia_client *c, const char *address,
+		  int (*cb)(const struct ia_reset *r, void *arg), void *arg);
 /* @pid NULL: dump (of @uid when given, else the processes holding charges). */
 int ia_get_procs(struct ia_client *c, const uint32_t *pid, const uint32_t *uid,
 		 int (*cb)(const struct ia_proc *p, void *arg), void *arg);

@@ -402,6 +402,200 @@ int ia_get_groups(struct ia_client *c, const uint32_t *key,
 			      IOMMU_ACCOUNT_A_GROUP_MAX, group_fn, &ca);
 }
 
+/* --- hot-reset scopes ------------------------------------------------- */
+
+static void parse_reset_dev(struct nlattr *nest, struct ia_reset_dev *d)
+{
+	struct nlattr *tb[IOMMU_ACCOUNT_A_RESET_DEVICE_MAX + 1];
+
+	memset(d, 0, sizeof(*d));
+	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_MAX, nest, NULL))
+		return;
+	stra(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_ADDRESS, d->dev.address, sizeof(d->dev.address));
+	stra(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_DRIVER, d->dev.driver, sizeof(d->dev.driver));
+	if (tb[IOMMU_ACCOUNT_A_RESET_DEVICE_VENDOR])
+		d->dev.vendor = nla_get_u16(tb[IOMMU_ACCOUNT_A_RESET_DEVICE_VENDOR]);
+	if (tb[IOMMU_ACCOUNT_A_RESET_DEVICE_DEVICE])
+		d->dev.device = nla_get_u16(tb[IOMMU_ACCOUNT_A_RESET_DEVICE_DEVICE]);
+	d->has_group = tb[IOMMU_ACCOUNT_A_RESET_DEVICE_GROUP];
+	d->group = u32a(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_GROUP);
+	d->holder = u32a(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_HOLDER);
+	d->has_container = tb[IOMMU_ACCOUNT_A_RESET_DEVICE_CONTAINER_ID];
+	d->container = u32a(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_CONTAINER_ID);
+	parse_owner(tb[IOMMU_ACCOUNT_A_RESET_DEVICE_OWNER], &d->owner);
+}
+
+static int reset_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+{
+	struct cb_arg *ca = arg;
+	int (*fn)(const struct ia_reset *, void *) = ca->fn;
+	struct ia_reset r = { 0 };
+	struct nlattr *a;
+	unsigned int n = 0;
+	int rem, ret;
+
+	if (!tb[IOMMU_ACCOUNT_A_RESET_ADDRESS])
+		return 0;
+	stra(tb, IOMMU_ACCOUNT_A_RESET_ADDRESS, r.address, sizeof(r.address));
+	r.scope = u32a(tb, IOMMU_ACCOUNT_A_RESET_SCOPE);
+	r.has_group = tb[IOMMU_ACCOUNT_A_RESET_GROUP];
+	r.group = u32a(tb, IOMMU_ACCOUNT_A_RESET_GROUP);
+	for_each_top_attr(a, nlh, rem)
+		n += nla_type(a) == IOMMU_ACCOUNT_A_RESET_AFFECTED;
+	if (n) {
+		r.affected = calloc(n, sizeof(*r.affected));
+		if (!r.affected)
+			return -ENOMEM;
+	}
+	for_each_top_attr(a, nlh, rem)
+		if (nla_type(a) == IOMMU_ACCOUNT_A_RESET_AFFECTED)
+			parse_reset_dev(a, &r.affected[r.naffected++]);
+	ret = fn(&r, ca->arg);
+	free(r.affected);
+	return ret;
+}
+
+int ia_get_resets(struct ia_client *c, const char *address,
+		  int (*cb)(const struct ia_reset *r, void *arg), void *arg)
+{
+	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE, !address);
+	struct cb_arg ca = { (void *)cb, arg };
+
+	if (msg && address && nla_put_string(msg, IOMMU_ACCOUNT_A_RESET_ADDRESS, address)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return ia_request(c, msg, IOMMU_ACCOUNT_A_RESET_MAX, reset_fn, &ca);
+}
+
+const char *ia_reset_scope_name(uint32_t scope)
+{
+	switch (scope) {
+	case IOMMU_ACCOUNT_RESET_SCOPE_SLOT:
+		return "slot";
+	case IOMMU_ACCOUNT_RESET_SCOPE_BUS:
+		return "bus";
+	case IOMMU_ACCOUNT_RESET_SCOPE_NONE:
+		return "none";
+	}
+	return "unknown";
+}
+
+const char *ia_verdict_name(enum ia_verdict_kind k)
+{
+	static const char *const names[] = {
+		[IA_VERDICT_OK] = "ok",
+		[IA_VERDICT_NO_RESET] = "no-reset",
+		[IA_VERDICT_NO_GROUP] = "no-iommu-group",
+		[IA_VERDICT_HOST_DRIVER] = "host-driver",
+		[IA_VERDICT_FOREIGN] = "foreign-group",
+		[IA_VERDICT_NOT_HELD] = "group-not-held",
+	};
+
+	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
+}
+
+/* vfio-pci or one of its variant drivers (mlx5_vfio_pci, ...). */
+static bool vfio_driver(const char *drv)
+{
+	size_t n = strlen(drv);
+
+	return !strcmp(drv, "vfio-pci") || (n >= 8 && !strcmp(drv + n - 8, "vfio_pci"));
+}
+
+static void add_group(struct ia_verdict *v, uint32_t g)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->ngroups; i++)
+		if (v->groups[i] == g)
+			return;
+	if (v->ngroups < IA_VERDICT_MAX_GROUPS)
+		v->groups[v->ngroups++] = g;
+}
+
+/* Keep the worst reason (the first of the worst kind). */
+static void blame(struct ia_verdict *v, enum ia_verdict_kind k, const struct ia_reset_dev *d)
+{
+	if (v->kind == IA_VERDICT_OK || k < v->kind) {
+		v->kind = k;
+		v->culprit = d;
+	}
+}
+
+void ia_reset_verdict(const struct ia_reset *r, uint32_t uid, bool caller_is_uid,
+		      struct ia_verdict *v)
+{
+	const struct ia_reset_dev *d;
+	unsigned int i;
+
+	memset(v, 0, sizeof(*v));
+	v->in_own_group = r->scope != IOMMU_ACCOUNT_RESET_SCOPE_NONE && r->has_group;
+	if (r->scope == IOMMU_ACCOUNT_RESET_SCOPE_NONE) {
+		v->kind = IA_VERDICT_NO_RESET;
+		snprintf(v->reason, sizeof(v->reason), "no reset: the kernel has neither a slot "
+			 "nor a bus reset for %s (VFIO_DEVICE_PCI_HOT_RESET: ENODEV)", r->address);
+		return;
+	}
+	for (i = 0; i < r->naffected; i++) {
+		bool mine;
+
+		d = &r->affected[i];
+		if (!d->has_group || !r->has_group || d->group != r->group)
+			v->in_own_group = false;
+		if (!d->has_group) {
+			blame(v, IA_VERDICT_NO_GROUP, d);
+			continue;
+		}
+		add_group(v, d->group);
+		if (d->dev.driver[0] && !vfio_driver(d->dev.driver)) {
+			blame(v, IA_VERDICT_HOST_DRIVER, d);
+			continue;
+		}
+		if (d->holder == IOMMU_ACCOUNT_RESET_HOLDER_NONE) {
+			blame(v, IA_VERDICT_NOT_HELD, d);
+			continue;
+		}
+		mine = d->owner.present ? d->owner.uid == uid :
+		       d->holder == IOMMU_ACCOUNT_RESET_HOLDER_CALLER && caller_is_uid;
+		if (!mine)
+			blame(v, IA_VERDICT_FOREIGN, d);
+	}
+	d = v->culprit;
+	switch (v->kind) {
+	case IA_VERDICT_OK:
+		snprintf(v->reason, sizeof(v->reason), "ok: a %s reset of %u device(s), every "
+			 "group held by uid %u", ia_reset_scope_name(r->scope), r->naffected, uid);
+		break;
+	case IA_VERDICT_NO_GROUP:
+		snprintf(v->reason, sizeof(v->reason), "%s has no IOMMU group: the kernel "
+			 "refuses the reset (EPERM)", d->dev.address);
+		break;
+	case IA_VERDICT_HOST_DRIVER:
+		snprintf(v->reason, sizeof(v->reason), "%s (group %u) is in use by the host "
+			 "driver %s: unbind it, or the reset fails", d->dev.address, d->group,
+			 d->dev.driver);
+		break;
+	case IA_VERDICT_FOREIGN:
+		if (d->owner.present)
+			snprintf(v->reason, sizeof(v->reason), "%s: group %u is held by uid %u "
+				 "(container %u, %s[%u]), not uid %u: the reset fails (EINVAL)",
+				 d->dev.address, d->group, d->owner.uid, d->container,
+				 d->owner.comm, d->owner.pid, uid);
+		else
+			snprintf(v->reason, sizeof(v->reason), "%s: group %u is held by another "
+				 "user: the reset fails (EINVAL)", d->dev.address, d->group);
+		break;
+	case IA_VERDICT_NOT_HELD:
+		snprintf(v->reason, sizeof(v->reason), "%s: group %u is not held by anyone: "
+			 "uid %u must open /dev/vfio/%u and present it", d->dev.address, d->group,
+			 uid, d->group);
+		break;
+	default:
+		break;
+	}
+}
+
 /* --- thresholds ------------------------------------------------------- */
 
 static int thresholds_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
