@@ -33,7 +33,7 @@ def words(page):
 ctl = words(text(f"{man}/iommu-accountctl.8"))
 helptext = subprocess.run([f"{us}/iommu-accountctl", "--help"], capture_output=True,
                           text=True, check=True).stdout
-cmds = re.findall(r"^  ([a-z]+) ", helptext, re.M)
+cmds = re.findall(r"^  ([a-z][a-z-]*) ", helptext, re.M)
 if len(cmds) < 10:
     sys.exit(f"man-check: only {len(cmds)} commands in --help?")
 for c in cmds:

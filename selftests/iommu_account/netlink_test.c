@@ -36,7 +36,7 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 {
 	static const char *const known[] = {
 		"uid-tasks", "uid-orphans", "vfio-type1", "vfio-groups", "iommufd", "events",
-		"memlock-io_uring", "memlock-xdp", "published-quotas",
+		"memlock-io_uring", "memlock-xdp", "published-quotas", "reset-scope",
 	};
 	struct ia_status st;
 	struct utsname un;
@@ -263,6 +263,44 @@ TEST_F(bad, get_quota_kind_out_of_range)
 	EXPECT_EQ(-ERANGE, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
 	EXPECT_NE(0, self->nl.extack[0]);
 	TH_LOG("extack: %s", self->nl.extack);
+}
+
+TEST_F(bad, get_reset_scope_missing_address)
+{
+	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE);
+
+	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	EXPECT_EQ(IOMMU_ACCOUNT_A_RESET_ADDRESS, self->nl.miss_type);
+}
+
+/* Malformed addresses: EINVAL and the kernel's reason; no such device: ENODEV. */
+TEST_F(bad, get_reset_scope_bad_addresses)
+{
+	static const char *const bad[] = {
+		"", "zz", "0000:00:00", "0000:00:20.0", "0000:00:00.8", "10000:00:00.0",
+		"0000:100:00.0", "0000:00:00.0x", "00:00.0:1", "0x00:00:00.0", "0000:00:0g.0",
+		"0000:00:00:0", "00:00.0 ",
+	};
+	struct nlmsghdr *nlh;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE);
+		mnl_attr_put_strz(nlh, IOMMU_ACCOUNT_A_RESET_ADDRESS, bad[i]);
+		EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len))
+			TH_LOG("address '%s'", bad[i]);
+		EXPECT_STREQ("not a PCI address (DDDD:BB:DD.F)", self->nl.extack);
+	}
+	nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE);
+	mnl_attr_put_strz(nlh, IOMMU_ACCOUNT_A_RESET_ADDRESS, "0000:7f:1f.7");
+	EXPECT_EQ(-ENODEV, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	EXPECT_STREQ("no such PCI device", self->nl.extack);
+	/* Longer than any address: refused by the policy (no NUL within 32 bytes). */
+	nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE);
+	mnl_attr_put_strz(nlh, IOMMU_ACCOUNT_A_RESET_ADDRESS,
+			  "0000:00:00.0 and a great deal more than that");
+	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	EXPECT_NE(0, self->nl.extack[0]);
 }
 
 TEST_F(bad, get_quota_unknown_object)
