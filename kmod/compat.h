@@ -53,4 +53,9 @@ static inline void ia_vma_flags_clear(struct vm_area_struct *vma, vm_flags_t fla
 #endif
 }
 
+/* hex_to_bin() moved from kernel.h to its own header (linux/hex.h). */
+#if __has_include("linux/hex.h")
+#include <linux/hex.h>
+#endif
+
 #endif /* _IA_COMPAT_H */

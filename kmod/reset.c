@@ -16,9 +16,11 @@
  * it was or not at all, never freed under us.
  */
 #include <linux/iommu.h>
+#include <linux/kernel.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "ia.h"
 
 /* vfio_pci_dev_below_slot(): @pdev is @slot's device or below it. */
