@@ -303,6 +303,24 @@ static const struct ia_quota *find_q(const struct ia_quota *q, int n, uint32_t i
 	return NULL;
 }
 
+/* Two qpairs of 512 descriptors, PREFIX-qp0 and PREFIX-qp1, modelled for 4,096 operations. */
+static void open_pair(struct __test_metadata *_metadata, struct qp_model *m, const char *prefix,
+		      bool defer, uint32_t *id)
+{
+	char name[32];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct iaq *h;
+
+		snprintf(name, sizeof(name), "%s-qp%d", prefix, i);
+		h = iaq_open(name, 512);
+		ASSERT_NE(NULL, h) TH_LOG("iaq_open: %s", iaq_strerror(errno));
+		ASSERT_EQ(0, qp_init(&m[i], h, 512, defer, 4096));
+		id[i] = iaq_id(h);
+	}
+}
+
 /*
  * The report: two qpairs of 512 descriptors, 1,024 submissions to each per
  * round without polling, four rounds, refused operations failed to the
@@ -319,13 +337,7 @@ TEST_F(qp, two_qpairs_reject_half_each_round)
 	struct iaq_counters c;
 	int r, i, n;
 
-	for (i = 0; i < 2; i++) {
-		struct iaq *h = iaq_open(i ? "nvme0-qp1" : "nvme0-qp0", 512);
-
-		ASSERT_NE(NULL, h) TH_LOG("iaq_open: %s", iaq_strerror(errno));
-		ASSERT_EQ(0, qp_init(&m[i], h, 512, false, 4096));
-		id[i] = iaq_id(h);
-	}
+	open_pair(_metadata, m, "nvme0", false, id);
 	for (r = 1; r <= 4; r++) {
 		for (i = 0; i < 2; i++)
 			qp_burst(&m[i], 1024);
@@ -401,13 +413,7 @@ TEST_F(qp, two_qpairs_deferred_none_rejected)
 	uint32_t id[2];
 	int r, i, n;
 
-	for (i = 0; i < 2; i++) {
-		struct iaq *h = iaq_open(i ? "nvme1-qp1" : "nvme1-qp0", 512);
-
-		ASSERT_NE(NULL, h) TH_LOG("iaq_open: %s", iaq_strerror(errno));
-		ASSERT_EQ(0, qp_init(&m[i], h, 512, true, 4096));
-		id[i] = iaq_id(h);
-	}
+	open_pair(_metadata, m, "nvme1", true, id);
 	for (r = 1; r <= 4; r++) {
 		for (i = 0; i < 2; i++)
 			qp_burst(&m[i], 1024);
