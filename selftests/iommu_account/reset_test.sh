@@ -97,6 +97,8 @@ out=$(reset_tool info "$e0")
 check "(ii) the kernel: no hot reset for a root-bus device ($out)" [ "$out" = "error ENODEV" ]
 check "(ii) the module: scope none, verdict no-reset" \
 	sh -c "iommu-accountctl -j reset-scope '$e0' | grep -q '\"scope\":\"none\".*\"verdict\":\"no-reset\"'"
+check "(ii) no function reset either (the kernel's reset_method is empty)" \
+	sh -c "iommu-accountctl -j reset-scope '$e0' | grep -q '\"function_reset\":\[\]'"
 out=$(reset_tool reset "$e0")
 check "(ii) the kernel refuses the reset itself (ENODEV), as the verdict said" [ "$out" = "error ENODEV" ]
 

@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Abuse that must hold on every change (issue 13's standing tests, in the
+# VM as root, KTAP output; an oops or WARN fails the boot: panic_on_warn):
+#   - reload under load: 20 rmmod/modprobe cycles of iommu_account and 5 of
+#     vfio_iommu_type1 while uid 1000 registers io_uring buffers in a loop, a
+#     VFIO mapper maps and unmaps (a new container each round), dumps run and
+#     an events listener follows; after the last load a fresh container and a
+#     fresh pot are counted exactly;
+#   - event flood: a listener stopped while 20,000 events are raised; on
+#     resume it reports exactly the missing sequence numbers and keeps going.
+# Waits are bounded polls of conditions, never sleeps.
+. "$(dirname "$0")/ktap_lib.sh"
+tmp=$(mktemp -d)
+hold="" evp=""
+cleanup() {
+	touch "$tmp/stop"
+	[ -n "$hold" ] && exec 3>&- && wait "$hold" 2>/dev/null
+	[ -n "$evp" ] && kill "$evp" 2>/dev/null
+	wait 2>/dev/null
+	echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+echo "TAP version 13"
+modprobe vfio_iommu_type1 && modprobe vfio_pci
+ip link set lo up
+
+# --- reload under load -----------------------------------------------------------
+( while [ ! -e "$tmp/stop" ]; do runas 1000 uring_bench register 200 >/dev/null 2>&1; done ) &
+( while [ ! -e "$tmp/stop" ]; do vfio_tool bench 200 >/dev/null 2>&1; done ) &
+( while [ ! -e "$tmp/stop" ]; do
+	iommu-accountctl -j uids >/dev/null 2>&1
+	iommu-accountctl -j quotas >/dev/null 2>&1
+	iommu-accountctl -j containers >/dev/null 2>&1
+done ) &
+# The listener follows for 3 s at a time (it rejoins after each reload).
+( while [ ! -e "$tmp/stop" ]; do timeout 3 iommu-accountctl events >/dev/null 2>&1; done ) &
+ok_ia=0
+for i in $(seq 20); do
+	until_ok 200 rmmod iommu_account || break
+	modprobe iommu_account || break
+	ok_ia=$((ok_ia + 1))
+done
+check "reload under load: 20 rmmod/modprobe cycles of iommu_account ($ok_ia)" [ "$ok_ia" = 20 ]
+# vfio_iommu_type1 goes only between two containers of the mapper loop.
+ok_t1=0
+for i in 1 2 3 4 5; do
+	until_ok 400 rmmod vfio_iommu_type1 || break
+	modprobe vfio_iommu_type1 || break
+	ok_t1=$((ok_t1 + 1))
+done
+check "reload under load: 5 rmmod/modprobe cycles of vfio_iommu_type1 ($ok_t1)" [ "$ok_t1" = 5 ]
+touch "$tmp/stop"
+wait
+rm -f "$tmp/stop"
+check "after the reloads: STATUS answers" sh -c 'iommu-accountctl status >/dev/null'
+
+# A fresh container: exactly the mappings the kernel accepted.
+echo 100 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
+mkfifo "$tmp/hold"
+vfio_tool leak 0 <"$tmp/hold" >"$tmp/leak.txt" 2>&1 &
+hold=$!
+exec 3>"$tmp/hold"
+until_ok 400 grep -q 'failed: No space left on device' "$tmp/leak.txt"
+check "after the reloads: a fresh container counts 100/100 with 1 ENOSPC, exactly" \
+	sh -c "iommu-accountctl -j containers | grep -q '\"entries\":100,\"limit\":100,.*\"fail_enospc\":1,'"
+exec 3>&-
+wait "$hold"
+hold=""
+echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
+# A fresh pot: uid 1001 holds one 1 MiB buffer; the parts add up to the kernel's counter.
+runas 1001 uring_bench hold 1048576 >"$tmp/h.txt" 2>&1 &
+hold=$!
+until_ok 200 grep -q '^hold 0' "$tmp/h.txt"
+check "after the reloads: uid 1001's pot is 1 MiB, all of it io_uring buffers" \
+	sh -c "iommu-accountctl -j uids --uid 1001 | grep -q '\"locked_bytes\":1048576,.*\"io_uring-buffers\":1048576'"
+kill "$hold"
+wait "$hold" 2>/dev/null
+hold=""
+
+# --- event flood: a stopped listener, 20,000 events -------------------------------
+seq_now() { iommu-accountctl -j status | sed -n 's/.*"events_seq":\([0-9]*\).*/\1/p'; }
+iommu-accountctl -j events >"$tmp/ev.json" 2>&1 &
+evp=$!
+subscribed() {
+	inodes=$(ls -l "/proc/$evp/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' | tr '\n' ' ')
+	[ -n "$inodes" ] && awk -v ino=" $inodes" '$2 == 16 && $4 != "00000000" && index(ino, " " $10 " ") {f=1} END {exit !f}' /proc/net/netlink
+}
+check "flood: listener subscribed" until_ok 200 subscribed
+s0=$(seq_now)
+kill -STOP "$evp"
+# 1,000 qpairs at 60 %: 10 rounds of thresholds below and above them raise
+# 2 x 1,000 x 10 events, and the 1,000 objects going away 1,000 more.
+qpair_flood 1000 10 >"$tmp/flood.txt" 2>&1
+s1=$(seq_now)
+kill -CONT "$evp"
+# Two more events after the flood, so the gap shows and following goes on.
+qpair_flood 1 1 >>"$tmp/flood.txt" 2>&1
+s2=$(seq_now)
+check "flood: 20,000 events raised while the listener was stopped ($((s1 - s0)))" \
+	[ $((s1 - s0)) -ge 20000 ]
+seen_last() { tail -n 1 "$tmp/ev.json" | grep -q "\"seq\":$s2,"; }
+check "flood: the listener follows again (it printed event $s2)" until_ok 400 seen_last
+got=$(grep -c '"seq":' "$tmp/ev.json")
+lost=$(sed -n 's/^{"lost":\([0-9]*\)}$/\1/p' "$tmp/ev.json" | awk '{s += $1} END {print s + 0}')
+check "flood: received + reported lost = every sequence number ($got + $lost = $((s2 - s0)))" \
+	[ $((got + lost)) = $((s2 - s0)) ]
+kill "$evp"
+wait "$evp" 2>/dev/null
+evp=""
+
+ktap_finish
