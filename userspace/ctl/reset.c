@@ -57,13 +57,6 @@ static void reset_methods(const char *addr, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = 0;
 }
 
-static bool is_vfio(const char *drv)
-{
-	size_t n = strlen(drv);
-
-	return !strcmp(drv, "vfio-pci") || (n >= 8 && !strcmp(drv + n - 8, "vfio_pci"));
-}
-
 struct rs_state {
 	struct ia_ctx *ctx;
 	bool one;
@@ -202,7 +195,7 @@ static int reset_cb(const struct ia_reset *r, void *arg)
 	uint32_t uid = verdict_uid(ctx, r);
 
 	sysfs_driver(r->address, driver, sizeof(driver));
-	if (!s->one && !is_vfio(driver))
+	if (!s->one && !ia_driver_is_vfio(driver))
 		return 0;
 	reset_methods(r->address, methods, sizeof(methods));
 	ia_reset_verdict(r, uid, uid == (uint32_t)getuid(), &v);

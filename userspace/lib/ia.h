@@ -228,6 +228,8 @@ struct ia_verdict {
 void ia_reset_verdict(const struct ia_reset *r, uint32_t uid, bool caller_is_uid,
 		      struct ia_verdict *v);
 const char *ia_verdict_name(enum ia_verdict_kind k);
+/* vfio-pci or one of its variant drivers (mlx5_vfio_pci, ...). */
+bool ia_driver_is_vfio(const char *drv);
 const char *ia_reset_scope_name(uint32_t scope);
 
 struct ia_proc {

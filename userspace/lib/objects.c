@@ -495,8 +495,7 @@ const char *ia_verdict_name(enum ia_verdict_kind k)
 	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
 }
 
-/* vfio-pci or one of its variant drivers (mlx5_vfio_pci, ...). */
-static bool vfio_driver(const char *drv)
+bool ia_driver_is_vfio(const char *drv)
 {
 	size_t n = strlen(drv);
 
@@ -548,7 +547,7 @@ void ia_reset_verdict(const struct ia_reset *r, uint32_t uid, bool caller_is_uid
 			continue;
 		}
 		add_group(v, d->group);
-		if (d->dev.driver[0] && !vfio_driver(d->dev.driver)) {
+		if (d->dev.driver[0] && !ia_driver_is_vfio(d->dev.driver)) {
 			blame(v, IA_VERDICT_HOST_DRIVER, d);
 			continue;
 		}
