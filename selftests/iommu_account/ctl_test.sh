@@ -47,11 +47,7 @@ check "quotas --kind uid-pot -j: uid 0's pot in the generic shape" sh -c "[ $rc 
 # full, 512 rejected each) and the events it raised.
 iommu-accountctl events --count 6 >"$tmp/qev.txt" 2>&1 &
 qev=$!
-subscribed_pid() {
-	inodes=$(ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' | tr '\n' ' ')
-	[ -n "$inodes" ] && awk -v ino=" $inodes" '$2 == 16 && $4 != "00000000" && index(ino, " " $10 " ") {f=1} END {exit !f}' /proc/net/netlink
-}
-check "events listener subscribed (qpair)" until_ok 100 subscribed_pid "$qev"
+check "events listener subscribed (qpair)" until_ok 100 subscribed "$qev"
 mkfifo "$tmp/qhold"
 qpair_demo --pause <"$tmp/qhold" >"$tmp/qp.txt" 2>&1 &
 qpid=$!
@@ -125,13 +121,7 @@ lim=/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 echo 100 >$lim
 iommu-accountctl --json events --count 3 >"$tmp/ev.json" 2>&1 &
 evpid=$!
-# Subscribed: one of its sockets is generic netlink (protocol 16) with a
-# group bit set (/proc/net/netlink: Eth, Groups and Inode columns).
-subscribed() {
-	inodes=$(ls -l "/proc/$evpid/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' | tr '\n' ' ')
-	[ -n "$inodes" ] && awk -v ino=" $inodes" '$2 == 16 && $4 != "00000000" && index(ino, " " $10 " ") {f=1} END {exit !f}' /proc/net/netlink
-}
-check "events listener subscribed" until_ok 100 subscribed
+check "events listener subscribed" until_ok 100 subscribed "$evpid"
 mkfifo "$tmp/hold"
 vfio_tool leak 0 <"$tmp/hold" >"$tmp/leak.txt" 2>&1 &
 holder=$!
@@ -229,7 +219,7 @@ check "explain pid 1: exit 1 (explain takes uid N)" [ $rc = 1 ]
 echo 1 >$lim
 iommu-accountctl events >"$tmp/ov.txt" 2>&1 &
 evpid=$!
-check "overrun: listener subscribed" until_ok 100 subscribed
+check "overrun: listener subscribed" until_ok 100 subscribed "$evpid"
 kill -STOP $evpid
 # 100 containers x (warn, crit, ENOSPC): far more than its socket holds.
 vfio_tool churn 100 >"$tmp/churn.txt" 2>&1

@@ -19,6 +19,13 @@ until_ok() {
 	return 1
 }
 
+# subscribed PID: one of PID's sockets is generic netlink (protocol 16) with a
+# multicast group bit set (/proc/net/netlink: Eth, Groups and Inode columns).
+subscribed() {
+	ktap_ino=$(ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' | tr '\n' ' ')
+	[ -n "$ktap_ino" ] && awk -v ino=" $ktap_ino" '$2 == 16 && $4 != "00000000" && index(ino, " " $10 " ") {f=1} END {exit !f}' /proc/net/netlink
+}
+
 # The plan and the totals; the exit status.
 ktap_finish() {
 	echo "1..$ktap_n"

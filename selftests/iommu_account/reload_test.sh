@@ -83,11 +83,7 @@ hold=""
 seq_now() { iommu-accountctl -j status | sed -n 's/.*"events_seq":\([0-9]*\).*/\1/p'; }
 iommu-accountctl -j events >"$tmp/ev.json" 2>&1 &
 evp=$!
-subscribed() {
-	inodes=$(ls -l "/proc/$evp/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' | tr '\n' ' ')
-	[ -n "$inodes" ] && awk -v ino=" $inodes" '$2 == 16 && $4 != "00000000" && index(ino, " " $10 " ") {f=1} END {exit !f}' /proc/net/netlink
-}
-check "flood: listener subscribed" until_ok 200 subscribed
+check "flood: listener subscribed" until_ok 200 subscribed "$evp"
 s0=$(seq_now)
 kill -STOP "$evp"
 # 1,000 qpairs at 60 %: 10 rounds of thresholds below and above them raise
