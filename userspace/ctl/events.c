@@ -17,6 +17,13 @@ struct follow {
 	bool counted;
 };
 
+/* A threshold event's level and the per-mille value crossed. */
+static void json_threshold(struct ia_json *j, const struct ia_event *ev)
+{
+	ia_json_str(j, "level", ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "crit" : "warn");
+	ia_json_u64(j, "threshold", ev->threshold);
+}
+
 /* An event of a uid's pot. */
 static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 {
@@ -36,9 +43,7 @@ static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 		ia_json_u64(j, "errno", ev->err);
 		ia_json_u64(j, "count", ev->count);
 	} else {
-		ia_json_str(j, "level",
-			    ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "crit" : "warn");
-		ia_json_u64(j, "threshold", ev->threshold);
+		json_threshold(j, ev);
 	}
 }
 
@@ -133,9 +138,7 @@ static void print_json(struct ia_ctx *ctx, const struct ia_event *ev)
 			ia_json_u64(j, "errno", ev->err);
 			ia_json_u64(j, "count", ev->count);
 		} else if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD) {
-			ia_json_str(j, "level", ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ?
-						"crit" : "warn");
-			ia_json_u64(j, "threshold", ev->threshold);
+			json_threshold(j, ev);
 		}
 		ia_json_obj_open(j, "quota");
 		ia_ctl_quota_json(j, &ev->quota, qpair ? "qpair" : kname, qpair ? "descriptors" : "");
@@ -164,9 +167,7 @@ static void print_json(struct ia_ctx *ctx, const struct ia_event *ev)
 		ia_json_u64(j, "memlock_limit", ev->memlock_limit);
 		ia_json_u64(j, "count", ev->count);
 	} else {
-		ia_json_str(j, "level",
-			    ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "crit" : "warn");
-		ia_json_u64(j, "threshold", ev->threshold);
+		json_threshold(j, ev);
 	}
 	ia_json_obj_close(j);
 	printf("\n");
