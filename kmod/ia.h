@@ -294,6 +294,8 @@ struct ia_group_snap {
 	struct ia_container_snap *containers;
 };
 
+struct pci_dev;
+
 int ia_vfio_init(void);
 void ia_vfio_exit(void);
 /*
@@ -304,6 +306,8 @@ struct ia_container_snap *ia_container_snapshot(bool filter, u32 id,
 						bool uid_filter, kuid_t uid);
 void ia_container_snap_free(struct ia_container_snap *s);
 struct ia_group_snap *ia_group_snapshot(void);
+/* @pdev as a group lists it; false (group left 0) when it has no IOMMU group. */
+bool ia_group_dev_fill(struct ia_group_dev *d, struct pci_dev *pdev);
 void ia_group_snap_free(struct ia_group_snap *g);
 void ia_vfio_thresholds_get(struct ia_thresholds *t);
 void ia_vfio_thresholds_set(const struct ia_thresholds *t);
@@ -312,8 +316,6 @@ u64 ia_vfio_probes_missed(void);
 u32 ia_vfio_untracked(void);
 
 /* --- source: hot-reset scopes (reset.c) ------------------------------------ */
-
-struct pci_dev;
 
 /* One device a reset would reach (its group only when has_group). */
 struct ia_reset_dev {

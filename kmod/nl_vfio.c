@@ -148,14 +148,14 @@ struct ia_group_view {
 	unsigned int first[];
 };
 
-/* The container holding @group in @g, and the group's index in it. */
+/* The container of @cs holding @group, and the group's index in it. */
 static const struct ia_container_info *
-ia_group_container(const struct ia_group_snap *g, u32 group, unsigned int *idx)
+ia_group_container(const struct ia_container_snap *cs, u32 group, unsigned int *idx)
 {
 	unsigned int i, j;
 
-	for (i = 0; g->containers && i < g->containers->nr; i++) {
-		const struct ia_container_info *c = &g->containers->c[i];
+	for (i = 0; cs && i < cs->nr; i++) {
+		const struct ia_container_info *c = &cs->c[i];
 
 		for (j = 0; j < c->ngroups; j++)
 			if (c->groups[j] == group) {
@@ -174,7 +174,7 @@ static bool ia_group_visible(const struct ia_group_snap *g, u32 group, bool admi
 
 	if (admin)
 		return true;
-	c = ia_group_container(g, group, &j);
+	c = ia_group_container(g->containers, group, &j);
 	return c && uid_eq(c->group_owner[j].uid, uid);
 }
 
@@ -248,7 +248,7 @@ static int ia_put_group_elem(struct sk_buff *msg, const void *view, unsigned int
 	for (i = first; i < g->ndev && g->dev[i].group == id; i++)
 		if (ia_put_device(msg, &g->dev[i]))
 			return -EMSGSIZE;
-	c = ia_group_container(g, id, &j);
+	c = ia_group_container(g->containers, id, &j);
 	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_BACKEND,
 			c ? IOMMU_ACCOUNT_GROUP_BACKEND_VFIO_CONTAINER :
 			    IOMMU_ACCOUNT_GROUP_BACKEND_NONE))
@@ -365,16 +365,12 @@ static int ia_put_reset_dev(struct sk_buff *msg, const struct ia_reset_view *v,
 			    const struct ia_reset_dev *r, struct user_namespace *ns)
 {
 	const struct ia_container_info *c = NULL;
-	struct nlattr *nest;
-	unsigned int i, j = 0;
 	u32 holder = IOMMU_ACCOUNT_RESET_HOLDER_NONE;
+	struct nlattr *nest;
+	unsigned int j = 0;
 
-	for (i = 0; r->has_group && v->cs && i < v->cs->nr && !c; i++)
-		for (j = 0; j < v->cs->c[i].ngroups; j++)
-			if (v->cs->c[i].groups[j] == r->d.group) {
-				c = &v->cs->c[i];
-				break;
-			}
+	if (r->has_group)
+		c = ia_group_container(v->cs, r->d.group, &j);
 	if (c)
 		holder = uid_eq(c->group_owner[j].uid, v->uid) ? IOMMU_ACCOUNT_RESET_HOLDER_CALLER :
 								 IOMMU_ACCOUNT_RESET_HOLDER_OTHER;

@@ -39,24 +39,6 @@ struct ia_reset_walk {
 	struct ia_reset_dev *dev;
 };
 
-static void ia_reset_dev_fill(struct ia_reset_dev *r, struct pci_dev *pdev)
-{
-	struct iommu_group *grp = iommu_group_get(&pdev->dev);
-	const char *drv;
-
-	memset(r, 0, sizeof(*r));
-	strscpy(r->d.address, pci_name(pdev), sizeof(r->d.address));
-	r->d.vendor = pdev->vendor;
-	r->d.device = pdev->device;
-	drv = READ_ONCE(pdev->dev.driver) ? dev_driver_string(&pdev->dev) : "";
-	strscpy(r->d.driver, drv, sizeof(r->d.driver));
-	if (grp) {
-		r->has_group = true;
-		r->d.group = iommu_group_id(grp);
-		iommu_group_put(grp);
-	}
-}
-
 static int ia_reset_walk_fn(struct pci_dev *pdev, void *data)
 {
 	struct ia_reset_walk *w = data;
@@ -64,7 +46,7 @@ static int ia_reset_walk_fn(struct pci_dev *pdev, void *data)
 	if (w->slot && !ia_dev_below_slot(pdev, w->target->slot))
 		return 0;
 	if (w->n < w->cap)
-		ia_reset_dev_fill(&w->dev[w->n], pdev);
+		w->dev[w->n].has_group = ia_group_dev_fill(&w->dev[w->n].d, pdev);
 	w->n++;
 	return 0;
 }
@@ -73,13 +55,12 @@ static int ia_reset_walk_fn(struct pci_dev *pdev, void *data)
 static int ia_reset_survey(struct pci_dev *pdev, struct ia_reset_info *r)
 {
 	struct ia_reset_walk w = { .target = pdev };
-	struct ia_reset_dev self;
+	struct ia_group_dev self;
 
 	memset(r, 0, sizeof(*r));
-	ia_reset_dev_fill(&self, pdev);
-	strscpy(r->address, self.d.address, sizeof(r->address));
-	r->has_group = self.has_group;
-	r->group = self.d.group;
+	r->has_group = ia_group_dev_fill(&self, pdev);
+	strscpy(r->address, self.address, sizeof(r->address));
+	r->group = self.group;
 	if (!pci_probe_reset_slot(pdev->slot))
 		r->scope = IOMMU_ACCOUNT_RESET_SCOPE_SLOT;
 	else if (!pci_probe_reset_bus(pdev->bus))

@@ -885,28 +885,35 @@ struct ia_group_walk {
 	unsigned int n, cap;
 };
 
+bool ia_group_dev_fill(struct ia_group_dev *d, struct pci_dev *pdev)
+{
+	struct iommu_group *grp = iommu_group_get(&pdev->dev);
+	const char *drv;
+
+	memset(d, 0, sizeof(*d));
+	strscpy(d->address, pci_name(pdev), sizeof(d->address));
+	d->vendor = pdev->vendor;
+	d->device = pdev->device;
+	drv = READ_ONCE(pdev->dev.driver) ? dev_driver_string(&pdev->dev) : "";
+	strscpy(d->driver, drv, sizeof(d->driver));
+	if (!grp)
+		return false;
+	d->group = iommu_group_id(grp);
+	iommu_group_put(grp);
+	return true;
+}
+
 static int ia_group_dev_fn(struct device *dev, void *data)
 {
 	struct ia_group_walk *w = data;
-	struct pci_dev *pdev = to_pci_dev(dev);
-	struct iommu_group *grp;
-	struct ia_group_dev *d;
-	const char *drv;
+	struct ia_group_dev d;
 
-	grp = iommu_group_get(dev);
-	if (!grp)
+	/* Devices without a group are not listed. */
+	if (!ia_group_dev_fill(&d, to_pci_dev(dev)))
 		return 0;
-	if (w->n < w->cap) {
-		d = &w->dev[w->n];
-		d->group = iommu_group_id(grp);
-		strscpy(d->address, pci_name(pdev), sizeof(d->address));
-		d->vendor = pdev->vendor;
-		d->device = pdev->device;
-		drv = READ_ONCE(dev->driver) ? dev_driver_string(dev) : "";
-		strscpy(d->driver, drv, sizeof(d->driver));
-	}
+	if (w->n < w->cap)
+		w->dev[w->n] = d;
 	w->n++;
-	iommu_group_put(grp);
 	return 0;
 }
 
