@@ -30,12 +30,17 @@
  * removes the same record; a vaddr update (VFIO_DMA_*_FLAG_VADDR) pins and
  * removes nothing. Pinned pages of a mapping are dropped with its record.
  *
- * Only the ioctl return probe has a bounded number of instances (4096): if
- * it ever runs out, the refusals of that moment are not counted, and every
- * container live then is flagged inexact (never silently wrong).
+ * Two mechanisms give these hooks (wrapper/hook.h): ftrace where the kernel
+ * allows it (entry callbacks, and MAP_DMA calls of the ioctl redirected to a
+ * wrapper that sees the return value: no return trampoline, no bound on
+ * concurrent calls), else kprobes and a kretprobe on the ioctl. With the
+ * kretprobe, if its 4096 instances ever run out, the refusals of that moment
+ * are not counted, and every container live then is flagged inexact (never
+ * silently wrong). Open and attach (rare) are kretprobes either way.
  *
- * Probe handlers run in atomic context: state is under one irq-safe spinlock,
- * allocations are GFP_ATOMIC, events go through the core's queue.
+ * Handlers run in atomic context under kprobes and may be preempted under
+ * ftrace: either way state is under one irq-safe spinlock, allocations are
+ * GFP_ATOMIC, events go through the core's queue.
  */
 #include <linux/hashtable.h>
 #include <linux/iommu.h>
@@ -54,6 +59,7 @@
 #include <uapi/linux/vfio.h>
 
 #include "ia.h"
+#include "wrapper/hook.h"
 #include "wrapper/kallsyms.h"
 
 #define IA_TYPE1 "vfio_iommu_type1"
@@ -86,10 +92,13 @@ struct ia_active {
 	struct hlist_node hnode;	/* ia_actives, by task */
 	struct task_struct *task;
 	void *iommu;
+	struct ia_container *c;		/* its record, NULL if untracked */
 	void *dma;			/* the mapping being pinned */
-	u64 iova, size;			/* the request as the caller passed it */
 	bool created;			/* a mapping record was made by this call */
 };
+
+/* MAP_DMAs in flight: hooks outside any skip the actives lookup and the lock. */
+static atomic_t ia_nactive = ATOMIC_INIT(0);
 
 static DEFINE_SPINLOCK(ia_lock);
 static DEFINE_HASHTABLE(ia_containers, 6);
@@ -243,9 +252,10 @@ static void ia_container_del(struct ia_container *c)
 	kfree(c);
 }
 
-/* --- probes ---------------------------------------------------------------------- */
+/* --- hooks: what each hooked call means (mechanism below) ------------------------ */
 
 static struct kretprobe ia_krp_ioctl;
+static struct ia_wrap ia_wrap_ioctl;
 
 static int ia_open_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -271,40 +281,37 @@ static int ia_open_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-static int ia_release_pre(struct kprobe *p, struct pt_regs *regs)
+/* vfio_iommu_type1_release(iommu) */
+static void ia_release(unsigned long iommu, unsigned long a1, unsigned long a2, unsigned long a3)
 {
 	struct ia_container *c;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_lock, flags);
-	c = ia_find((void *)regs_get_kernel_argument(regs, 0));
+	c = ia_find((void *)iommu);
 	if (c)
 		ia_container_del(c);
 	spin_unlock_irqrestore(&ia_lock, flags);
-	return 0;
 }
 
-static int ia_ioctl_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+/*
+ * A MAP_DMA begins: @a (the caller's) describes it until ia_map_end(). The
+ * container cannot go meanwhile: its file is held by the ioctl, and the
+ * records only go with the file or with vfio_iommu_type1 itself.
+ */
+static void ia_map_begin(struct ia_active *a, void *iommu)
 {
-	struct ia_active *a = (struct ia_active *)ri->data;
-	struct vfio_iommu_type1_dma_map map;
 	unsigned long flags;
 
-	if (regs_get_kernel_argument(regs, 1) != VFIO_IOMMU_MAP_DMA)
-		return 1;	/* no return handler for this call */
-	memset(a, 0, sizeof(*a));
 	a->task = current;
-	a->iommu = (void *)regs_get_kernel_argument(regs, 0);
-	/* Only to describe a refusal; counts never come from here. */
-	if (!copy_from_user_nofault(&map, (void __user *)regs_get_kernel_argument(regs, 2),
-				    sizeof(map))) {
-		a->iova = map.iova;
-		a->size = map.size;
-	}
+	a->iommu = iommu;
+	a->dma = NULL;
+	a->created = false;
 	spin_lock_irqsave(&ia_lock, flags);
+	a->c = ia_find(iommu);
 	hash_add(ia_actives, &a->hnode, (unsigned long)current);
+	atomic_inc(&ia_nactive);
 	spin_unlock_irqrestore(&ia_lock, flags);
-	return 0;
 }
 
 static int ia_errno_class(int err)
@@ -336,8 +343,8 @@ static void ia_failure_event(struct ia_event *ev, const struct ia_container *c, 
 
 static bool ia_flush_pending;
 
-static void ia_map_failed(struct ia_container *c, struct ia_active *a, int err,
-			  struct ia_event *ev, unsigned int *nev)
+static void ia_map_failed(struct ia_container *c, const struct vfio_iommu_type1_dma_map *map,
+			  int err, struct ia_event *ev, unsigned int *nev)
 {
 	u64 now = ktime_get_real_ns();
 	u32 count;
@@ -347,8 +354,8 @@ static void ia_map_failed(struct ia_container *c, struct ia_active *a, int err,
 	c->info.last = (struct ia_failure){
 		.time_ns = now,
 		.err = err,
-		.iova = a->iova,
-		.size = a->size,
+		.iova = map ? map->iova : 0,
+		.size = map ? map->size : 0,
 	};
 	ia_owner_current(&c->info.last.who);
 	if (!ia_coalesce_fail(&c->co, ktime_get_ns(), &count)) {
@@ -366,29 +373,31 @@ static void ia_map_failed(struct ia_container *c, struct ia_active *a, int err,
 	(*nev)++;
 }
 
-static int ia_ioctl_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+/*
+ * The MAP_DMA described by @a returned @ret (the ioctl's own return value).
+ * @map: the caller's request read back after a refusal, only to describe it
+ * (iova and size of the event), or NULL.
+ */
+static void ia_map_end(struct ia_active *a, long ret, const struct vfio_iommu_type1_dma_map *map)
 {
-	struct ia_active *a = (struct ia_active *)ri->data;
-	long ret = (long)regs_return_value(regs);
-	struct ia_container *c;
 	struct ia_event ev[1];
 	unsigned long flags;
 	unsigned int nev = 0;
 
 	spin_lock_irqsave(&ia_lock, flags);
 	hash_del(&a->hnode);
-	c = ia_find(a->iommu);
-	if (c && ret)
-		ia_map_failed(c, a, (int)-ret, ev, &nev);
+	atomic_dec(&ia_nactive);
+	if (a->c && ret)
+		ia_map_failed(a->c, map, (int)-ret, ev, &nev);
 	spin_unlock_irqrestore(&ia_lock, flags);
 	ia_queue_all(ev, nev);
-	return 0;
 }
 
-static int ia_pin_pre(struct kprobe *p, struct pt_regs *regs)
+/* vfio_pin_pages_remote(dma, vaddr, npage, ...) */
+static void ia_pin(unsigned long dma_arg, unsigned long vaddr, unsigned long npage,
+		   unsigned long a3)
 {
-	void *dma = (void *)regs_get_kernel_argument(regs, 0);
-	unsigned long npage = regs_get_kernel_argument(regs, 2);
+	void *dma = (void *)dma_arg;
 	struct ia_event ev[IA_LEVEL_COUNT];
 	struct ia_container *c;
 	struct ia_active *a;
@@ -396,6 +405,8 @@ static int ia_pin_pre(struct kprobe *p, struct pt_regs *regs)
 	unsigned long flags;
 	unsigned int nev = 0;
 
+	if (!atomic_read(&ia_nactive))
+		return;		/* not inside a MAP_DMA we saw (below) */
 	spin_lock_irqsave(&ia_lock, flags);
 	a = ia_find_active(current);
 	if (!a) {
@@ -407,7 +418,7 @@ static int ia_pin_pre(struct kprobe *p, struct pt_regs *regs)
 		goto out;
 	}
 	a->dma = dma;
-	c = ia_find(a->iommu);
+	c = a->c;
 	if (!c || ia_find_dma(dma))
 		goto out;	/* untracked container, or a further chunk */
 	d = kmem_cache_alloc(ia_dma_cache, GFP_ATOMIC);
@@ -429,17 +440,21 @@ static int ia_pin_pre(struct kprobe *p, struct pt_regs *regs)
 out:
 	spin_unlock_irqrestore(&ia_lock, flags);
 	ia_queue_all(ev, nev);
-	return 0;
 }
 
-static int ia_acct_pre(struct kprobe *p, struct pt_regs *regs)
+/* mm_lock_acct(task, mm, lock_cap, npage) */
+static void ia_acct(unsigned long task_arg, unsigned long mm, unsigned long lock_cap,
+		    unsigned long npage_arg)
 {
-	struct task_struct *task = (void *)regs_get_kernel_argument(regs, 0);
-	long npage = (long)regs_get_kernel_argument(regs, 3);
+	struct task_struct *task = (struct task_struct *)task_arg;
+	long npage = (long)npage_arg;
 	struct ia_active *a;
 	struct ia_dma *d;
 	unsigned long flags;
 
+	/* Only charges inside a MAP_DMA are attributed: an unmap's go with its record. */
+	if (!atomic_read(&ia_nactive))
+		return;
 	spin_lock_irqsave(&ia_lock, flags);
 	a = ia_find_active(current);
 	d = a && a->dma ? ia_find_dma(a->dma) : NULL;
@@ -461,12 +476,13 @@ static int ia_acct_pre(struct kprobe *p, struct pt_regs *regs)
 	}
 out:
 	spin_unlock_irqrestore(&ia_lock, flags);
-	return 0;
 }
 
-static int ia_remove_dma_pre(struct kprobe *p, struct pt_regs *regs)
+/* vfio_remove_dma(iommu, dma) */
+static void ia_remove(unsigned long iommu, unsigned long dma_arg, unsigned long a2,
+		      unsigned long a3)
 {
-	void *dma = (void *)regs_get_kernel_argument(regs, 1);
+	void *dma = (void *)dma_arg;
 	struct ia_container *c;
 	struct ia_active *a;
 	struct ia_dma *d;
@@ -477,7 +493,7 @@ static int ia_remove_dma_pre(struct kprobe *p, struct pt_regs *regs)
 	if (!d)
 		goto out;
 	c = d->c;
-	a = ia_find_active(current);
+	a = atomic_read(&ia_nactive) ? ia_find_active(current) : NULL;
 	if (a && a->dma == dma && a->created) {
 		c->info.map_ops--;	/* the map that made it was refused */
 		a->created = false;
@@ -488,7 +504,6 @@ static int ia_remove_dma_pre(struct kprobe *p, struct pt_regs *regs)
 	ia_thresholds_down(c);
 out:
 	spin_unlock_irqrestore(&ia_lock, flags);
-	return 0;
 }
 
 struct ia_attach_data {
@@ -547,10 +562,12 @@ static int ia_attach_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-static int ia_detach_pre(struct kprobe *p, struct pt_regs *regs)
+/* vfio_iommu_type1_detach_group(iommu, group) */
+static void ia_detach(unsigned long iommu_arg, unsigned long grp, unsigned long a2,
+		      unsigned long a3)
 {
-	void *iommu = (void *)regs_get_kernel_argument(regs, 0);
-	u32 group = iommu_group_id((struct iommu_group *)regs_get_kernel_argument(regs, 1));
+	void *iommu = (void *)iommu_arg;
+	u32 group = iommu_group_id((struct iommu_group *)grp);
 	struct ia_container *c;
 	unsigned long flags;
 	unsigned int i;
@@ -566,7 +583,131 @@ static int ia_detach_pre(struct kprobe *p, struct pt_regs *regs)
 		break;
 	}
 	spin_unlock_irqrestore(&ia_lock, flags);
+}
+
+/*
+ * --- mechanism 1 (preferred): ftrace -------------------------------------------------
+ *
+ * Entry hooks on release, detach, remove, mm_lock_acct and pin; MAP_DMA calls
+ * of the ioctl redirected to ia_ioctl_wrapper(), which calls the original and
+ * sees its return value. Per MAP+UNMAP pair of 4 KiB: MAP = redirect + the
+ * original's own entry + pin + charge; UNMAP = the ioctl's entry (not
+ * redirected) + uncharge + remove: seven ftrace hits, none with pt_regs
+ * saved or a return trampoline, and no bound on concurrent MAP_DMAs.
+ */
+
+static struct ia_fentry ia_fentries[] = {
+	{ .sym = IA_TYPE1 ":vfio_iommu_type1_release", .fn = ia_release },
+	{ .sym = IA_TYPE1 ":vfio_iommu_type1_detach_group", .fn = ia_detach },
+	{ .sym = IA_TYPE1 ":vfio_remove_dma", .fn = ia_remove },
+	{ .sym = IA_TYPE1 ":mm_lock_acct", .fn = ia_acct },
+	{ .sym = IA_TYPE1 ":vfio_pin_pages_remote", .fn = ia_pin },
+};
+
+static struct ia_fentry_set ia_fentry_set = {
+	.e = ia_fentries,
+	.n = ARRAY_SIZE(ia_fentries),
+};
+
+typedef long (*ia_ioctl_fn)(void *iommu, unsigned int cmd, unsigned long arg);
+
+static noinline notrace long ia_ioctl_wrapper(void *iommu, unsigned int cmd, unsigned long arg)
+{
+	struct vfio_iommu_type1_dma_map map, *mp = NULL;
+	struct ia_active a;
+	long ret;
+
+	ia_wrap_enter(&ia_wrap_ioctl);
+	ia_map_begin(&a, iommu);
+	ret = ((ia_ioctl_fn)ia_wrap_ioctl.orig)(iommu, cmd, arg);
+	/* Process context: the caller's request, read only to describe a refusal. */
+	if (ret && !copy_from_user(&map, (void __user *)arg, sizeof(map)))
+		mp = &map;
+	ia_map_end(&a, ret, mp);
+	ia_wrap_leave(&ia_wrap_ioctl);
+	return ret;
+}
+
+static struct ia_wrap ia_wrap_ioctl = {
+	.sym = IA_TYPE1 ":vfio_iommu_type1_ioctl",
+	.wrapper = ia_ioctl_wrapper,
+	.only_arg = 1,			/* cmd */
+	.only_val = VFIO_IOMMU_MAP_DMA,
+};
+
+/*
+ * --- mechanism 2 (fallback): kprobes -------------------------------------------------
+ *
+ * Where ftrace hooks cannot be had (no DYNAMIC_FTRACE_WITH_ARGS, another
+ * IPMODIFY user such as a livepatch on the ioctl, or hooks=kprobes): a
+ * kretprobe on the ioctl and kprobes on the rest, calling the same functions.
+ * Only the ioctl's return probe has a bounded number of instances (4096): if
+ * it ever runs out, the refusals of that moment are not counted, and every
+ * container live then is flagged inexact (never silently wrong).
+ */
+
+struct ia_ioctl_data {
+	struct ia_active a;
+	unsigned long arg;
+};
+
+static int ia_ioctl_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ia_ioctl_data *d = (struct ia_ioctl_data *)ri->data;
+
+	if ((u32)regs_get_kernel_argument(regs, 1) != VFIO_IOMMU_MAP_DMA)
+		return 1;	/* no return handler for this call */
+	d->arg = regs_get_kernel_argument(regs, 2);
+	ia_map_begin(&d->a, (void *)regs_get_kernel_argument(regs, 0));
 	return 0;
+}
+
+static int ia_ioctl_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ia_ioctl_data *d = (struct ia_ioctl_data *)ri->data;
+	long ret = (long)regs_return_value(regs);
+	struct vfio_iommu_type1_dma_map map, *mp = NULL;
+
+	if (ret && !copy_from_user_nofault(&map, (void __user *)d->arg, sizeof(map)))
+		mp = &map;
+	ia_map_end(&d->a, ret, mp);
+	return 0;
+}
+
+typedef void (*ia_hook_fn)(unsigned long a0, unsigned long a1, unsigned long a2,
+			   unsigned long a3);
+
+/* Inlined with a constant @fn: a direct call. */
+static __always_inline int ia_kp_call(struct pt_regs *regs, ia_hook_fn fn)
+{
+	fn(regs_get_kernel_argument(regs, 0), regs_get_kernel_argument(regs, 1),
+	   regs_get_kernel_argument(regs, 2), regs_get_kernel_argument(regs, 3));
+	return 0;
+}
+
+static int ia_release_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return ia_kp_call(regs, ia_release);
+}
+
+static int ia_pin_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return ia_kp_call(regs, ia_pin);
+}
+
+static int ia_acct_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return ia_kp_call(regs, ia_acct);
+}
+
+static int ia_remove_dma_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return ia_kp_call(regs, ia_remove);
+}
+
+static int ia_detach_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return ia_kp_call(regs, ia_detach);
 }
 
 /* Refusals coalesced during the interval: one event per container. */
@@ -615,7 +756,7 @@ static struct kretprobe ia_krp_ioctl = {
 	.kp.symbol_name = IA_TYPE1 ":vfio_iommu_type1_ioctl",
 	.entry_handler = ia_ioctl_entry,
 	.handler = ia_ioctl_ret,
-	.data_size = sizeof(struct ia_active),
+	.data_size = sizeof(struct ia_ioctl_data),
 	.maxactive = IA_MAXACTIVE_IOCTL,
 };
 
@@ -652,22 +793,28 @@ static struct kprobe ia_kp_detach = {
 	.pre_handler = ia_detach_pre,
 };
 
-/* Registered in this order, unregistered in the reverse one. */
+/* Registered with either mechanism: containers opening and groups attaching. */
 static struct kretprobe *const ia_kretprobes[] = {
-	&ia_krp_open, &ia_krp_attach, &ia_krp_ioctl,
+	&ia_krp_open, &ia_krp_attach,
 };
 
+/* Mechanism 2, registered in this order, unregistered in the reverse one. */
 static struct kprobe *const ia_kprobes[] = {
 	&ia_kp_release, &ia_kp_detach, &ia_kp_remove, &ia_kp_acct, &ia_kp_pin,
 };
 
+static char *ia_hooks_param = "auto";
+module_param_named(hooks, ia_hooks_param, charp, 0444);
+MODULE_PARM_DESC(hooks, "auto: ftrace hooks where the kernel allows them, else kprobes; kprobes: kprobes only");
+
 static DEFINE_MUTEX(ia_attach_mutex);
 static bool ia_attached;
+static bool ia_use_ftrace;		/* mechanism 1 is the one registered */
 static struct module *ia_type1_mod;	/* under ia_attach_mutex */
 
 u64 ia_vfio_probes_missed(void)
 {
-	u64 n = 0;
+	u64 n = READ_ONCE(ia_krp_ioctl.nmissed);
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(ia_kretprobes); i++)
@@ -693,6 +840,12 @@ u32 ia_vfio_untracked(void)
 	return refs > tracked ? refs - tracked : 0;
 }
 
+static void ia_kprobes_unregister(void)
+{
+	unregister_kprobes((struct kprobe **)ia_kprobes, ARRAY_SIZE(ia_kprobes));
+	unregister_kretprobe(&ia_krp_ioctl);
+}
+
 static void ia_hooks_detach_locked(void)
 {
 	struct ia_container *c;
@@ -702,7 +855,13 @@ static void ia_hooks_detach_locked(void)
 
 	if (!ia_attached)
 		return;
-	unregister_kprobes((struct kprobe **)ia_kprobes, ARRAY_SIZE(ia_kprobes));
+	if (ia_use_ftrace) {
+		/* Waits for MAP_DMAs inside the wrapper to return. */
+		ia_wrap_unregister(&ia_wrap_ioctl);
+		ia_fentry_unregister(&ia_fentry_set);
+	} else {
+		ia_kprobes_unregister();
+	}
 	unregister_kretprobes((struct kretprobe **)ia_kretprobes, ARRAY_SIZE(ia_kretprobes));
 	ia_attached = false;
 	cancel_delayed_work_sync(&ia_flush_work);
@@ -711,6 +870,7 @@ static void ia_hooks_detach_locked(void)
 		ia_container_del(c);
 	/* No handler runs any more: in-flight records are gone with the probes. */
 	hash_init(ia_actives);
+	atomic_set(&ia_nactive, 0);
 	ia_flush_pending = false;
 	spin_unlock_irqrestore(&ia_lock, flags);
 	ia_dma_entry_limit = NULL;
@@ -719,62 +879,119 @@ static void ia_hooks_detach_locked(void)
 		       IA_TYPE1 " not loaded: hooks attach when it loads");
 }
 
-/* Attach to vfio_iommu_type1 if it is loaded; a missing symbol is reported. */
-static void ia_hooks_attach_locked(struct module *mod)
+static void ia_kprobe_reset(struct kprobe *kp)
 {
-	const char *what = "";
+	const char *sym = kp->symbol_name;
+	kprobe_pre_handler_t pre = kp->pre_handler;
+
+	memset(kp, 0, sizeof(*kp));
+	kp->symbol_name = sym;
+	kp->pre_handler = pre;
+}
+
+static void ia_kretprobe_reset(struct kretprobe *rp)
+{
+	const char *sym = rp->kp.symbol_name;
+
+	memset(&rp->kp, 0, sizeof(rp->kp));
+	rp->kp.symbol_name = sym;
+	rp->nmissed = 0;
+}
+
+/* Mechanism 1; 0 or -errno with @why filled. */
+static int ia_ftrace_register(char *why, size_t len)
+{
+	int ret;
+
+	if (strcmp(ia_hooks_param, "auto")) {
+		snprintf(why, len, "hooks=%s", ia_hooks_param);
+		return -EPERM;
+	}
+	ret = ia_fentry_register(&ia_fentry_set, why, len);
+	if (ret)
+		return ret;
+	ret = ia_wrap_register(&ia_wrap_ioctl, why, len);
+	if (ret)
+		ia_fentry_unregister(&ia_fentry_set);
+	return ret;
+}
+
+/* Mechanism 2; 0 or -errno with the failing symbol in @what. */
+static int ia_kprobes_register(const char **what)
+{
 	int i, ret;
 
-	if (ia_attached)
-		return;
-	/* Re-registration needs clean structures. */
-	for (i = 0; i < ARRAY_SIZE(ia_kretprobes); i++) {
-		struct kretprobe *rp = ia_kretprobes[i];
-		const char *sym = rp->kp.symbol_name;
-
-		memset(&rp->kp, 0, sizeof(rp->kp));
-		rp->kp.symbol_name = sym;
-		rp->nmissed = 0;
-	}
-	for (i = 0; i < ARRAY_SIZE(ia_kprobes); i++) {
-		struct kprobe *kp = ia_kprobes[i];
-		const char *sym = kp->symbol_name;
-		kprobe_pre_handler_t pre = kp->pre_handler;
-
-		memset(kp, 0, sizeof(*kp));
-		kp->symbol_name = sym;
-		kp->pre_handler = pre;
-	}
-	ia_dma_entry_limit = (unsigned int *)ia_kallsyms_lookup_name(IA_TYPE1 ":dma_entry_limit");
-	for (i = 0; i < ARRAY_SIZE(ia_kretprobes); i++) {
-		ret = register_kretprobe(ia_kretprobes[i]);
-		if (ret) {
-			what = ia_kretprobes[i]->kp.symbol_name;
-			goto err_kret;
-		}
+	for (i = 0; i < ARRAY_SIZE(ia_kprobes); i++)
+		ia_kprobe_reset(ia_kprobes[i]);
+	ia_kretprobe_reset(&ia_krp_ioctl);
+	ret = register_kretprobe(&ia_krp_ioctl);
+	if (ret) {
+		*what = ia_krp_ioctl.kp.symbol_name;
+		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(ia_kprobes); i++) {
 		ret = register_kprobe(ia_kprobes[i]);
 		if (ret) {
-			what = ia_kprobes[i]->symbol_name;
-			goto err_kp;
+			*what = ia_kprobes[i]->symbol_name;
+			if (i)
+				unregister_kprobes((struct kprobe **)ia_kprobes, i);
+			unregister_kretprobe(&ia_krp_ioctl);
+			return ret;
 		}
+	}
+	return 0;
+}
+
+/* "kprobes on vfio_iommu_type1 (ftrace: WHY)", in place of @why. */
+static void ia_fallback_detail(char *why, size_t len)
+{
+	char tmp[96];
+
+	strscpy(tmp, why, sizeof(tmp));
+	snprintf(why, len, "kprobes on " IA_TYPE1 " (ftrace: %s)", tmp);
+}
+
+/* Attach to vfio_iommu_type1 if it is loaded; a missing symbol is reported. */
+static void ia_hooks_attach_locked(struct module *mod)
+{
+	char why[160] = "";
+	const char *what = "";
+	int i, nk, ret;
+
+	if (ia_attached)
+		return;
+	/* Re-registration needs clean structures. */
+	for (i = 0; i < ARRAY_SIZE(ia_kretprobes); i++)
+		ia_kretprobe_reset(ia_kretprobes[i]);
+	ia_dma_entry_limit = (unsigned int *)ia_kallsyms_lookup_name(IA_TYPE1 ":dma_entry_limit");
+	for (nk = 0; nk < ARRAY_SIZE(ia_kretprobes); nk++) {
+		ret = register_kretprobe(ia_kretprobes[nk]);
+		if (ret) {
+			what = ia_kretprobes[nk]->kp.symbol_name;
+			goto err_kret;
+		}
+	}
+	ia_use_ftrace = !ia_ftrace_register(why, sizeof(why));
+	if (!ia_use_ftrace) {
+		ret = ia_kprobes_register(&what);
+		if (ret)
+			goto err_kret;
 	}
 	ia_attached = true;
 	ia_type1_mod = mod ? mod :
 		(struct module *)ia_kallsyms_lookup_name(IA_TYPE1 ":__this_module");
-	ia_feature_set(IA_FEAT_VFIO_TYPE1, true, "kprobes on " IA_TYPE1 "%s%s",
+	if (ia_use_ftrace)
+		strscpy(why, "ftrace hooks (MAP_DMA wrapped) on " IA_TYPE1, sizeof(why));
+	else
+		ia_fallback_detail(why, sizeof(why));
+	ia_feature_set(IA_FEAT_VFIO_TYPE1, true, "%s%s%s", why,
 		       ia_dma_entry_limit ? "" : "; dma_entry_limit not found: limit reads 0",
 		       ia_type1_mod ? "" : "; module not found: untracked containers not counted");
 	return;
 
-err_kp:
-	if (i)
-		unregister_kprobes((struct kprobe **)ia_kprobes, i);
-	i = ARRAY_SIZE(ia_kretprobes);
 err_kret:
-	if (i)
-		unregister_kretprobes((struct kretprobe **)ia_kretprobes, i);
+	if (nk)
+		unregister_kretprobes((struct kretprobe **)ia_kretprobes, nk);
 	ia_dma_entry_limit = NULL;
 	if (what == ia_krp_open.kp.symbol_name && ret == -ENOENT)
 		ia_feature_set(IA_FEAT_VFIO_TYPE1, false,

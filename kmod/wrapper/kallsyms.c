@@ -78,6 +78,11 @@ int ia_kallsyms_init(char *why, size_t len)
 	return 0;
 }
 
+bool ia_kallsyms_callable(unsigned long entry)
+{
+	return !ia_ibt_forbids_call(entry);
+}
+
 unsigned long ia_kallsyms_lookup_name(const char *name)
 {
 	return ia_lookup ? ia_lookup(name) : 0;

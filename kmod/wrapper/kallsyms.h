@@ -11,6 +11,8 @@
 int ia_kallsyms_init(char *why, size_t len);
 /* Address of a kernel symbol (text or data), or 0. */
 unsigned long ia_kallsyms_lookup_name(const char *name);
+/* May @entry (a function's first byte) be called indirectly? (IBT: ENDBR) */
+bool ia_kallsyms_callable(unsigned long entry);
 /* Size of the object at @addr according to kallsyms, or 0. */
 unsigned long ia_kallsyms_symbol_size(unsigned long addr, const char *name);
 

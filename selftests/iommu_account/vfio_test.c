@@ -1102,7 +1102,9 @@ static void *status_reader_fn(void *arg)
 			if (strcmp(f->name, "vfio-type1"))
 				continue;
 			if (f->state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE)
-				ok = !strncmp(f->detail, "kprobes on vfio_iommu_type1", 27);
+				ok = !strncmp(f->detail, "kprobes on vfio_iommu_type1", 27) ||
+				     !strcmp(f->detail, "ftrace hooks (MAP_DMA wrapped) on "
+							"vfio_iommu_type1");
 			else
 				ok = !strcmp(f->detail,
 					     "vfio_iommu_type1 not loaded: hooks attach when it loads");
