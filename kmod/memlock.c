@@ -78,6 +78,7 @@ struct ia_ml_user {
 /* Pages charged to @uid's pot and held by one object (a buffer or a ring). */
 struct ia_ml_rec {
 	struct hlist_node hnode;	/* ia_ml_recs, by key */
+	struct hlist_node cnode;	/* ia_ml_by_ctx, by ring */
 	const void *key;		/* the buffer, or the ring in per-ring mode */
 	const void *ctx;		/* the ring */
 	kuid_t uid;
@@ -106,6 +107,7 @@ struct ia_ml_active {
 
 static DEFINE_HASHTABLE(ia_ml_users, 6);
 static DEFINE_HASHTABLE(ia_ml_recs, 8);
+static DEFINE_HASHTABLE(ia_ml_by_ctx, 8);	/* a closing ring finds its records */
 static DEFINE_HASHTABLE(ia_ml_actives, 6);
 static bool ia_ml_per_ring;		/* release mode, decided at init */
 /*
@@ -192,6 +194,7 @@ static struct ia_ml_rec *ia_ml_rec_of(const void *key)
 static void ia_ml_rec_del(struct ia_ml_rec *r)
 {
 	hash_del(&r->hnode);
+	hash_del(&r->cnode);
 	put_pid(r->pid);
 	kfree(r);
 }
@@ -516,6 +519,7 @@ static int ia_ml_reg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		r->consumer = IA_CONS_URING_BUFFERS;
 		r->pid = get_pid(task_tgid(current));
 		hash_add(ia_ml_recs, &r->hnode, (unsigned long)key);
+		hash_add(ia_ml_by_ctx, &r->cnode, (unsigned long)r->ctx);
 	}
 	r->pages += a->pages;
 	if (u)
@@ -595,13 +599,12 @@ static int ia_ml_ring_release_pre(struct kprobe *p, struct pt_regs *regs)
 	struct file *file = (struct file *)regs_get_kernel_argument(regs, 1);
 	struct ia_ml_rec *r;
 	unsigned long flags;
-	unsigned int bkt;
 	void *ctx;
 
 	if (get_kernel_nofault(ctx, &file->private_data))
 		return 0;
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	hash_for_each(ia_ml_recs, bkt, r, hnode)
+	hash_for_each_possible(ia_ml_by_ctx, r, cnode, (unsigned long)ctx)
 		if (r->ctx == ctx)
 			r->closed = true;
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
@@ -672,6 +675,7 @@ static void ia_ml_xdp_charged(struct xdp_umem *umem)
 	r->pages = umem->npgs;
 	r->pid = get_pid(task_tgid(current));
 	hash_add(ia_ml_recs, &r->hnode, (unsigned long)umem);
+	hash_add(ia_ml_by_ctx, &r->cnode, (unsigned long)r->ctx);
 	u->pages[IA_CONS_XDP_UMEM] += r->pages;
 	ia_ml_thresholds(u, IA_CONS_XDP_UMEM, r->pages, atomic_long_read(&user->locked_vm),
 			 limit);
