@@ -42,6 +42,8 @@
  * ftrace: either way state is under one irq-safe spinlock, allocations are
  * GFP_ATOMIC, events go through the core's queue.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/hashtable.h>
 #include <linux/iommu.h>
 #include <linux/kprobes.h>
@@ -1223,6 +1225,10 @@ int ia_vfio_init(void)
 {
 	int ret;
 
+	if (strcmp(ia_hooks_param, "auto") && strcmp(ia_hooks_param, "kprobes")) {
+		pr_err("hooks=%s: expected auto or kprobes\n", ia_hooks_param);
+		return -EINVAL;
+	}
 	ia_dma_cache = KMEM_CACHE(ia_dma, 0);
 	if (!ia_dma_cache)
 		return -ENOMEM;

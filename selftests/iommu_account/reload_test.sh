@@ -7,6 +7,9 @@
 #     VFIO mapper maps and unmaps (a new container each round), dumps run and
 #     an events listener follows; after the last load a fresh container and a
 #     fresh pot are counted exactly;
+#     (every other load with hooks=kprobes, the fallback mechanism);
+#   - the fallback: loaded with hooks=kprobes the module says so and a fresh
+#     container is counted exactly; a bad hooks= value is refused;
 #   - event flood: a listener stopped while 20,000 events are raised; on
 #     resume it reports exactly the missing sequence numbers and keeps going.
 # Waits are bounded polls of conditions, never sleeps.
@@ -39,7 +42,11 @@ done ) &
 ok_ia=0
 for i in $(seq 20); do
 	until_ok 200 rmmod iommu_account || break
-	modprobe iommu_account || break
+	if [ $((i % 2)) = 1 ]; then
+		modprobe iommu_account hooks=kprobes || break
+	else
+		modprobe iommu_account || break
+	fi
 	ok_ia=$((ok_ia + 1))
 done
 check "reload under load: 20 rmmod/modprobe cycles of iommu_account ($ok_ia)" [ "$ok_ia" = 20 ]
@@ -56,18 +63,22 @@ wait
 rm -f "$tmp/stop"
 check "after the reloads: STATUS answers" sh -c 'iommu-accountctl status >/dev/null'
 
-# A fresh container: exactly the mappings the kernel accepted.
-echo 100 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
-mkfifo "$tmp/hold"
-vfio_tool leak 0 <"$tmp/hold" >"$tmp/leak.txt" 2>&1 &
-hold=$!
-exec 3>"$tmp/hold"
-until_ok 400 grep -q 'failed: No space left on device' "$tmp/leak.txt"
-check "after the reloads: a fresh container counts 100/100 with 1 ENOSPC, exactly" \
-	sh -c "iommu-accountctl -j containers | grep -q '\"entries\":100,\"limit\":100,.*\"fail_enospc\":1,'"
-exec 3>&-
-wait "$hold"
-hold=""
+# A fresh container of 100 entries mapped until the kernel refuses: exact counts.
+fresh_container() {
+	echo 100 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
+	rm -f "$tmp/hold"
+	mkfifo "$tmp/hold"
+	vfio_tool leak 0 <"$tmp/hold" >"$tmp/leak.txt" 2>&1 &
+	hold=$!
+	exec 3>"$tmp/hold"
+	until_ok 400 grep -q 'failed: No space left on device' "$tmp/leak.txt"
+	check "$1: a fresh container counts 100/100 with 1 ENOSPC, exactly" \
+		sh -c "iommu-accountctl -j containers | grep -q '\"entries\":100,\"limit\":100,.*\"fail_enospc\":1,'"
+	exec 3>&-
+	wait "$hold"
+	hold=""
+}
+fresh_container "after the reloads"
 echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 # A fresh pot: uid 1001 holds one 1 MiB buffer; the parts add up to the kernel's counter.
 runas 1001 uring_bench hold 1048576 >"$tmp/h.txt" 2>&1 &
@@ -78,6 +89,20 @@ check "after the reloads: uid 1001's pot is 1 MiB, all of it io_uring buffers" \
 kill "$hold"
 wait "$hold" 2>/dev/null
 hold=""
+
+# --- the fallback mechanism ------------------------------------------------------
+check "after the reloads: hooks on ftrace, MAP_DMA wrapped" \
+	sh -c "iommu-accountctl -j status | grep -q 'ftrace hooks (MAP_DMA wrapped) on vfio_iommu_type1'"
+rmmod iommu_account
+check "hooks=bogus is refused" sh -c '! modprobe iommu_account hooks=bogus 2>/dev/null'
+check "hooks=bogus leaves the module unloaded" sh -c '! grep -q "^iommu_account " /proc/modules'
+modprobe iommu_account hooks=kprobes
+check "hooks=kprobes: the feature says kprobes, and why" \
+	sh -c "iommu-accountctl -j status | grep -q 'kprobes on vfio_iommu_type1 (ftrace: hooks=kprobes)'"
+fresh_container "hooks=kprobes"
+echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
+rmmod iommu_account
+modprobe iommu_account
 
 # --- event flood: a stopped listener, 20,000 events -------------------------------
 seq_now() { iommu-accountctl -j status | sed -n 's/.*"events_seq":\([0-9]*\).*/\1/p'; }
