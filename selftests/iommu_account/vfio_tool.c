@@ -6,17 +6,21 @@
  *                                   edu group, never unmapping, until the
  *                                   kernel refuses (or MAX); print the errno;
  *                                   then stay until stdin closes
- *   vfio_tool bench PAIRS           PAIRS x (MAP_DMA + UNMAP_DMA) of 4 KiB;
+ *   vfio_tool bench PAIRS [BYTES]   PAIRS x (MAP_DMA + UNMAP_DMA) of BYTES
+ *                                   (default 4 KiB; a multiple of 4 KiB) from
+ *                                   a populated buffer of 4 KiB pages;
  *                                   print "ns_per_pair N"
  *   vfio_tool churn N               N x (open a container, map 4 KiB
  *                                   entries until the kernel refuses, close);
  *                                   print "refused N"
  */
 #include <errno.h>
+#include <linux/vfio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ia_vfio.h"
@@ -76,17 +80,30 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int bench(long pairs)
+static int bench(long pairs, size_t bytes)
 {
+	const uint32_t rw = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
 	struct vfio_ctr c;
 	double t0, t1;
+	void *buf;
 	long i;
 
+	if (!bytes || bytes % 4096) {
+		fprintf(stderr, "vfio_tool: BYTES must be a multiple of 4096\n");
+		return 2;
+	}
+	buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (buf == MAP_FAILED || madvise(buf, bytes, MADV_NOHUGEPAGE)) {
+		perror("vfio_tool: buffer");
+		return 1;
+	}
 	if (open_first(&c))
 		return 1;
 	t0 = now_ns();
 	for (i = 0; i < pairs; i++) {
-		if (vfio_map(&c, 0x100000, 4096) || vfio_unmap(&c, 0x100000, 4096)) {
+		if (vfio_map_raw(&c, 0x100000, bytes, (uintptr_t)buf, rw) ||
+		    vfio_unmap_flags(&c, 0x100000, bytes, 0) != (long long)bytes) {
 			fprintf(stderr, "vfio_tool: pair %ld failed\n", i);
 			return 1;
 		}
@@ -94,6 +111,7 @@ static int bench(long pairs)
 	t1 = now_ns();
 	printf("ns_per_pair %.0f\n", (t1 - t0) / pairs);
 	vfio_ctr_close(&c);
+	munmap(buf, bytes);
 	return 0;
 }
 
@@ -121,8 +139,8 @@ int main(int argc, char **argv)
 		return churn(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "leak"))
 		return leak(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 0);
-	if (argc == 3 && !strcmp(argv[1], "bench"))
-		return bench(atol(argv[2]));
-	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS | churn N\n");
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "bench"))
+		return bench(atol(argv[2]), argc == 4 ? strtoul(argv[3], NULL, 0) : 4096);
+	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS [BYTES] | churn N\n");
 	return 2;
 }
