@@ -621,6 +621,10 @@ static noinline notrace long ia_ioctl_wrapper(void *iommu, unsigned int cmd, uns
 
 	ia_wrap_enter(&ia_wrap_ioctl);
 	ia_map_begin(&a, iommu);
+	/*
+	 * Never a tail call (work follows): the original's own entry sees a
+	 * return address in this module and is let through.
+	 */
 	ret = ((ia_ioctl_fn)ia_wrap_ioctl.orig)(iommu, cmd, arg);
 	/* Process context: the caller's request, read only to describe a refusal. */
 	if (ret && !copy_from_user(&map, (void __user *)arg, sizeof(map)))

@@ -76,7 +76,6 @@ int ia_fentry_register(struct ia_fentry_set *s, char *why, size_t len)
 	}
 	ret = register_ftrace_function(&s->ops);
 	if (ret) {
-		i = 0;
 		snprintf(why, len, "ftrace on %s failed (%d)", s->e[0].sym, ret);
 		goto err_filter;
 	}

@@ -6,15 +6,21 @@
  *                                   edu group, never unmapping, until the
  *                                   kernel refuses (or MAX); print the errno;
  *                                   then stay until stdin closes
- *   vfio_tool bench PAIRS [BYTES]   PAIRS x (MAP_DMA + UNMAP_DMA) of BYTES
+ *   vfio_tool bench PAIRS [BYTES [huge]]
+ *                                   PAIRS x (MAP_DMA + UNMAP_DMA) of BYTES
  *                                   (default 4 KiB; a multiple of 4 KiB) from
- *                                   a populated buffer of 4 KiB pages;
- *                                   print "ns_per_pair N"
+ *                                   a populated buffer of 4 KiB pages, or with
+ *                                   "huge" of 2 MiB hugetlb pages (reserved in
+ *                                   /proc/sys/vm/nr_hugepages): one physically
+ *                                   contiguous run per 2 MiB, so the kernel
+ *                                   pins it in one go whatever the memory
+ *                                   layout; print "ns_per_pair N"
  *   vfio_tool churn N               N x (open a container, map 4 KiB
  *                                   entries until the kernel refuses, close);
  *                                   print "refused N"
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/vfio.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +86,7 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int bench(long pairs, size_t bytes)
+static int bench(long pairs, size_t bytes, bool huge)
 {
 	const uint32_t rw = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
 	struct vfio_ctr c;
@@ -93,8 +99,8 @@ static int bench(long pairs, size_t bytes)
 		return 2;
 	}
 	buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (buf == MAP_FAILED || madvise(buf, bytes, MADV_NOHUGEPAGE)) {
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | (huge ? MAP_HUGETLB : 0), -1, 0);
+	if (buf == MAP_FAILED || (!huge && madvise(buf, bytes, MADV_NOHUGEPAGE))) {
 		perror("vfio_tool: buffer");
 		return 1;
 	}
@@ -139,8 +145,9 @@ int main(int argc, char **argv)
 		return churn(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "leak"))
 		return leak(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 0);
-	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "bench"))
-		return bench(atol(argv[2]), argc == 4 ? strtoul(argv[3], NULL, 0) : 4096);
-	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS [BYTES] | churn N\n");
+	if (argc >= 3 && argc <= 5 && !strcmp(argv[1], "bench"))
+		return bench(atol(argv[2]), argc >= 4 ? strtoul(argv[3], NULL, 0) : 4096,
+			     argc == 5 && !strcmp(argv[4], "huge"));
+	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS [BYTES [huge]] | churn N\n");
 	return 2;
 }
