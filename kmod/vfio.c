@@ -94,6 +94,7 @@ struct ia_active {
 	struct hlist_node hnode;	/* ia_actives, by task */
 	struct task_struct *task;
 	void *iommu;
+	unsigned long arg;		/* the caller's request (user address) */
 	struct ia_container *c;		/* its record, NULL if untracked */
 	void *dma;			/* the mapping being pinned */
 	bool created;			/* a mapping record was made by this call */
@@ -301,12 +302,13 @@ static void ia_release(unsigned long iommu, unsigned long a1, unsigned long a2, 
  * container cannot go meanwhile: its file is held by the ioctl, and the
  * records only go with the file or with vfio_iommu_type1 itself.
  */
-static void ia_map_begin(struct ia_active *a, void *iommu)
+static void ia_map_begin(struct ia_active *a, void *iommu, unsigned long arg)
 {
 	unsigned long flags;
 
 	a->task = current;
 	a->iommu = iommu;
+	a->arg = arg;
 	a->dma = NULL;
 	a->created = false;
 	spin_lock_irqsave(&ia_lock, flags);
@@ -377,15 +379,18 @@ static void ia_map_failed(struct ia_container *c, const struct vfio_iommu_type1_
 
 /*
  * The MAP_DMA described by @a returned @ret (the ioctl's own return value).
- * @map: the caller's request read back after a refusal, only to describe it
- * (iova and size of the event), or NULL.
+ * After a refusal the caller's request is read back, only to describe it
+ * (iova and size of the event); the kernel has just read it, so it is resident.
  */
-static void ia_map_end(struct ia_active *a, long ret, const struct vfio_iommu_type1_dma_map *map)
+static void ia_map_end(struct ia_active *a, long ret)
 {
+	struct vfio_iommu_type1_dma_map req, *map = NULL;
 	struct ia_event ev[1];
 	unsigned long flags;
 	unsigned int nev = 0;
 
+	if (ret && !copy_from_user_nofault(&req, (void __user *)a->arg, sizeof(req)))
+		map = &req;
 	spin_lock_irqsave(&ia_lock, flags);
 	hash_del(&a->hnode);
 	atomic_dec(&ia_nactive);
@@ -615,21 +620,17 @@ typedef long (*ia_ioctl_fn)(void *iommu, unsigned int cmd, unsigned long arg);
 
 static noinline notrace long ia_ioctl_wrapper(void *iommu, unsigned int cmd, unsigned long arg)
 {
-	struct vfio_iommu_type1_dma_map map, *mp = NULL;
 	struct ia_active a;
 	long ret;
 
 	ia_wrap_enter(&ia_wrap_ioctl);
-	ia_map_begin(&a, iommu);
+	ia_map_begin(&a, iommu, arg);
 	/*
 	 * Never a tail call (work follows): the original's own entry sees a
 	 * return address in this module and is let through.
 	 */
 	ret = ((ia_ioctl_fn)ia_wrap_ioctl.orig)(iommu, cmd, arg);
-	/* Process context: the caller's request, read only to describe a refusal. */
-	if (ret && !copy_from_user(&map, (void __user *)arg, sizeof(map)))
-		mp = &map;
-	ia_map_end(&a, ret, mp);
+	ia_map_end(&a, ret);
 	ia_wrap_leave(&ia_wrap_ioctl);
 	return ret;
 }
@@ -652,31 +653,18 @@ static struct ia_wrap ia_wrap_ioctl = {
  * container live then is flagged inexact (never silently wrong).
  */
 
-struct ia_ioctl_data {
-	struct ia_active a;
-	unsigned long arg;
-};
-
 static int ia_ioctl_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct ia_ioctl_data *d = (struct ia_ioctl_data *)ri->data;
-
 	if ((u32)regs_get_kernel_argument(regs, 1) != VFIO_IOMMU_MAP_DMA)
 		return 1;	/* no return handler for this call */
-	d->arg = regs_get_kernel_argument(regs, 2);
-	ia_map_begin(&d->a, (void *)regs_get_kernel_argument(regs, 0));
+	ia_map_begin((struct ia_active *)ri->data, (void *)regs_get_kernel_argument(regs, 0),
+		     regs_get_kernel_argument(regs, 2));
 	return 0;
 }
 
 static int ia_ioctl_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct ia_ioctl_data *d = (struct ia_ioctl_data *)ri->data;
-	long ret = (long)regs_return_value(regs);
-	struct vfio_iommu_type1_dma_map map, *mp = NULL;
-
-	if (ret && !copy_from_user_nofault(&map, (void __user *)d->arg, sizeof(map)))
-		mp = &map;
-	ia_map_end(&d->a, ret, mp);
+	ia_map_end((struct ia_active *)ri->data, (long)regs_return_value(regs));
 	return 0;
 }
 
@@ -762,7 +750,7 @@ static struct kretprobe ia_krp_ioctl = {
 	.kp.symbol_name = IA_TYPE1 ":vfio_iommu_type1_ioctl",
 	.entry_handler = ia_ioctl_entry,
 	.handler = ia_ioctl_ret,
-	.data_size = sizeof(struct ia_ioctl_data),
+	.data_size = sizeof(struct ia_active),
 	.maxactive = IA_MAXACTIVE_IOCTL,
 };
 
