@@ -30,6 +30,14 @@
 #include "ia.h"
 #include "wrapper/kallsyms.h"
 
+/*
+ * kernel/user.c's UIDHASH_SZ. kallsyms gives only the distance to the next
+ * symbol, which is larger under KASAN (a redzone: 132 "buckets" on a KASAN
+ * build of 6.12, the last four outside the array). IS_ENABLED also reads the
+ * int CONFIG_BASE_SMALL (0 or 1) of kernels before 6.9.
+ */
+#define IA_UIDHASH_SZ (1U << (IS_ENABLED(CONFIG_BASE_SMALL) ? 3 : 7))
+
 static struct hlist_head *ia_uidhash_table;
 static unsigned int ia_uidhash_size;
 static spinlock_t *ia_uidhash_lock;
@@ -74,13 +82,14 @@ int ia_uid_init(void)
 		return 0;
 	}
 	size = ia_kallsyms_symbol_size(table, "uidhash_table");
-	if (!size || size % sizeof(struct hlist_head)) {
+	if (size < IA_UIDHASH_SZ * sizeof(struct hlist_head)) {
 		ia_feature_set(IA_FEAT_UID_ORPHANS, false,
-			       "uidhash_table has unexpected size %lu", size);
+			       "uidhash_table is %lu bytes, less than %u buckets",
+			       size, IA_UIDHASH_SZ);
 		return 0;
 	}
 	ia_uidhash_table = (struct hlist_head *)table;
-	ia_uidhash_size = size / sizeof(struct hlist_head);
+	ia_uidhash_size = IA_UIDHASH_SZ;
 	ia_uidhash_lock = (spinlock_t *)lock;
 
 	/* Sanity: the loading task's own user must be in the table. */

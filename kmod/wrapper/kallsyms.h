@@ -13,7 +13,11 @@ int ia_kallsyms_init(char *why, size_t len);
 unsigned long ia_kallsyms_lookup_name(const char *name);
 /* May @entry (a function's first byte) be called indirectly? (IBT: ENDBR) */
 bool ia_kallsyms_callable(unsigned long entry);
-/* Size of the object at @addr according to kallsyms, or 0. */
+/*
+ * Size of the symbol at @addr according to kallsyms, or 0: the distance to the
+ * next symbol, so an upper bound of an object's size (alignment padding, KASAN
+ * redzones), never a count of its elements.
+ */
 unsigned long ia_kallsyms_symbol_size(unsigned long addr, const char *name);
 
 #endif
