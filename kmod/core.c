@@ -57,6 +57,17 @@ void ia_features_copy(struct ia_feature_info out[IA_FEAT_COUNT])
 	spin_unlock_irqrestore(&ia_feat_lock, flags);
 }
 
+bool ia_feature_active(enum ia_feature f)
+{
+	unsigned long flags;
+	bool active;
+
+	spin_lock_irqsave(&ia_feat_lock, flags);
+	active = ia_features[f].active;
+	spin_unlock_irqrestore(&ia_feat_lock, flags);
+	return active;
+}
+
 void ia_owner_current(struct ia_owner *o)
 {
 	o->pid = task_tgid_nr(current);

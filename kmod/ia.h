@@ -48,7 +48,7 @@ enum ia_feature {
 	IA_FEAT_COUNT,
 };
 
-#define IA_FEAT_DETAIL_LEN 128
+#define IA_FEAT_DETAIL_LEN 192
 
 struct ia_feature_info {
 	const char *name;
@@ -60,6 +60,7 @@ __printf(3, 4)
 void ia_feature_set(enum ia_feature f, bool active, const char *fmt, ...);
 /* A consistent copy of every feature (callers may race with the setters). */
 void ia_features_copy(struct ia_feature_info out[IA_FEAT_COUNT]);
+bool ia_feature_active(enum ia_feature f);
 
 /* --- owners -------------------------------------------------------------- */
 

@@ -20,6 +20,7 @@
  */
 #include <linux/cred.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/user_namespace.h>
 #include <linux/utsname.h>
 #include <net/genetlink.h>
@@ -249,10 +250,17 @@ static int ia_put_status(struct sk_buff *msg, const void *feat, unsigned int unu
 
 static int ia_get_status_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ia_feature_info feat[IA_FEAT_COUNT];
+	/* Not on the stack: IA_FEAT_COUNT details are over 2 KiB. */
+	struct ia_feature_info *feat;
+	int ret;
 
+	feat = kmalloc_array(IA_FEAT_COUNT, sizeof(*feat), GFP_KERNEL);
+	if (!feat)
+		return -ENOMEM;
 	ia_features_copy(feat);
-	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_STATUS, ia_put_status, feat, 0);
+	ret = ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_STATUS, ia_put_status, feat, 0);
+	kfree(feat);
+	return ret;
 }
 
 /* --- GET_THRESHOLDS, SET_THRESHOLDS ---------------------------------------------- */

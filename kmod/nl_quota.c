@@ -161,7 +161,6 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 					       const struct ia_quota_filter *f)
 {
 	struct user_namespace *ns = current_user_ns();
-	struct ia_feature_info feat[IA_FEAT_COUNT];
 	struct ia_container_snap *cs = NULL;
 	struct ia_pub_snap *ps = NULL;
 	struct ia_uid_snap *us = NULL;
@@ -175,9 +174,8 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 	/* Someone else's objects, unprivileged: none. */
 	if (!admin && f->by_uid && !uid_eq(f->uid, current_uid()))
 		return kvzalloc(sizeof(*snap), GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
-	ia_features_copy(feat);
 	/* A pot has no owning process: a pid filter leaves none. */
-	if (ia_quota_want(f, IA_KIND_UID_POT) && feat[IA_FEAT_UID_TASKS].active && !f->pid) {
+	if (ia_quota_want(f, IA_KIND_UID_POT) && ia_feature_active(IA_FEAT_UID_TASKS) && !f->pid) {
 		only = f->one ? make_kuid(ns, f->id) : uid;
 		if (!f->one || (uid_valid(only) && (!by_uid || uid_eq(only, uid)))) {
 			us = ia_uid_snapshot_ml(f->one || by_uid, only);
@@ -186,7 +184,7 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 			n += us->nr;
 		}
 	}
-	if (ia_quota_want(f, IA_KIND_VFIO_CONTAINER) && feat[IA_FEAT_VFIO_TYPE1].active) {
+	if (ia_quota_want(f, IA_KIND_VFIO_CONTAINER) && ia_feature_active(IA_FEAT_VFIO_TYPE1)) {
 		cs = ia_container_snapshot(f->one, f->id, by_uid, uid);
 		if (IS_ERR(cs)) {
 			snap = ERR_CAST(cs);
@@ -195,7 +193,7 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 		}
 		n += cs->nr;
 	}
-	if (ia_quota_want(f, IA_KIND_QPAIR) && feat[IA_FEAT_PUBLISHED].active) {
+	if (ia_quota_want(f, IA_KIND_QPAIR) && ia_feature_active(IA_FEAT_PUBLISHED)) {
 		ps = ia_pub_snapshot(f->kind, f->one, f->id, by_uid, uid, f->pid);
 		if (IS_ERR(ps)) {
 			snap = ERR_CAST(ps);
