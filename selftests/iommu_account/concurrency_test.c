@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "ia_harness.h"
 #include <uapi/linux/iommu_account.h>
 #include "ia_nl.h"
 #include "ia_uring.h"
@@ -197,4 +198,4 @@ TEST(uring_16_processes_one_uid_exact)
 	ia_nl_close(&nl);
 }
 
-TEST_HARNESS_MAIN
+IA_HARNESS_MAIN

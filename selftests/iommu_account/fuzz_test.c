@@ -27,6 +27,7 @@
 #include <linux/netlink.h>
 
 #include "kselftest_harness.h"
+#include "ia_harness.h"
 #include <uapi/linux/iommu_account.h>
 #include "ia_nl.h"
 
@@ -360,4 +361,4 @@ TEST(after_fuzz_module_unloads_and_loads)
 	ia_nl_close(&nl);
 }
 
-TEST_HARNESS_MAIN
+IA_HARNESS_MAIN

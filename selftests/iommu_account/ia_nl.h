@@ -46,7 +46,7 @@ struct ia_proc {
 struct ia_feature {
 	char name[32];
 	uint32_t state;
-	char detail[96];
+	char detail[256];
 };
 
 struct ia_status {

@@ -8,9 +8,11 @@ ok() { ktap_n=$((ktap_n + 1)); echo "ok $ktap_n $1"; }
 nok() { ktap_n=$((ktap_n + 1)); ktap_fail=$((ktap_fail + 1)); echo "not ok $ktap_n $1"; }
 check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 
-# until_ok TRIES CMD...: run CMD every 50 ms until it succeeds, at most TRIES times.
+# until_ok TRIES CMD...: run CMD every 50 ms until it succeeds, at most TRIES
+# times ($IA_TIMEOUT_SCALE times as many on a debug kernel: a bound on a hung
+# wait, not a measure of speed).
 until_ok() {
-	ktap_t=$1; shift
+	ktap_t=$(($1 * ${IA_TIMEOUT_SCALE:-1})); shift
 	while [ "$ktap_t" -gt 0 ]; do
 		"$@" && return 0
 		ktap_t=$((ktap_t - 1))

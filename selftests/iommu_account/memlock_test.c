@@ -22,6 +22,7 @@
 #include <linux/if_xdp.h>
 
 #include "kselftest_harness.h"
+#include "ia_harness.h"
 #include <uapi/linux/iommu_account.h>
 #include "ia_nl.h"
 #include "ia_uring.h"
@@ -583,4 +584,4 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 	}
 }
 
-TEST_HARNESS_MAIN
+IA_HARNESS_MAIN

@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 
 #include "kselftest_harness.h"
+#include "ia_harness.h"
 #include <uapi/linux/iommu_account.h>
 #include "ia_nl.h"
 
@@ -57,6 +58,8 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 		       "active" : "unavailable", st.feat[i].detail);
 		EXPECT_STREQ(known[i], st.feat[i].name);
 		EXPECT_NE(0, st.feat[i].detail[0]);
+		/* Not cut: the module keeps 191 characters of a detail. */
+		EXPECT_GT(191, strlen(st.feat[i].detail));
 		EXPECT_GE(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[i].state);
 	}
 	/* Features that must be active on this kernel (set by scripts/check). */
@@ -313,4 +316,4 @@ TEST_F(bad, get_quota_unknown_object)
 	EXPECT_NE(NULL, strstr(self->nl.extack, "no such quota object"));
 }
 
-TEST_HARNESS_MAIN
+IA_HARNESS_MAIN

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#include "ia_harness.h"
 #include <uapi/linux/iommu_account.h>
 #include <uapi/linux/iommu_account_dev.h>
 #include "ia_nl.h"
@@ -863,4 +864,4 @@ TEST_F(qp, rmmod_refused_while_object_open)
 	iaq_close(h);
 }
 
-TEST_HARNESS_MAIN
+IA_HARNESS_MAIN

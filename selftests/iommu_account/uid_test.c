@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#include "ia_harness.h"
 #include <uapi/linux/iommu_account.h>
 #include "ia_nl.h"
 #include "ia_uring.h"
@@ -284,4 +285,4 @@ TEST_F(pot, huge_limit_headroom_saturates)
 	agent_stop(&a);
 }
 
-TEST_HARNESS_MAIN
+IA_HARNESS_MAIN

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#include "ia_harness.h"
 #include <uapi/linux/iommu_account.h>
 #include "ia_nl.h"
 #include "ia_vfio.h"
@@ -1146,4 +1147,4 @@ TEST_F(vfio, status_consistent_while_type1_reloads)
 	EXPECT_EQ(1, feature_active(&self->nl, "vfio-type1"));
 }
 
-TEST_HARNESS_MAIN
+IA_HARNESS_MAIN
