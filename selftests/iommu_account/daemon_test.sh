@@ -83,6 +83,9 @@ case \$doc in *'"alert":"CRITICAL"'*) sleep 600 ;; esac
 exit 0
 EOF
 chmod +x "$tmp/hook.sh"
+# The hooks' time limit: 2 s, longer on a debug kernel, where starting the
+# hook's shell alone can take a second.
+hook_timeout=$((2 * ${IA_TIMEOUT_SCALE:-1}))
 cat >"$tmp/d.conf" <<EOF
 # the daemon under test
 [daemon]
@@ -94,7 +97,7 @@ log = journal
 horizon = 600
 [exec]
 program = $tmp/hook.sh
-timeout = 2
+timeout = $hook_timeout
 [exporter]
 listen = 127.0.0.1:$port
 EOF
@@ -158,8 +161,8 @@ journal_failure_fields() {
 	done
 }
 check "pot: journald got the FAILURE with its structured fields" until_ok 100 journal_failure_fields
-check "pot: the CRITICAL hook hung and was killed at its 2 s timeout" \
-	until_ok 200 journal_has 'MESSAGE=exec hook for CRITICAL uid-pot 1000 still running after 2 s: killed'
+check "pot: the CRITICAL hook hung and was killed at its $hook_timeout s timeout" \
+	until_ok 200 journal_has "MESSAGE=exec hook for CRITICAL uid-pot 1000 still running after $hook_timeout s: killed"
 check "pot: exporter counts the timeout (iommu_account_exec_timeouts_total 1)" \
 	until_ok 100 metric_is iommu_account_exec_timeouts_total 1
 check "pot: exporter state failure (3) for uid 1000" \
@@ -299,7 +302,10 @@ check "flood: figures equal a fresh dump afterwards" until_ok 200 figures_equal
 echo 65535 >$lim
 
 # --- rmmod and modprobe under the daemon.
-failures=$(grep -c '"alert":"FAILURE"' "$tmp/hook.log")
+# The daemon's own count of FAILUREs raised: the hook log lags behind it
+# while hooks are queued (on the debug kernel one more FAILURE reached it
+# after this point).
+failures=$(metric 'iommu_account_alerts_total{alert="FAILURE"}')
 modprobe -r iommu_account
 check "rmmod: the daemon reports the source down" \
 	until_ok 200 journal_has 'MESSAGE=iommu_account was unloaded: source down'
@@ -308,8 +314,8 @@ modprobe iommu_account
 source_up_twice() { [ "$(journal_count 'MESSAGE=source up')" = 2 ]; }
 check "modprobe: source up again" until_ok 200 source_up_twice
 check "modprobe: iommu_account_up 1" until_ok 100 metric_is iommu_account_up 1
-c=$(grep -c '"alert":"FAILURE"' "$tmp/hook.log")
-check "reload: no false FAILURE" [ "$c" = "$failures" ]
+c=$(metric 'iommu_account_alerts_total{alert="FAILURE"}')
+check "reload: no false FAILURE ($failures raised before, $c after)" [ -n "$c" -a "$c" = "$failures" ]
 check "reload: figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
 
 # Idle (nothing changes, events followed): polls back off to idle_interval.

@@ -69,7 +69,7 @@ struct ia_owner {
 struct ia_feature {
 	char name[32];
 	bool active;
-	char detail[160];
+	char detail[256];
 };
 
 #define IA_MAX_FEATURES 32
