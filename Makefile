@@ -14,7 +14,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 # The release modules_install uses (Debian: kernel.release says 6.1.192,
 # the modules live under 6.1.0-57-amd64, as UTS_RELEASE says).
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
-KERNELS ?= 6.1 6.12 7.3
+KERNELS ?= 6.1 6.12 7.3 6.12-debug
 VERSION := $(shell cat $(CURDIR)/VERSION)
 DKMS_SRC = $(DESTDIR)/usr/src/iommu-account-$(VERSION)
 DEMO_KERNEL ?= 6.12

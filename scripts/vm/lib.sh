@@ -49,7 +49,11 @@ apt_priv_opts() {
 # +security) and trixie (+backports, +security), all from the host's mirror.
 apt_priv_update() {
 	local m s stamp=$IA_APT/updated
+	mkdir -p "$IA_APT"
+	exec 6>"$IA_APT/.lock"
+	flock 6
 	if [ -f "$stamp" ] && [ -z "$(find "$stamp" -mmin +720)" ]; then
+		exec 6>&-
 		return 0
 	fi
 	m=$(host_mirror)
@@ -71,6 +75,7 @@ apt_priv_update() {
 	apt-get $(apt_priv_opts) update >"$IA_APT/update.log" 2>&1 ||
 		die "apt-get update (private lists) failed: see $IA_APT/update.log"
 	touch "$stamp"
+	exec 6>&-
 }
 
 # Newest package name matching an extended regex, sorted by version in the name.
