@@ -11,11 +11,15 @@
 #include <linux/module.h>
 
 #include "ia.h"
+#include "wrapper/hook.h"
 
 static int __init ia_init(void)
 {
 	int ret;
 
+	ret = ia_hooks_check();
+	if (ret)
+		return ret;
 	ret = ia_uid_init();
 	if (ret)
 		return ret;

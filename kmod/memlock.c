@@ -4,7 +4,7 @@
  * it, through what, what is still held and by whom, and the moment a charge
  * is refused or crosses a threshold.
  *
- * Charges: a return probe on __io_account_mem(user, nr_pages), io_uring's
+ * Charges: a return hook on __io_account_mem(user, nr_pages), io_uring's
  * one charging function on every kernel of the matrix (global there), and
  * on io_account_mem(user, mm, nr_pages) where that exists, because 7.x
  * inlines the former into it for registered buffers (a charge seen by both
@@ -56,6 +56,7 @@
 #include <net/xdp_sock.h>
 
 #include "ia.h"
+#include "wrapper/hook.h"
 #include "wrapper/kallsyms.h"
 
 /* Concurrent registrations/charges in flight (each sleeps while pinning). */
@@ -111,11 +112,18 @@ static DEFINE_HASHTABLE(ia_ml_by_ctx, 8);	/* a closing ring finds its records */
 static DEFINE_HASHTABLE(ia_ml_actives, 6);
 static bool ia_ml_per_ring;		/* release mode, decided at init */
 /*
- * Set (under the lock) before the probes go: from then on no handler
+ * Set (under the lock) before the hooks go: from then on no handler
  * touches the actives hash, whose nodes live in kretprobe instances that an
- * unregistered probe no longer unlinks.
+ * unregistered probe no longer unlinks, or on wrappers' stacks.
  */
 static bool ia_ml_exiting;
+/*
+ * Set once at init, after every hook they need took: until then (or for
+ * good, when one failed) the hooks that did take do nothing. Hooks are only
+ * unregistered at exit, with the protocol above.
+ */
+static bool ia_ml_uring_on;		/* io_uring charges followed */
+static bool ia_ml_attrib;		/* registered buffers attributed */
 static struct ia_thresholds ia_ml_thr = { 800, 950 };
 static u32 ia_ml_margin = 50;
 
@@ -332,12 +340,138 @@ static void ia_ml_flush_fn(struct work_struct *w)
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
-/* --- probes ------------------------------------------------------------------- */
+/* --- hooks -------------------------------------------------------------------- */
+
+/*
+ * Two kinds, each with the cheapest mechanism the kernel allows:
+ *  - return hooks (an entry with the arguments, then the return value): the
+ *    function wrapped on ftrace (wrapper/hook.h: the call redirected to a
+ *    wrapper of ours that calls the original; no return trampoline) where
+ *    the original can be called from a module, else a kretprobe. Under
+ *    enforced IBT a function whose address the kernel never takes has its
+ *    ENDBR sealed and cannot be called indirectly: 6.12 and 7.3 seal every
+ *    io_uring function hooked here, so on such CPUs these stay kretprobes;
+ *  - entry hooks (releases, ring close): one ftrace_ops for all of them,
+ *    else kprobes.
+ * Both end up in the same handlers, which take plain arguments.
+ */
+typedef unsigned long (*ia_ml_fn4)(unsigned long a0, unsigned long a1, unsigned long a2,
+				   unsigned long a3);
+
+/* Per-call data of a return hook: on the wrapper's stack or in the kretprobe instance. */
+#define IA_ML_DATA_WORDS 16
+
+struct ia_ml_rhook {
+	const char *sym;
+	/* false: nothing to follow, no return handler for this call */
+	bool (*entry)(void *data, const unsigned long *a, unsigned long caller);
+	void (*ret)(void *data, unsigned long rv);
+	struct ia_wrap wrap;
+	struct kretprobe krp;
+	bool wrapped, probed;
+};
+
+static __always_inline unsigned long ia_ml_wrapped(struct ia_ml_rhook *h, unsigned long a0,
+						   unsigned long a1, unsigned long a2,
+						   unsigned long a3, unsigned long caller)
+{
+	const unsigned long a[4] = { a0, a1, a2, a3 };
+	u64 data[IA_ML_DATA_WORDS];
+	unsigned long rv;
+	bool follow;
+
+	ia_wrap_enter(&h->wrap);
+	follow = h->entry(data, a, caller);
+	/*
+	 * Up to four integer or pointer arguments in registers (x86-64): the
+	 * original takes what it declares. Never a tail call (work follows):
+	 * its own entry sees a return address in this module and lets it run.
+	 */
+	rv = ((ia_ml_fn4)h->wrap.orig)(a0, a1, a2, a3);
+	if (follow)
+		h->ret(data, rv);
+	ia_wrap_leave(&h->wrap);
+	return rv;
+}
+
+static __always_inline int ia_ml_kentry(struct ia_ml_rhook *h, struct kretprobe_instance *ri,
+					struct pt_regs *regs)
+{
+	const unsigned long a[4] = {
+		regs_get_kernel_argument(regs, 0), regs_get_kernel_argument(regs, 1),
+		regs_get_kernel_argument(regs, 2), regs_get_kernel_argument(regs, 3),
+	};
+
+	/* At the entry the stack's top word is the return address. */
+	return h->entry(ri->data, a, regs_get_kernel_stack_nth(regs, 0)) ? 0 : 1;
+}
+
+static __always_inline int ia_ml_kret(struct ia_ml_rhook *h, struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	h->ret(ri->data, regs_return_value(regs));
+	return 0;
+}
+
+/*
+ * A return hook ia_ml_h_NAME on @symbol: its wrapper and kretprobe handlers.
+ * The symbol goes to the wrap and the kretprobe at registration.
+ */
+#define IA_ML_RHOOK(name, symbol, entry_fn, ret_fn, max)				\
+static struct ia_ml_rhook ia_ml_h_##name;						\
+static noinline notrace unsigned long ia_ml_w_##name(unsigned long a0, unsigned long a1,\
+						      unsigned long a2, unsigned long a3)\
+{											\
+	return ia_ml_wrapped(&ia_ml_h_##name, a0, a1, a2, a3,				\
+			     (unsigned long)__builtin_return_address(0));		\
+}											\
+static int ia_ml_ke_##name(struct kretprobe_instance *ri, struct pt_regs *regs)	\
+{											\
+	return ia_ml_kentry(&ia_ml_h_##name, ri, regs);					\
+}											\
+static int ia_ml_kr_##name(struct kretprobe_instance *ri, struct pt_regs *regs)	\
+{											\
+	return ia_ml_kret(&ia_ml_h_##name, ri, regs);					\
+}											\
+static struct ia_ml_rhook ia_ml_h_##name = {						\
+	.sym = symbol, .entry = entry_fn, .ret = ret_fn,				\
+	.wrap = { .wrapper = ia_ml_w_##name, .only_arg = -1 },				\
+	.krp = { .entry_handler = ia_ml_ke_##name, .handler = ia_ml_kr_##name,		\
+		 .data_size = IA_ML_DATA_WORDS * 8, .maxactive = max },		\
+}
+
+/* An entry hook: ftrace callback or kprobe pre-handler, same function. */
+struct ia_ml_ehook {
+	const char *sym;
+	ia_fentry_fn fn;
+	struct kprobe kp;
+	bool want, on;
+};
+
+static __always_inline int ia_ml_kpre(struct ia_ml_ehook *e, struct pt_regs *regs)
+{
+	e->fn(regs_get_kernel_argument(regs, 0), regs_get_kernel_argument(regs, 1),
+	      regs_get_kernel_argument(regs, 2), regs_get_kernel_argument(regs, 3));
+	return 0;
+}
+
+/* An entry hook ia_ml_e_NAME on @symbol. */
+#define IA_ML_EHOOK(name, symbol, fn_)							\
+static struct ia_ml_ehook ia_ml_e_##name;						\
+static int ia_ml_kp_##name(struct kprobe *p, struct pt_regs *regs)			\
+{											\
+	return ia_ml_kpre(&ia_ml_e_##name, regs);					\
+}											\
+static struct ia_ml_ehook ia_ml_e_##name = {						\
+	.sym = symbol, .fn = fn_, .kp = { .pre_handler = ia_ml_kp_##name },		\
+}
+
+/* --- charges ------------------------------------------------------------------ */
 
 /*
  * A charge: __io_account_mem(user, nr_pages), or io_account_mem(user, mm,
  * nr_pages) where the kernel has it (7.x inlines the former into the latter
- * for registered buffers). The instance data starts with an active record,
+ * for registered buffers). The per-call data starts with an active record,
  * so a nested __io_account_mem inside io_account_mem is not counted twice.
  */
 struct ia_ml_charge {
@@ -348,28 +482,26 @@ struct ia_ml_charge {
 	bool outer;
 };
 
-static int ia_ml_charge_start(struct kretprobe_instance *ri, struct pt_regs *regs,
-			      int pages_arg, bool outer)
+static bool ia_ml_charge_start(struct ia_ml_charge *c, const unsigned long *a,
+			       unsigned long caller, int pages_arg, bool outer)
 {
-	struct ia_ml_charge *c = (struct ia_ml_charge *)ri->data;
 	unsigned long flags;
 
-	c->user = (struct user_struct *)regs_get_kernel_argument(regs, 0);
-	c->pages = regs_get_kernel_argument(regs, pages_arg);
-	/* At the entry the stack's top word is the return address. */
-	c->caller = regs_get_kernel_stack_nth(regs, 0);
+	c->user = (struct user_struct *)a[0];
+	c->pages = a[pages_arg];
+	c->caller = caller;
 	c->outer = outer;
-	if (!c->user || !c->pages)
-		return 1;	/* nothing is charged: no return handler */
+	if (!c->user || !c->pages || !READ_ONCE(ia_ml_uring_on))
+		return false;	/* nothing is charged, or not followed */
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	if (ia_ml_exiting) {
 		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		return 1;
+		return false;
 	}
 	if (!outer && ia_ml_active_of(current, IA_ACT_CHARGE)) {
-		/* Inside io_account_mem: that probe counts this charge. */
+		/* Inside io_account_mem: that hook counts this charge. */
 		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		return 1;
+		return false;
 	}
 	if (outer) {
 		c->act.task = current;
@@ -377,23 +509,23 @@ static int ia_ml_charge_start(struct kretprobe_instance *ri, struct pt_regs *reg
 		hash_add(ia_ml_actives, &c->act.hnode, (unsigned long)current);
 	}
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
+	return true;
 }
 
-static int ia_ml_charge_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static bool ia_ml_charge_entry(void *data, const unsigned long *a, unsigned long caller)
 {
-	return ia_ml_charge_start(ri, regs, 1, false);
+	return ia_ml_charge_start(data, a, caller, 1, false);
 }
 
-static int ia_ml_charge_outer_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static bool ia_ml_charge_outer_entry(void *data, const unsigned long *a, unsigned long caller)
 {
-	return ia_ml_charge_start(ri, regs, 2, true);
+	return ia_ml_charge_start(data, a, caller, 2, true);
 }
 
-static int ia_ml_charge_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static void ia_ml_charge_ret(void *data, unsigned long rv)
 {
-	struct ia_ml_charge *c = (struct ia_ml_charge *)ri->data;
-	long ret = (long)regs_return_value(regs);
+	struct ia_ml_charge *c = data;
+	int ret = (int)rv;	/* both return int */
 	u64 limit = task_rlimit(current, RLIMIT_MEMLOCK);
 	u64 pot = atomic_long_read(&c->user->locked_vm);
 	enum ia_consumer consumer;
@@ -423,57 +555,57 @@ static int ia_ml_charge_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	ia_ml_thresholds(u, consumer, c->pages, pot, limit);
 out:
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
 }
 
+/* --- registrations and releases ------------------------------------------------- */
+
 /* io_sqe_buffer_register(ctx, iov, [pimu, last_hpage]) and io_free_rsrc_node(ctx, node). */
-static int ia_ml_scope_entry(struct kretprobe_instance *ri, struct pt_regs *regs, bool release)
+static bool ia_ml_scope_entry(struct ia_ml_active *a, const unsigned long *args, bool release)
 {
-	struct ia_ml_active *a = (struct ia_ml_active *)ri->data;
 	unsigned long flags;
 
+	if (!READ_ONCE(ia_ml_attrib))
+		return false;
 	memset(a, 0, sizeof(*a));
 	a->task = current;
-	a->ctx = (const void *)regs_get_kernel_argument(regs, 0);
+	a->ctx = (const void *)args[0];
 	a->kind = release ? IA_ACT_RELEASE : IA_ACT_REGISTER;
 	if (!release && !ia_ml_per_ring)
-		a->pimu = (void **)regs_get_kernel_argument(regs, 2);
+		a->pimu = (void **)args[2];
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	if (ia_ml_exiting) {
 		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		return 1;
+		return false;
 	}
 	hash_add(ia_ml_actives, &a->hnode, (unsigned long)current);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
+	return true;
 }
 
-static int ia_ml_reg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static bool ia_ml_reg_entry(void *data, const unsigned long *a, unsigned long caller)
 {
-	return ia_ml_scope_entry(ri, regs, false);
+	return ia_ml_scope_entry(data, a, false);
 }
 
-static int ia_ml_free_node_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static bool ia_ml_free_node_entry(void *data, const unsigned long *a, unsigned long caller)
 {
-	return ia_ml_scope_entry(ri, regs, true);
+	return ia_ml_scope_entry(data, a, true);
 }
 
-static int ia_ml_free_node_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static void ia_ml_free_node_ret(void *data, unsigned long rv)
 {
-	struct ia_ml_active *a = (struct ia_ml_active *)ri->data;
+	struct ia_ml_active *a = data;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	if (!ia_ml_exiting)
 		hash_del(&a->hnode);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
 }
 
-static int ia_ml_reg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static void ia_ml_reg_ret(void *data, unsigned long rv)
 {
-	struct ia_ml_active *a = (struct ia_ml_active *)ri->data;
-	unsigned long ret = regs_return_value(regs);
+	struct ia_ml_active *a = data;
 	struct ia_ml_user *u;
 	struct ia_ml_rec *r;
 	unsigned long flags;
@@ -481,7 +613,7 @@ static int ia_ml_reg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	bool ok;
 
 	/* Per buffer: int, 0 on success; per ring: a node or an ERR_PTR/NULL. */
-	ok = ia_ml_per_ring ? !IS_ERR_OR_NULL((void *)ret) : !ret;
+	ok = ia_ml_per_ring ? !IS_ERR_OR_NULL((void *)rv) : !(int)rv;
 	if (ok && a->pages && !ia_ml_per_ring &&
 	    get_kernel_nofault(key, a->pimu))
 		key = NULL;
@@ -526,31 +658,28 @@ static int ia_ml_reg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		u->pages[r->consumer] += a->pages;
 out:
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
 }
 
 /* Per buffer: io_buffer_unmap(ctx, slot) releases *slot's charge. */
-static int ia_ml_unmap_pre(struct kprobe *p, struct pt_regs *regs)
+static void ia_ml_unmap(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3)
 {
-	void **slot = (void **)regs_get_kernel_argument(regs, 1);
+	void **slot = (void **)a1;
 	struct ia_ml_rec *r;
 	unsigned long flags;
 	void *imu;
 
 	if (get_kernel_nofault(imu, slot) || !imu)
-		return 0;
+		return;
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	r = ia_ml_rec_of(imu);
 	if (r)
 		ia_ml_release(r, r->pages);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
 }
 
 /* Per ring: io_unaccount_mem(user, mm, nr_pages) inside io_free_rsrc_node(ctx, ..). */
-static int ia_ml_unacct_pre(struct kprobe *p, struct pt_regs *regs)
+static void ia_ml_unacct(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3)
 {
-	unsigned long pages = regs_get_kernel_argument(regs, 2);
 	struct ia_ml_active *a;
 	struct ia_ml_rec *r;
 	unsigned long flags;
@@ -560,10 +689,9 @@ static int ia_ml_unacct_pre(struct kprobe *p, struct pt_regs *regs)
 	if (a) {
 		r = ia_ml_rec_of(a->ctx);
 		if (r)
-			ia_ml_release(r, pages);
+			ia_ml_release(r, a2);
 	}
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
 }
 
 /*
@@ -571,58 +699,76 @@ static int ia_ml_unacct_pre(struct kprobe *p, struct pt_regs *regs)
  * buffer table is gone (unregister, or the ring's teardown), and with it
  * every charge of its buffers, whether or not the release of each was seen.
  */
-static int ia_ml_unreg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static bool ia_ml_unreg_entry(void *data, const unsigned long *a, unsigned long caller)
 {
-	*(const void **)ri->data = (const void *)regs_get_kernel_argument(regs, 0);
-	return 0;
+	*(const void **)data = (const void *)a[0];
+	return READ_ONCE(ia_ml_attrib);
 }
 
-static int ia_ml_unreg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static void ia_ml_unreg_ret(void *data, unsigned long rv)
 {
-	const void *ctx = *(const void **)ri->data;
+	const void *ctx = *(const void **)data;
 	struct ia_ml_rec *r;
 	unsigned long flags;
 
-	if (regs_return_value(regs))
-		return 0;
+	if ((int)rv)
+		return;
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	r = ia_ml_rec_of(ctx);
 	if (r)
 		ia_ml_release(r, r->pages);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
 }
 
 /* io_uring_release(inode, file): the ring's records wait for deferred release. */
-static int ia_ml_ring_release_pre(struct kprobe *p, struct pt_regs *regs)
+static void ia_ml_ring_release(unsigned long a0, unsigned long a1, unsigned long a2,
+			       unsigned long a3)
 {
-	struct file *file = (struct file *)regs_get_kernel_argument(regs, 1);
+	struct file *file = (struct file *)a1;
 	struct ia_ml_rec *r;
 	unsigned long flags;
 	void *ctx;
 
 	if (get_kernel_nofault(ctx, &file->private_data))
-		return 0;
+		return;
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	hash_for_each_possible(ia_ml_by_ctx, r, cnode, (unsigned long)ctx)
 		if (r->ctx == ctx)
 			r->closed = true;
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
 }
 
 /* io_register_clone_buffers: buffers now shared by two rings. */
-static int ia_ml_clone_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static bool ia_ml_clone_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	return READ_ONCE(ia_ml_attrib);
+}
+
+static void ia_ml_clone_ret(void *data, unsigned long rv)
 {
 	unsigned long flags;
 
-	if (regs_return_value(regs))
-		return 0;
+	if ((int)rv)
+		return;
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_ml_flag(current_uid(), IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
 }
+
+IA_ML_RHOOK(charge, "__io_account_mem", ia_ml_charge_entry, ia_ml_charge_ret,
+	    IA_ML_MAXACTIVE);
+IA_ML_RHOOK(charge_outer, "io_account_mem", ia_ml_charge_outer_entry,
+	    ia_ml_charge_ret, IA_ML_MAXACTIVE);
+IA_ML_RHOOK(reg, "io_sqe_buffer_register", ia_ml_reg_entry, ia_ml_reg_ret,
+	    IA_ML_MAXACTIVE);
+IA_ML_RHOOK(free_node, "io_free_rsrc_node", ia_ml_free_node_entry,
+	    ia_ml_free_node_ret, IA_ML_MAXACTIVE);
+IA_ML_RHOOK(unreg, "io_sqe_buffers_unregister", ia_ml_unreg_entry, ia_ml_unreg_ret,
+	    IA_ML_MAXACTIVE);
+IA_ML_RHOOK(clone, "io_register_clone_buffers", ia_ml_clone_entry, ia_ml_clone_ret, 64);
+IA_ML_EHOOK(unmap, "io_buffer_unmap", ia_ml_unmap);
+IA_ML_EHOOK(unacct, "io_unaccount_mem", ia_ml_unacct);
+IA_ML_EHOOK(ring_release, "io_uring_release", ia_ml_ring_release);
 
 /*
  * AF_XDP umems: xdp_umem_create(mr) charges umem->npgs to umem->user (NULL
@@ -633,16 +779,16 @@ static int ia_ml_clone_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
  * the offsets of the kernel this module is built for.
  */
 #if IS_ENABLED(CONFIG_XDP_SOCKETS)
-static int ia_ml_xdp_create_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static bool ia_ml_xdp_create_entry(void *data, const unsigned long *a, unsigned long caller)
 {
-	struct xdp_umem_reg *mr = (struct xdp_umem_reg *)regs_get_kernel_argument(regs, 0);
+	struct xdp_umem_reg *mr = (struct xdp_umem_reg *)a[0];
 	u64 len;
 
 	/* mr is the kernel's copy of the request (xsk_setsockopt). */
 	if (get_kernel_nofault(len, &mr->len))
 		len = 0;
-	*(u64 *)ri->data = len >> PAGE_SHIFT;
-	return 0;
+	*(u64 *)data = len >> PAGE_SHIFT;
+	return true;
 }
 
 static void ia_ml_xdp_charged(struct xdp_umem *umem)
@@ -681,10 +827,10 @@ static void ia_ml_xdp_charged(struct xdp_umem *umem)
 			 limit);
 }
 
-static int ia_ml_xdp_create_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static void ia_ml_xdp_create_ret(void *data, unsigned long rv)
 {
-	void *ret = (void *)regs_return_value(regs);
-	u64 pages = *(u64 *)ri->data;
+	void *ret = (void *)rv;
+	u64 pages = *(u64 *)data;
 	struct ia_ml_user *u;
 	unsigned long flags;
 
@@ -703,7 +849,6 @@ static int ia_ml_xdp_create_ret(struct kretprobe_instance *ri, struct pt_regs *r
 	}
 out:
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return 0;
 }
 
 static void ia_ml_xdp_release(struct xdp_umem *umem)
@@ -719,169 +864,160 @@ static void ia_ml_xdp_release(struct xdp_umem *umem)
 }
 
 /* xdp_put_umem(umem, defer_cleanup): the last reference, released now. */
-static int ia_ml_xdp_put_pre(struct kprobe *p, struct pt_regs *regs)
+static void ia_ml_xdp_put(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3)
 {
-	struct xdp_umem *umem = (struct xdp_umem *)regs_get_kernel_argument(regs, 0);
-	bool defer = regs_get_kernel_argument(regs, 1);
+	struct xdp_umem *umem = (struct xdp_umem *)a0;
+	bool defer = a1 & 0xff;		/* a bool argument */
 
 	if (umem && !defer && refcount_read(&umem->users) == 1)
 		ia_ml_xdp_release(umem);
-	return 0;
 }
 
 /* xdp_umem_release_deferred(work): the last reference, released in a work item. */
-static int ia_ml_xdp_deferred_pre(struct kprobe *p, struct pt_regs *regs)
+static void ia_ml_xdp_deferred(unsigned long a0, unsigned long a1, unsigned long a2,
+			       unsigned long a3)
 {
-	struct work_struct *work = (struct work_struct *)regs_get_kernel_argument(regs, 0);
+	struct work_struct *work = (struct work_struct *)a0;
 
 	ia_ml_xdp_release(container_of(work, struct xdp_umem, work));
+}
+
+IA_ML_RHOOK(xdp_create, "xdp_umem_create", ia_ml_xdp_create_entry,
+	    ia_ml_xdp_create_ret, 64);
+IA_ML_EHOOK(xdp_put, "xdp_put_umem", ia_ml_xdp_put);
+IA_ML_EHOOK(xdp_deferred, "xdp_umem_release_deferred", ia_ml_xdp_deferred);
+#define IA_ML_XDP 1
+#else
+#define IA_ML_XDP 0
+#endif
+
+/* --- registration ---------------------------------------------------------------- */
+
+static struct ia_ml_ehook *const ia_ml_ehooks[] = {
+	&ia_ml_e_unmap, &ia_ml_e_unacct, &ia_ml_e_ring_release,
+#if IA_ML_XDP
+	&ia_ml_e_xdp_put, &ia_ml_e_xdp_deferred,
+#endif
+};
+
+static struct ia_fentry ia_ml_fentries[ARRAY_SIZE(ia_ml_ehooks)];
+static struct ia_fentry_set ia_ml_fset = { .e = ia_ml_fentries };
+
+/* Return hooks registered, in order; unregistered in reverse on exit. */
+static struct ia_ml_rhook *ia_ml_rhooks_on[8];
+static unsigned int ia_ml_nrhooks;
+static unsigned int ia_ml_nkretprobes;	/* of those, kretprobes */
+static char ia_ml_fallback[24];		/* why the first one is not wrapped */
+
+/*
+ * The entry hooks marked want: one ftrace_ops, or kprobes one by one. Each
+ * one that took is marked on.
+ */
+static void ia_ml_ehooks_register(void)
+{
+	char why[96] = "";
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(ia_ml_ehooks); i++) {
+		struct ia_ml_ehook *e = ia_ml_ehooks[i];
+
+		if (!e->want)
+			continue;
+		ia_ml_fentries[n].sym = e->sym;
+		ia_ml_fentries[n].fn = e->fn;
+		n++;
+	}
+	if (!n)
+		return;
+	ia_ml_fset.n = n;
+	if (ia_hooks_ftrace() && !ia_fentry_register(&ia_ml_fset, why, sizeof(why))) {
+		for (i = 0; i < ARRAY_SIZE(ia_ml_ehooks); i++)
+			ia_ml_ehooks[i]->on = ia_ml_ehooks[i]->want;
+		return;
+	}
+	if (why[0])
+		pr_info("io_uring/xdp entry hooks: %s: using kprobes\n", why);
+	for (i = 0; i < ARRAY_SIZE(ia_ml_ehooks); i++) {
+		struct ia_ml_ehook *e = ia_ml_ehooks[i];
+
+		if (!e->want)
+			continue;
+		e->kp.symbol_name = e->sym;
+		e->on = !register_kprobe(&e->kp);
+	}
+}
+
+static void ia_ml_ehooks_unregister(void)
+{
+	unsigned int i;
+
+	ia_fentry_unregister(&ia_ml_fset);
+	for (i = 0; i < ARRAY_SIZE(ia_ml_ehooks); i++) {
+		struct ia_ml_ehook *e = ia_ml_ehooks[i];
+
+		if (e->on && e->kp.addr)
+			unregister_kprobe(&e->kp);
+		e->on = false;
+	}
+}
+
+/* Wrapped where it can be, else a kretprobe; 0 or -errno. */
+static int ia_ml_rhook_register(struct ia_ml_rhook *h)
+{
+	char why[96] = "";
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct ia_ml_charge) > IA_ML_DATA_WORDS * 8);
+	BUILD_BUG_ON(sizeof(struct ia_ml_active) > IA_ML_DATA_WORDS * 8);
+	if (WARN_ON(ia_ml_nrhooks >= ARRAY_SIZE(ia_ml_rhooks_on)))
+		return -ENOSPC;
+	h->wrap.sym = h->sym;
+	h->krp.kp.symbol_name = h->sym;
+	ret = ia_hooks_ftrace() ? ia_wrap_register(&h->wrap, why, sizeof(why)) : -EPERM;
+	if (!ret) {
+		h->wrapped = true;
+	} else {
+		int wret = ret;
+
+		ret = register_kretprobe(&h->krp);
+		if (ret)
+			return ret;
+		h->probed = true;
+		if (why[0])
+			pr_info("%s\n", why);
+		/* Short: it ends a feature detail. */
+		if (!ia_ml_nkretprobes++)
+			snprintf(ia_ml_fallback, sizeof(ia_ml_fallback), "%s",
+				 !ia_hooks_ftrace() ? "hooks=kprobes" :
+				 wret == -EPERM ? "IBT, no ENDBR" : "ftrace refused");
+	}
+	ia_ml_rhooks_on[ia_ml_nrhooks++] = h;
 	return 0;
 }
 
-static struct kretprobe ia_ml_krp_xdp_create = {
-	.kp.symbol_name = "xdp_umem_create",
-	.entry_handler = ia_ml_xdp_create_entry,
-	.handler = ia_ml_xdp_create_ret,
-	.data_size = sizeof(u64),
-	.maxactive = 64,
-};
-
-static struct kprobe ia_ml_kp_xdp_put = {
-	.symbol_name = "xdp_put_umem",
-	.pre_handler = ia_ml_xdp_put_pre,
-};
-
-static struct kprobe ia_ml_kp_xdp_deferred = {
-	.symbol_name = "xdp_umem_release_deferred",
-	.pre_handler = ia_ml_xdp_deferred_pre,
-};
-
-static int ia_ml_add_krp(struct kretprobe *rp);
-static int ia_ml_add_kp(struct kprobe *kp);
-
-static void ia_ml_xdp_init(void)
+static void ia_ml_rhook_unregister(struct ia_ml_rhook *h)
 {
-	int ret;
-
-	/* Release first: a umem must never be recorded without its release. */
-	ret = ia_ml_add_kp(&ia_ml_kp_xdp_put);
-	if (!ret)
-		ret = ia_ml_add_kp(&ia_ml_kp_xdp_deferred);
-	if (!ret)
-		ret = ia_ml_add_krp(&ia_ml_krp_xdp_create);
-	if (ret) {
-		/* The ones that did register stay until exit: they find no record. */
-		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false,
-			       "probes on xdp_put_umem, xdp_umem_release_deferred, xdp_umem_create failed (%d): umems are in unattributed",
-			       ret);
-		return;
-	}
-	ia_feature_set(IA_FEAT_MEMLOCK_XDP, true,
-		       "charges: xdp_umem_create; released: xdp_put_umem, xdp_umem_release_deferred");
-}
-#else
-static void ia_ml_xdp_init(void)
-{
-	ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "CONFIG_XDP_SOCKETS is not set in this kernel");
-}
-#endif
-
-static struct kretprobe ia_ml_krp_charge = {
-	.kp.symbol_name = "__io_account_mem",
-	.entry_handler = ia_ml_charge_entry,
-	.handler = ia_ml_charge_ret,
-	.data_size = sizeof(struct ia_ml_charge),
-	.maxactive = IA_ML_MAXACTIVE,
-};
-
-static struct kretprobe ia_ml_krp_charge_outer = {
-	.kp.symbol_name = "io_account_mem",
-	.entry_handler = ia_ml_charge_outer_entry,
-	.handler = ia_ml_charge_ret,
-	.data_size = sizeof(struct ia_ml_charge),
-	.maxactive = IA_ML_MAXACTIVE,
-};
-
-static struct kretprobe ia_ml_krp_reg = {
-	.kp.symbol_name = "io_sqe_buffer_register",
-	.entry_handler = ia_ml_reg_entry,
-	.handler = ia_ml_reg_ret,
-	.data_size = sizeof(struct ia_ml_active),
-	.maxactive = IA_ML_MAXACTIVE,
-};
-
-static struct kretprobe ia_ml_krp_free_node = {
-	.kp.symbol_name = "io_free_rsrc_node",
-	.entry_handler = ia_ml_free_node_entry,
-	.handler = ia_ml_free_node_ret,
-	.data_size = sizeof(struct ia_ml_active),
-	.maxactive = IA_ML_MAXACTIVE,
-};
-
-static struct kretprobe ia_ml_krp_unreg = {
-	.kp.symbol_name = "io_sqe_buffers_unregister",
-	.entry_handler = ia_ml_unreg_entry,
-	.handler = ia_ml_unreg_ret,
-	.data_size = sizeof(void *),
-	.maxactive = IA_ML_MAXACTIVE,
-};
-
-static struct kretprobe ia_ml_krp_clone = {
-	.kp.symbol_name = "io_register_clone_buffers",
-	.handler = ia_ml_clone_ret,
-	.maxactive = 64,
-};
-
-static struct kprobe ia_ml_kp_unmap = {
-	.symbol_name = "io_buffer_unmap",
-	.pre_handler = ia_ml_unmap_pre,
-};
-
-static struct kprobe ia_ml_kp_unacct = {
-	.symbol_name = "io_unaccount_mem",
-	.pre_handler = ia_ml_unacct_pre,
-};
-
-static struct kprobe ia_ml_kp_ring_release = {
-	.symbol_name = "io_uring_release",
-	.pre_handler = ia_ml_ring_release_pre,
-};
-
-/* Registered probes, unregistered in reverse on exit. */
-static struct kretprobe *ia_ml_krps[7];
-static struct kprobe *ia_ml_kps[5];
-static unsigned int ia_ml_nkrp, ia_ml_nkp;
-
-static int ia_ml_add_krp(struct kretprobe *rp)
-{
-	int ret = register_kretprobe(rp);
-
-	if (!ret)
-		ia_ml_krps[ia_ml_nkrp++] = rp;
-	return ret;
-}
-
-static int ia_ml_add_kp(struct kprobe *kp)
-{
-	int ret = register_kprobe(kp);
-
-	if (!ret)
-		ia_ml_kps[ia_ml_nkp++] = kp;
-	return ret;
+	if (h->wrapped)
+		ia_wrap_unregister(&h->wrap);	/* waits for calls inside it */
+	if (h->probed)
+		unregister_kretprobe(&h->krp);
+	if (h->probed)
+		ia_ml_nkretprobes--;
+	h->wrapped = false;
+	h->probed = false;
 }
 
 /*
- * With no probe left, no handler runs: the actives of calls still in flight
+ * With no hook left, no handler runs: the actives of calls still in flight
  * (their return handlers will not run) are forgotten.
  */
 static void ia_ml_unregister(void)
 {
 	unsigned long flags;
 
-	while (ia_ml_nkp)
-		unregister_kprobe(ia_ml_kps[--ia_ml_nkp]);
-	while (ia_ml_nkrp)
-		unregister_kretprobe(ia_ml_krps[--ia_ml_nkrp]);
+	while (ia_ml_nrhooks)
+		ia_ml_rhook_unregister(ia_ml_rhooks_on[--ia_ml_nrhooks]);
+	ia_ml_ehooks_unregister();
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	hash_init(ia_ml_actives);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
@@ -893,25 +1029,107 @@ static bool ia_ml_have(const char *name)
 }
 
 /* __io_account_mem, and io_account_mem where it exists; @what names them. */
-static int ia_ml_add_charge_probes(const char **what)
+static int ia_ml_add_charge_hooks(const char **what)
 {
 	int ret;
 
 	*what = "__io_account_mem";
-	ret = ia_ml_add_krp(&ia_ml_krp_charge);
+	ret = ia_ml_rhook_register(&ia_ml_h_charge);
 	if (ret || !ia_ml_have("io_account_mem"))
 		return ret;
 	*what = "__io_account_mem, io_account_mem";
-	return ia_ml_add_krp(&ia_ml_krp_charge_outer);
+	return ia_ml_rhook_register(&ia_ml_h_charge_outer);
 }
 
-static void ia_ml_uring_init(void)
+/* "; hooks: ftrace", or which part is kretprobes and why. */
+static void ia_ml_mechanism(char *buf, size_t len)
 {
-	const char *release, *charge;
-	bool closes;
-	unsigned int i;
+	if (!ia_ml_nkretprobes)
+		snprintf(buf, len, "; hooks: ftrace");
+	else if (ia_ml_nkretprobes == ia_ml_nrhooks)
+		snprintf(buf, len, "; hooks: kretprobes (%s)", ia_ml_fallback);
+	else
+		snprintf(buf, len, "; hooks: ftrace, %u kretprobes (%s)", ia_ml_nkretprobes,
+			 ia_ml_fallback);
+}
+
+/*
+ * @release: the release hook of this kernel took (entry hooks are
+ * registered first: a record is never made without its release).
+ */
+static void ia_ml_uring_init(const char *release, bool closes)
+{
+	const char *charge;
+	char mech[64];
 	int ret;
 
+	ret = ia_ml_add_charge_hooks(&charge);
+	if (ret) {
+		ia_feature_set(IA_FEAT_MEMLOCK_URING, false,
+			       "hook on %s failed (%d): io_uring charges not seen", charge, ret);
+		return;
+	}
+	if (release) {
+		ret = ia_ml_rhook_register(&ia_ml_h_reg);
+		if (!ret && ia_ml_per_ring)
+			ret = ia_ml_rhook_register(&ia_ml_h_free_node);
+		if (!ret && ia_ml_per_ring)
+			ret = ia_ml_rhook_register(&ia_ml_h_unreg);
+		if (ret)
+			release = NULL;	/* charges and events without attribution */
+	}
+	/* Optional: clone detection. */
+	if (release && ia_ml_have("io_register_clone_buffers"))
+		ia_ml_rhook_register(&ia_ml_h_clone);
+	WRITE_ONCE(ia_ml_attrib, !!release);
+	WRITE_ONCE(ia_ml_uring_on, true);
+	ia_ml_mechanism(mech, sizeof(mech));
+	ia_feature_set(IA_FEAT_MEMLOCK_URING, true,
+		       "charges: %s; registered buffers released %s%s%s", charge,
+		       release ? release : "(not hooked: buffers are in unattributed)",
+		       closes ? "; ring close: io_uring_release" :
+		       "; io_uring_release not hooked: closed rings not marked pending",
+		       mech);
+}
+
+static void ia_ml_xdp_init(void)
+{
+#if IA_ML_XDP
+	int ret;
+
+	if (!ia_ml_e_xdp_put.on || !ia_ml_e_xdp_deferred.on) {
+		/* The one that did register stays until exit: it finds no record. */
+		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false,
+			       "hooks on xdp_put_umem, xdp_umem_release_deferred failed: umems are in unattributed");
+		return;
+	}
+	ret = ia_ml_rhook_register(&ia_ml_h_xdp_create);
+	if (ret) {
+		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false,
+			       "hook on xdp_umem_create failed (%d): umems are in unattributed",
+			       ret);
+		return;
+	}
+	ia_feature_set(IA_FEAT_MEMLOCK_XDP, true,
+		       "charges: xdp_umem_create (%s); released: xdp_put_umem, xdp_umem_release_deferred (%s)",
+		       ia_ml_h_xdp_create.wrapped ? "wrapped" : "kretprobe",
+		       ia_ml_fset.registered ? "ftrace" : "kprobes");
+#else
+	ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "CONFIG_XDP_SOCKETS is not set in this kernel");
+#endif
+}
+
+int ia_memlock_init(void)
+{
+	const char *release = NULL;
+	char why[80];
+	unsigned int i;
+
+	if (ia_kallsyms_init(why, sizeof(why))) {
+		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s", why);
+		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "%s", why);
+		return 0;
+	}
 	for (i = 0; i < ARRAY_SIZE(ia_ml_sites); i++) {
 		unsigned long a = ia_kallsyms_lookup_name(ia_ml_sites[i].name);
 
@@ -924,65 +1142,23 @@ static void ia_ml_uring_init(void)
 	if (!ia_ml_have("io_buffer_unmap") && ia_ml_have("io_free_rsrc_node") &&
 	    ia_ml_have("io_unaccount_mem")) {
 		ia_ml_per_ring = true;
-		release = "per ring: io_unaccount_mem, io_sqe_buffers_unregister";
+		ia_ml_e_unacct.want = true;
 	} else if (ia_ml_have("io_buffer_unmap")) {
 		ia_ml_per_ring = false;
+		ia_ml_e_unmap.want = true;
+	}
+	ia_ml_e_ring_release.want = ia_ml_have("io_uring_release");
+#if IA_ML_XDP
+	ia_ml_e_xdp_put.want = true;
+	ia_ml_e_xdp_deferred.want = true;
+#endif
+	/* Releases first: a record is never made without its release hooked. */
+	ia_ml_ehooks_register();
+	if (ia_ml_e_unacct.on)
+		release = "per ring: io_unaccount_mem, io_sqe_buffers_unregister";
+	else if (ia_ml_e_unmap.on)
 		release = "per buffer: io_buffer_unmap";
-	} else {
-		release = NULL;
-	}
-
-	ret = ia_ml_add_charge_probes(&charge);
-	if (ret) {
-		ia_ml_unregister();
-		ia_feature_set(IA_FEAT_MEMLOCK_URING, false,
-			       "probe on %s failed (%d): io_uring charges not seen", charge, ret);
-		return;
-	}
-	if (release) {
-		ret = ia_ml_add_krp(&ia_ml_krp_reg);
-		if (!ret)
-			ret = ia_ml_per_ring ? ia_ml_add_krp(&ia_ml_krp_free_node) :
-					       ia_ml_add_kp(&ia_ml_kp_unmap);
-		if (!ret && ia_ml_per_ring)
-			ret = ia_ml_add_kp(&ia_ml_kp_unacct);
-		if (!ret && ia_ml_per_ring)
-			ret = ia_ml_add_krp(&ia_ml_krp_unreg);
-		if (ret) {
-			/* Charges and events without attribution. */
-			ia_ml_unregister();
-			ret = ia_ml_add_charge_probes(&charge);
-			if (ret) {
-				ia_ml_unregister();
-				ia_feature_set(IA_FEAT_MEMLOCK_URING, false,
-					       "probe on %s failed (%d)", charge, ret);
-				return;
-			}
-			release = NULL;
-		}
-	}
-	/* Optional: pending-release marks and clone detection. */
-	closes = !ia_ml_add_kp(&ia_ml_kp_ring_release);
-	if (ia_ml_have("io_register_clone_buffers"))
-		ia_ml_add_krp(&ia_ml_krp_clone);
-	ia_feature_set(IA_FEAT_MEMLOCK_URING, true,
-		       "charges: %s; registered buffers released %s%s", charge,
-		       release ? release : "(not hooked: buffers are in unattributed)",
-		       closes ? "; ring close: io_uring_release" :
-		       "; io_uring_release not hooked: closed rings not marked pending");
-}
-
-int ia_memlock_init(void)
-{
-	char why[80];
-
-	if (ia_kallsyms_init(why, sizeof(why))) {
-		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s", why);
-		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "%s", why);
-		return 0;
-	}
-	/* io_uring first: its fallback unregisters everything registered so far. */
-	ia_ml_uring_init();
+	ia_ml_uring_init(release, ia_ml_e_ring_release.on);
 	ia_ml_xdp_init();
 	return 0;
 }
@@ -1010,15 +1186,18 @@ void ia_memlock_exit(void)
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
+/* Calls not seen: kretprobe instances that ran out (wraps and entry hooks miss none). */
 u64 ia_memlock_probes_missed(void)
 {
 	u64 n = 0;
 	unsigned int i;
 
-	for (i = 0; i < ia_ml_nkrp; i++)
-		n += READ_ONCE(ia_ml_krps[i]->nmissed);
-	for (i = 0; i < ia_ml_nkp; i++)
-		n += READ_ONCE(ia_ml_kps[i]->nmissed);
+	for (i = 0; i < ia_ml_nrhooks; i++)
+		if (ia_ml_rhooks_on[i]->probed)
+			n += READ_ONCE(ia_ml_rhooks_on[i]->krp.nmissed);
+	for (i = 0; i < ARRAY_SIZE(ia_ml_ehooks); i++)
+		if (ia_ml_ehooks[i]->on && !ia_ml_fset.registered)
+			n += READ_ONCE(ia_ml_ehooks[i]->kp.nmissed);
 	return n;
 }
 

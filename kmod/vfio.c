@@ -797,10 +797,6 @@ static struct kprobe *const ia_kprobes[] = {
 	&ia_kp_release, &ia_kp_detach, &ia_kp_remove, &ia_kp_acct, &ia_kp_pin,
 };
 
-static char *ia_hooks_param = "auto";
-module_param_named(hooks, ia_hooks_param, charp, 0444);
-MODULE_PARM_DESC(hooks, "auto: ftrace hooks where the kernel allows them, else kprobes; kprobes: kprobes only");
-
 static DEFINE_MUTEX(ia_attach_mutex);
 static bool ia_attached;
 static bool ia_use_ftrace;		/* mechanism 1 is the one registered */
@@ -897,8 +893,8 @@ static int ia_ftrace_register(char *why, size_t len)
 {
 	int ret;
 
-	if (strcmp(ia_hooks_param, "auto")) {
-		snprintf(why, len, "hooks=%s", ia_hooks_param);
+	if (!ia_hooks_ftrace()) {
+		snprintf(why, len, "hooks=%s", ia_hooks_mode());
 		return -EPERM;
 	}
 	ret = ia_fentry_register(&ia_fentry_set, why, len);
@@ -1217,10 +1213,6 @@ int ia_vfio_init(void)
 {
 	int ret;
 
-	if (strcmp(ia_hooks_param, "auto") && strcmp(ia_hooks_param, "kprobes")) {
-		pr_err("hooks=%s: expected auto or kprobes\n", ia_hooks_param);
-		return -EINVAL;
-	}
 	ia_dma_cache = KMEM_CACHE(ia_dma, 0);
 	if (!ia_dma_cache)
 		return -ENOMEM;

@@ -4,6 +4,8 @@
  * per kind and kernel, is measured by selftests/iommu_account/kmod/ia_probe_cost
  * and written down in Documentation/design.md.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
@@ -11,6 +13,29 @@
 
 #include "hook.h"
 #include "kallsyms.h"
+
+static char *ia_hooks_param = "auto";
+module_param_named(hooks, ia_hooks_param, charp, 0444);
+MODULE_PARM_DESC(hooks, "auto: ftrace hooks where the kernel allows them, else kprobes; kprobes: kprobes only");
+
+int ia_hooks_check(void)
+{
+	if (strcmp(ia_hooks_param, "auto") && strcmp(ia_hooks_param, "kprobes")) {
+		pr_err("hooks=%s: expected auto or kprobes\n", ia_hooks_param);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool ia_hooks_ftrace(void)
+{
+	return !strcmp(ia_hooks_param, "auto");
+}
+
+const char *ia_hooks_mode(void)
+{
+	return ia_hooks_param;
+}
 
 #if IA_HAVE_FTRACE_HOOKS
 

@@ -63,6 +63,15 @@ struct ia_wrap {
 	bool registered;
 };
 
+/*
+ * Module parameter hooks=: "auto" (ftrace where the kernel allows it, else
+ * kprobes) or "kprobes" (kprobes only). ia_hooks_check() refuses anything
+ * else at load; ia_hooks_ftrace() says whether ftrace may be tried.
+ */
+int ia_hooks_check(void);
+bool ia_hooks_ftrace(void);
+const char *ia_hooks_mode(void);
+
 int ia_wrap_register(struct ia_wrap *w, char *why, size_t len);
 /* Returns once no task is inside the wrapper any more (may sleep long). */
 void ia_wrap_unregister(struct ia_wrap *w);

@@ -8,8 +8,9 @@
 #     an events listener follows; after the last load a fresh container and a
 #     fresh pot are counted exactly;
 #     (every other load with hooks=kprobes, the fallback mechanism);
-#   - the fallback: loaded with hooks=kprobes the module says so and a fresh
-#     container is counted exactly; a bad hooks= value is refused;
+#   - the fallback: loaded with hooks=kprobes the module says so (VFIO and
+#     io_uring) and a fresh container and a fresh pot are counted exactly; a
+#     bad hooks= value is refused;
 #   - event flood: a listener stopped while 20,000 events are raised; on
 #     resume it reports exactly the missing sequence numbers and keeps going.
 # Waits are bounded polls of conditions, never sleeps.
@@ -81,18 +82,23 @@ fresh_container() {
 fresh_container "after the reloads"
 echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 # A fresh pot: uid 1001 holds one 1 MiB buffer; the parts add up to the kernel's counter.
-runas 1001 uring_bench hold 1048576 >"$tmp/h.txt" 2>&1 &
-hold=$!
-until_ok 200 grep -q '^hold 0' "$tmp/h.txt"
-check "after the reloads: uid 1001's pot is 1 MiB, all of it io_uring buffers" \
-	sh -c "iommu-accountctl -j uids --uid 1001 | grep -q '\"locked_bytes\":1048576,.*\"io_uring-buffers\":1048576'"
-kill "$hold"
-wait "$hold" 2>/dev/null
-hold=""
+fresh_pot() {
+	runas 1001 uring_bench hold 1048576 >"$tmp/h.txt" 2>&1 &
+	hold=$!
+	until_ok 200 grep -q '^hold 0' "$tmp/h.txt"
+	check "$1: uid 1001's pot is 1 MiB, all of it io_uring buffers" \
+		sh -c "iommu-accountctl -j uids --uid 1001 | grep -q '\"locked_bytes\":1048576,.*\"io_uring-buffers\":1048576'"
+	kill "$hold"
+	wait "$hold" 2>/dev/null
+	hold=""
+}
+fresh_pot "after the reloads"
 
 # --- the fallback mechanism ------------------------------------------------------
 check "after the reloads: hooks on ftrace, MAP_DMA wrapped" \
 	sh -c "iommu-accountctl -j status | grep -q 'ftrace hooks (MAP_DMA wrapped) on vfio_iommu_type1'"
+check "after the reloads: io_uring hooks on ftrace" \
+	sh -c "iommu-accountctl -j status | grep -q 'io_uring_release; hooks: ftrace\"'"
 rmmod iommu_account
 check "hooks=bogus is refused" sh -c '! modprobe iommu_account hooks=bogus 2>/dev/null'
 check "hooks=bogus leaves the module unloaded" sh -c '! grep -q "^iommu_account " /proc/modules'
@@ -100,6 +106,9 @@ modprobe iommu_account hooks=kprobes
 check "hooks=kprobes: the feature says kprobes, and why" \
 	sh -c "iommu-accountctl -j status | grep -q 'kprobes on vfio_iommu_type1 (ftrace: hooks=kprobes)'"
 fresh_container "hooks=kprobes"
+check "hooks=kprobes: io_uring return hooks are kretprobes, and why" \
+	sh -c "iommu-accountctl -j status | grep -q 'hooks: kretprobes (hooks=kprobes)'"
+fresh_pot "hooks=kprobes"
 echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 rmmod iommu_account
 modprobe iommu_account
