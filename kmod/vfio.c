@@ -83,7 +83,9 @@ struct ia_container {
 	struct ia_container_info info;	/* groups/group_owner unused here */
 	u32 *groups;
 	struct ia_owner *group_owner;
+	bool *group_backed;		/* an IOMMU-backed group (not emulated) */
 	unsigned int ngroups, gcap;
+	unsigned int nbacked;		/* of those, IOMMU-backed */
 	u32 armed;			/* threshold levels crossed, bit per level */
 	u64 missed_base;		/* ioctl probe misses when it was created */
 	struct ia_coalesce co;
@@ -252,6 +254,7 @@ static void ia_container_del(struct ia_container *c)
 	ia_ntracked--;
 	kfree(c->groups);
 	kfree(c->group_owner);
+	kfree(c->group_backed);
 	kfree(c);
 }
 
@@ -396,6 +399,14 @@ static void ia_map_end(struct ia_active *a, long ret)
 	atomic_dec(&ia_nactive);
 	if (a->c && ret)
 		ia_map_failed(a->c, map, (int)-ret, ev, &nev);
+	/*
+	 * Linked without a pin while no IOMMU-backed group is attached
+	 * (mediated devices only): the kernel pins such a mapping only when a
+	 * device asks, so it is not seen. Said, not guessed at. (A vaddr
+	 * update pins nothing either, but changes no entry.)
+	 */
+	if (a->c && !ret && !a->created && !a->c->nbacked)
+		a->c->info.inexact |= IA_INEXACT_UNPINNED;
 	spin_unlock_irqrestore(&ia_lock, flags);
 	ia_queue_all(ev, nev);
 }
@@ -516,7 +527,11 @@ out:
 struct ia_attach_data {
 	void *iommu;
 	u32 group;
+	bool backed;
 };
+
+/* drivers/vfio/vfio.h: enum vfio_group_type, whose first value is VFIO_IOMMU. */
+#define IA_VFIO_IOMMU 0
 
 static int ia_attach_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -524,6 +539,8 @@ static int ia_attach_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	d->iommu = (void *)regs_get_kernel_argument(regs, 0);
 	d->group = iommu_group_id((struct iommu_group *)regs_get_kernel_argument(regs, 1));
+	/* attach_group(iommu, group, type): an emulated group (mdev) has no domain. */
+	d->backed = (u32)regs_get_kernel_argument(regs, 2) == IA_VFIO_IOMMU;
 	return 0;
 }
 
@@ -532,6 +549,7 @@ static bool ia_groups_grow(struct ia_container *c)
 {
 	unsigned int cap = c->gcap ? 2 * c->gcap : 1;
 	struct ia_owner *o;
+	bool *b;
 	u32 *g;
 
 	if (c->ngroups < c->gcap)
@@ -544,6 +562,10 @@ static bool ia_groups_grow(struct ia_container *c)
 	if (!o)
 		return false;
 	c->group_owner = o;
+	b = krealloc(c->group_backed, cap * sizeof(*b), GFP_ATOMIC);
+	if (!b)
+		return false;
+	c->group_backed = b;
 	c->gcap = cap;
 	return true;
 }
@@ -561,6 +583,8 @@ static int ia_attach_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (c && ia_groups_grow(c)) {
 		c->groups[c->ngroups] = d->group;
 		ia_owner_current(&c->group_owner[c->ngroups]);
+		c->group_backed[c->ngroups] = d->backed;
+		c->nbacked += d->backed;
 		c->ngroups++;
 	} else if (c) {
 		c->info.inexact |= IA_INEXACT_NO_MEMORY;
@@ -584,9 +608,11 @@ static void ia_detach(unsigned long iommu_arg, unsigned long grp, unsigned long 
 	for (i = 0; c && i < c->ngroups; i++) {
 		if (c->groups[i] != group)
 			continue;
+		c->nbacked -= c->group_backed[i];
 		c->ngroups--;
 		c->groups[i] = c->groups[c->ngroups];
 		c->group_owner[i] = c->group_owner[c->ngroups];
+		c->group_backed[i] = c->group_backed[c->ngroups];
 		break;
 	}
 	spin_unlock_irqrestore(&ia_lock, flags);

@@ -91,6 +91,11 @@ int vfio_set_entry_limit(unsigned int limit)
 
 int vfio_ctr_open(struct vfio_ctr *c, int group)
 {
+	return vfio_ctr_open_buf(c, group, EDU_BUF);
+}
+
+int vfio_ctr_open_buf(struct vfio_ctr *c, int group, size_t buflen)
+{
 	struct vfio_group_status st = { .argsz = sizeof(st) };
 	char path[64];
 	int ret;
@@ -112,7 +117,7 @@ int vfio_ctr_open(struct vfio_ctr *c, int group)
 		return -errno;
 	if (ioctl(c->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
 		return -errno;
-	c->buflen = EDU_BUF;
+	c->buflen = buflen;
 	c->buf = mmap(NULL, c->buflen, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (c->buf == MAP_FAILED) {
@@ -223,4 +228,89 @@ long long vm_locked_bytes(void)
 	if (f)
 		fclose(f);
 	return kb < 0 ? -1 : kb * 1024;
+}
+
+#define MDEV_PARENT "/sys/class/mdev_bus/ia_mdev/mdev_supported_types"
+
+/* The one type directory of the ia_mdev parent, or -errno. */
+static int mdev_type_dir(char *out, size_t len)
+{
+	struct dirent *de;
+	DIR *d = opendir(MDEV_PARENT);
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			break;
+	if (de)
+		snprintf(out, len, MDEV_PARENT "/%s", de->d_name);
+	closedir(d);
+	return de ? 0 : -ENOENT;
+}
+
+int vfio_mdev_groups(int *groups, int n, char *why, size_t len)
+{
+	char type[400], path[600], link[256], uuid[40];
+	int i, fd;
+
+	if (system("modprobe vfio_iommu_type1")) {
+		snprintf(why, len, "vfio_iommu_type1 does not load");
+		return -ENOENT;
+	}
+	if (access(MDEV_PARENT, F_OK) &&
+	    system("modprobe mdev 2>/dev/null && insmod /opt/ia/ia_mdev.ko 2>/dev/null")) {
+		snprintf(why, len, "no mediated devices here (mdev in this kernel and "
+			 "/opt/ia/ia_mdev.ko, from scripts/vm/run --add, are both needed)");
+		return -ENOENT;
+	}
+	if (mdev_type_dir(type, sizeof(type))) {
+		snprintf(why, len, "ia_mdev loaded but %s is empty", MDEV_PARENT);
+		return -ENOENT;
+	}
+	snprintf(path, sizeof(path), "%s/create", type);
+	for (i = 0; i < n; i++) {
+		char target[256], *slash;
+		ssize_t l;
+		int err;
+
+		snprintf(uuid, sizeof(uuid), "1a000000-0000-4000-8000-%012x", (unsigned int)i);
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, uuid, strlen(uuid)) < 0) {
+			err = errno;
+			snprintf(why, len, "creating mdev %d: %s", i, strerror(err));
+			if (fd >= 0)
+				close(fd);
+			return -err;
+		}
+		close(fd);
+		snprintf(link, sizeof(link), "/sys/bus/mdev/devices/%s/iommu_group", uuid);
+		l = readlink(link, target, sizeof(target) - 1);
+		if (l < 0) {
+			snprintf(why, len, "mdev %s has no IOMMU group", uuid);
+			return -ENOENT;
+		}
+		target[l] = 0;
+		slash = strrchr(target, '/');
+		groups[i] = atoi(slash ? slash + 1 : target);
+	}
+	return n;
+}
+
+void vfio_mdev_cleanup(void)
+{
+	char path[600];
+	struct dirent *de;
+	DIR *d = opendir("/sys/bus/mdev/devices");
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "1a000000-", 9))
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/mdev/devices/%s/remove", de->d_name);
+		write_file(path, "1");
+	}
+	if (d)
+		closedir(d);
+	if (system("rmmod ia_mdev 2>/dev/null"))
+		;	/* loaded by someone else, or not at all */
 }

@@ -21,6 +21,19 @@ struct vfio_ctr {
 
 /* Container + group + TYPE1v2 IOMMU; 0 or -errno. */
 int vfio_ctr_open(struct vfio_ctr *c, int group);
+/* The same with a buffer of @buflen bytes for the mappings. */
+int vfio_ctr_open_buf(struct vfio_ctr *c, int group, size_t buflen);
+
+/*
+ * Mediated devices of the ia_mdev test module (selftests/iommu_account/kmod),
+ * each an IOMMU group of its own behind an emulated IOMMU: load the module
+ * (modprobe mdev, insmod /opt/ia/ia_mdev.ko) unless it is loaded, create
+ * @n instances and fill their group numbers. Returns @n, or -errno with a
+ * reason in @why (-ENOENT: the kernel or the VM has no mdev/ia_mdev).
+ */
+int vfio_mdev_groups(int *groups, int n, char *why, size_t len);
+/* Remove every ia_mdev instance and unload the module. */
+void vfio_mdev_cleanup(void);
 void vfio_ctr_close(struct vfio_ctr *c);
 /* Map @size bytes of the buffer at @iova; the kernel's answer, 0 or -errno. */
 int vfio_map(struct vfio_ctr *c, uint64_t iova, size_t size);

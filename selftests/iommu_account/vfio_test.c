@@ -546,6 +546,8 @@ TEST_F(vfio, vaddr_update_keeps_bytes)
 	EXPECT_EQ(10 * PAGE, ct.mapped_bytes);
 	EXPECT_EQ(10, ct.pinned_pages);
 	EXPECT_EQ(10, ct.map_ops);
+	/* A vaddr update pins nothing and is no mapping of a group without a domain. */
+	EXPECT_EQ(0, ct.inexact);
 	/* The kernel's own total: everything it unmaps now. */
 	EXPECT_EQ((long long)ct.mapped_bytes,
 		  vfio_unmap_flags(&c, 0, 0, VFIO_DMA_UNMAP_FLAG_ALL));
@@ -1145,6 +1147,41 @@ TEST_F(vfio, status_consistent_while_type1_reloads)
 	EXPECT_LT(30, r.reads);
 	EXPECT_EQ(0, r.torn) TH_LOG("last torn copy: %s", r.last_bad);
 	EXPECT_EQ(1, feature_active(&self->nl, "vfio-type1"));
+}
+
+/*
+ * A container whose only group is a mediated device (emulated IOMMU, the
+ * ia_mdev test module): the kernel links its mappings without pinning them
+ * (DMA_AVAIL drops), and pins only when a device asks, which the module does
+ * not see. Its figures must say so (inexact: unpinned) rather than pass 0
+ * entries off as exact. Skipped where the kernel has no mdev or the VM was
+ * booted without ia_mdev.ko (scripts/vm/run --add).
+ */
+TEST_F(vfio, mdev_only_container_says_unpinned)
+{
+	struct ia_container ct;
+	struct vfio_ctr c;
+	char why[256];
+	uint32_t avail;
+	int group, i;
+
+	if (vfio_mdev_groups(&group, 1, why, sizeof(why)) != 1)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, vfio_ctr_open_buf(&c, group, 4 * PAGE));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
+	ASSERT_EQ(0, vfio_dma_avail(&c, &avail));
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	/* The kernel linked three mappings. */
+	EXPECT_EQ(3, ct.limit - avail);
+	/* Exact, or flagged: never silently wrong. */
+	if (ct.entries != ct.limit - avail)
+		EXPECT_NE(0, ct.inexact & IOMMU_ACCOUNT_INEXACT_UNPINNED)
+			TH_LOG("entries %u, the kernel's %u, inexact %#x", ct.entries,
+			       ct.limit - avail, ct.inexact);
+	EXPECT_EQ(0, ct.inexact & ~IOMMU_ACCOUNT_INEXACT_UNPINNED);
+	vfio_ctr_close(&c);
+	vfio_mdev_cleanup();
 }
 
 IA_HARNESS_MAIN

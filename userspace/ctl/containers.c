@@ -85,12 +85,14 @@ static int container_cb(const struct ia_container *ct, void *arg)
 	       ia_human_bytes(ct->mapped_bytes, b2, sizeof(b2)), ct->pinned_pages,
 	       ia_owner_str(&ct->owner, b3, sizeof(b3)));
 	if (ct->inexact)
-		printf("    INEXACT:%s%s%s\n",
+		printf("    INEXACT:%s%s%s%s\n",
 		       ct->inexact & IOMMU_ACCOUNT_INEXACT_PROBE_MISSED ?
 		       " refusals may be missing (probe missed)" : "",
 		       ct->inexact & IOMMU_ACCOUNT_INEXACT_NO_MEMORY ? " records lost (no memory)" : "",
 		       ct->inexact & IOMMU_ACCOUNT_INEXACT_PINNED ?
-		       " pinned pages (unpin larger than seen)" : "");
+		       " pinned pages (unpin larger than seen)" : "",
+		       ct->inexact & IOMMU_ACCOUNT_INEXACT_UNPINNED ?
+		       " mappings made with no IOMMU-backed group are not counted" : "");
 	if (nfail) {
 		printf("    refused:");
 		for (i = 0; i < 4; i++)

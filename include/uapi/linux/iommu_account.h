@@ -70,11 +70,16 @@ enum iommu_account_threshold_level {
  *   allocated.
  * @IOMMU_ACCOUNT_INEXACT_PINNED: An unpin was larger than the pages this
  *   module saw pinned.
+ * @IOMMU_ACCOUNT_INEXACT_UNPINNED: A mapping was made while no IOMMU-backed
+ *   group was attached (mediated devices only): the kernel linked it without
+ *   pinning it, which this module does not see, so entries and bytes leave it
+ *   out.
  */
 enum iommu_account_inexact {
 	IOMMU_ACCOUNT_INEXACT_PROBE_MISSED = 1,
 	IOMMU_ACCOUNT_INEXACT_NO_MEMORY = 2,
 	IOMMU_ACCOUNT_INEXACT_PINNED = 4,
+	IOMMU_ACCOUNT_INEXACT_UNPINNED = 8,
 };
 
 /**
