@@ -13,6 +13,9 @@
  *   scan_bench containers REPS
  *       open a container with one 4 KiB mapping on every edu group, then time
  *       REPS GET_CONTAINER dumps; prints "containers N dump_ns X per_container_ns P"
+ *   scan_bench mdev-containers N REPS
+ *       the same with N containers, each on an ia_mdev mediated device of
+ *       its own (selftests/iommu_account/kmod/ia_mdev.ko in /opt/ia)
  *
  * Needs root (setuid, vfio). Exit 1 with a message when a check fails.
  */
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -281,12 +285,61 @@ static int containers(int reps)
 	return 0;
 }
 
+/*
+ * @n containers, each on a mediated device of its own (ia_mdev) with one
+ * mapping: the dump's cost at the scale of a host running many VMs.
+ */
+static int mdev_containers(int n, int reps)
+{
+	struct ia_container *out = calloc(n + 64, sizeof(*out));
+	long long *t = calloc(reps, sizeof(*t)), t0, d;
+	struct vfio_ctr *c = calloc(n, sizeof(*c));
+	int *groups = calloc(n, sizeof(*groups));
+	struct rlimit rl = { 2 * n + 256, 2 * n + 256 };
+	char why[256];
+	struct ia_nl s;
+	int i, r, got;
+
+	if (!out || !t || !c || !groups || setrlimit(RLIMIT_NOFILE, &rl) || ia_nl_open(&s)) {
+		fprintf(stderr, "scan_bench: no memory, no file descriptors or no iommu_account\n");
+		return 1;
+	}
+	if (vfio_mdev_groups(groups, n, why, sizeof(why)) != n) {
+		fprintf(stderr, "scan_bench: %s\n", why);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (vfio_ctr_open_buf(&c[i], groups[i], 4096) || vfio_map(&c[i], 0x100000, 4096)) {
+			fprintf(stderr, "scan_bench: container %d on group %d failed\n", i, groups[i]);
+			return 1;
+		}
+	}
+	for (r = 0; r < reps; r++) {
+		t0 = now_ns();
+		got = ia_dump_containers(&s, out, n + 64);
+		t[r] = now_ns() - t0;
+		if (got < n) {
+			fprintf(stderr, "scan_bench: the dump listed %d of %d containers\n", got, n);
+			return 1;
+		}
+	}
+	d = median(t, reps);
+	printf("containers %d dump_ns %lld per_container_ns %lld\n", n, d, d / n);
+	for (i = 0; i < n; i++)
+		vfio_ctr_close(&c[i]);
+	vfio_mdev_cleanup();
+	ia_nl_close(&s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "procs"))
 		return procs(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "containers"))
 		return containers(atoi(argv[2]));
-	fprintf(stderr, "usage: scan_bench procs N UIDS REPS | containers REPS\n");
+	if (argc == 4 && !strcmp(argv[1], "mdev-containers"))
+		return mdev_containers(atoi(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: scan_bench procs N UIDS REPS | containers REPS | mdev-containers N REPS\n");
 	return 2;
 }
