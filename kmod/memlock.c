@@ -385,7 +385,7 @@ static __always_inline unsigned long ia_ml_wrapped(struct ia_ml_rhook *h, unsign
 	/*
 	 * Up to four integer or pointer arguments in registers (x86-64): the
 	 * original takes what it declares. Never a tail call (work follows):
-	 * its own entry sees a return address in this module and lets it run.
+	 * its own entry sees a return address in this wrapper and lets it run.
 	 */
 	rv = ((ia_ml_fn4)h->wrap.orig)(a0, a1, a2, a3);
 	if (follow)

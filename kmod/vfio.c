@@ -653,7 +653,7 @@ static noinline notrace long ia_ioctl_wrapper(void *iommu, unsigned int cmd, uns
 	ia_map_begin(&a, iommu, arg);
 	/*
 	 * Never a tail call (work follows): the original's own entry sees a
-	 * return address in this module and is let through.
+	 * return address in this wrapper and is let through.
 	 */
 	ret = ((ia_ioctl_fn)ia_wrap_ioctl.orig)(iommu, cmd, arg);
 	ia_map_end(&a, ret);

@@ -58,6 +58,7 @@ struct ia_wrap {
 	int only_arg;
 	u32 only_val;
 	unsigned long orig;		/* the function, for the wrapper to call */
+	unsigned long wrapper_size;	/* calls from [wrapper, +size) run the original */
 	atomic_t inflight;		/* wrappers between ia_wrap_enter/leave */
 	struct ftrace_ops ops;
 	bool registered;

@@ -88,6 +88,20 @@ unsigned long ia_kallsyms_lookup_name(const char *name)
 	return ia_lookup ? ia_lookup(name) : 0;
 }
 
+/* The size of the function that starts at @addr (one of ours, say), or 0. */
+unsigned long ia_kallsyms_func_size(unsigned long addr)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
+	const char *p;
+
+	sprint_symbol(buf, addr);
+	p = strchr(buf, '+');
+	if (!p || sscanf(p + 1, "0x%lx/0x%lx", &off, &size) != 2 || off)
+		return 0;
+	return size;
+}
+
 unsigned long ia_kallsyms_symbol_size(unsigned long addr, const char *name)
 {
 	char buf[KSYM_SYMBOL_LEN];

@@ -18,6 +18,7 @@ bool ia_kallsyms_callable(unsigned long entry);
  * next symbol, so an upper bound of an object's size (alignment padding, KASAN
  * redzones), never a count of its elements.
  */
+unsigned long ia_kallsyms_func_size(unsigned long addr);
 unsigned long ia_kallsyms_symbol_size(unsigned long addr, const char *name);
 
 #endif
