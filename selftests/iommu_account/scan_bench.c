@@ -249,16 +249,47 @@ static int procs(int n, int uids, int reps)
 	return 0;
 }
 
+/*
+ * @reps GET_CONTAINER dumps with the @n containers of @c live (each must be
+ * listed), the median printed; the containers are closed after.
+ */
+static int dump_timed(struct ia_nl *s, struct vfio_ctr *c, int n, int reps,
+		      struct ia_container *out, int max)
+{
+	long long *t = calloc(reps, sizeof(*t)), t0, d;
+	int i, r, got, ret = 0;
+
+	for (r = 0; t && r < reps; r++) {
+		t0 = now_ns();
+		got = ia_dump_containers(s, out, max);
+		t[r] = now_ns() - t0;
+		if (got < n) {
+			fprintf(stderr, "scan_bench: the dump listed %d of %d containers\n", got, n);
+			ret = 1;
+			break;
+		}
+	}
+	if (!t) {
+		ret = 1;
+	} else if (!ret) {
+		d = median(t, reps);
+		printf("containers %d dump_ns %lld per_container_ns %lld\n", n, d, d / n);
+	}
+	for (i = 0; i < n; i++)
+		vfio_ctr_close(&c[i]);
+	free(t);
+	return ret;
+}
+
 static int containers(int reps)
 {
-	int groups[64], n, i, r, got;
+	int groups[64], n, i, ret;
 	struct vfio_ctr c[64];
 	struct ia_container *out = calloc(4096, sizeof(*out));
-	long long *t = calloc(reps, sizeof(*t)), t0, d;
 	struct ia_nl s;
 
 	n = vfio_edu_groups(groups, 64);
-	if (n < 1 || !out || !t || ia_nl_open(&s)) {
+	if (n < 1 || !out || ia_nl_open(&s)) {
 		fprintf(stderr, "scan_bench: no edu groups or no iommu_account\n");
 		return 1;
 	}
@@ -268,21 +299,9 @@ static int containers(int reps)
 			return 1;
 		}
 	}
-	for (r = 0; r < reps; r++) {
-		t0 = now_ns();
-		got = ia_dump_containers(&s, out, 4096);
-		t[r] = now_ns() - t0;
-		if (got < n) {
-			fprintf(stderr, "scan_bench: the dump listed %d of %d containers\n", got, n);
-			return 1;
-		}
-	}
-	d = median(t, reps);
-	printf("containers %d dump_ns %lld per_container_ns %lld\n", n, d, d / n);
-	for (i = 0; i < n; i++)
-		vfio_ctr_close(&c[i]);
+	ret = dump_timed(&s, c, n, reps, out, 4096);
 	ia_nl_close(&s);
-	return 0;
+	return ret;
 }
 
 /*
@@ -292,15 +311,14 @@ static int containers(int reps)
 static int mdev_containers(int n, int reps)
 {
 	struct ia_container *out = calloc(n + 64, sizeof(*out));
-	long long *t = calloc(reps, sizeof(*t)), t0, d;
 	struct vfio_ctr *c = calloc(n, sizeof(*c));
 	int *groups = calloc(n, sizeof(*groups));
 	struct rlimit rl = { 2 * n + 256, 2 * n + 256 };
 	char why[256];
 	struct ia_nl s;
-	int i, r, got;
+	int i, ret;
 
-	if (!out || !t || !c || !groups || setrlimit(RLIMIT_NOFILE, &rl) || ia_nl_open(&s)) {
+	if (!out || !c || !groups || setrlimit(RLIMIT_NOFILE, &rl) || ia_nl_open(&s)) {
 		fprintf(stderr, "scan_bench: no memory, no file descriptors or no iommu_account\n");
 		return 1;
 	}
@@ -314,22 +332,10 @@ static int mdev_containers(int n, int reps)
 			return 1;
 		}
 	}
-	for (r = 0; r < reps; r++) {
-		t0 = now_ns();
-		got = ia_dump_containers(&s, out, n + 64);
-		t[r] = now_ns() - t0;
-		if (got < n) {
-			fprintf(stderr, "scan_bench: the dump listed %d of %d containers\n", got, n);
-			return 1;
-		}
-	}
-	d = median(t, reps);
-	printf("containers %d dump_ns %lld per_container_ns %lld\n", n, d, d / n);
-	for (i = 0; i < n; i++)
-		vfio_ctr_close(&c[i]);
+	ret = dump_timed(&s, c, n, reps, out, n + 64);
 	vfio_mdev_cleanup();
 	ia_nl_close(&s);
-	return 0;
+	return ret;
 }
 
 int main(int argc, char **argv)
