@@ -1013,8 +1013,15 @@ static void ia_ml_rhook_unregister(struct ia_ml_rhook *h)
  */
 static void ia_ml_unregister(void)
 {
+	struct ia_wrap *wraps[ARRAY_SIZE(ia_ml_rhooks_on)];
+	unsigned int i, nw = 0;
 	unsigned long flags;
 
+	/* The wrapped ones together: their grace periods are shared. */
+	for (i = 0; i < ia_ml_nrhooks; i++)
+		if (ia_ml_rhooks_on[i]->wrapped)
+			wraps[nw++] = &ia_ml_rhooks_on[i]->wrap;
+	ia_wrap_unregister_many(wraps, nw);
 	while (ia_ml_nrhooks)
 		ia_ml_rhook_unregister(ia_ml_rhooks_on[--ia_ml_nrhooks]);
 	ia_ml_ehooks_unregister();

@@ -177,24 +177,40 @@ int ia_wrap_register(struct ia_wrap *w, char *why, size_t len)
 	return 0;
 }
 
-void ia_wrap_unregister(struct ia_wrap *w)
+void ia_wrap_unregister_many(struct ia_wrap **w, unsigned int n)
 {
-	if (!w->registered)
+	unsigned int i, live = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i]->registered)
+			continue;
+		unregister_ftrace_function(&w[i]->ops);
+		ftrace_free_filter(&w[i]->ops);
+		live++;
+	}
+	if (!live)
 		return;
-	unregister_ftrace_function(&w->ops);
-	ftrace_free_filter(&w->ops);
 	/*
 	 * No call is redirected any more. A task redirected just before may
-	 * still be in the wrapper's prologue, before ia_wrap_enter(): it has
+	 * still be in a wrapper's prologue, before ia_wrap_enter(): it has
 	 * not scheduled voluntarily since, so one RCU-tasks grace period
-	 * waits for it. Then wait for the wrappers inside the original (a
+	 * waits for it. Then wait for the wrappers inside the originals (a
 	 * MAP_DMA pinning memory may take a while), and for the last one's
-	 * epilogue after ia_wrap_leave() with a second grace period.
+	 * epilogue after ia_wrap_leave() with a second grace period: two
+	 * grace periods for all of them, not two each.
 	 */
 	synchronize_rcu_tasks();
-	wait_var_event(&w->inflight, !atomic_read(&w->inflight));
+	for (i = 0; i < n; i++)
+		if (w[i]->registered)
+			wait_var_event(&w[i]->inflight, !atomic_read(&w[i]->inflight));
 	synchronize_rcu_tasks();
-	w->registered = false;
+	for (i = 0; i < n; i++)
+		w[i]->registered = false;
+}
+
+void ia_wrap_unregister(struct ia_wrap *w)
+{
+	ia_wrap_unregister_many(&w, 1);
 }
 
 #else /* !IA_HAVE_FTRACE_HOOKS */
@@ -213,6 +229,10 @@ int ia_wrap_register(struct ia_wrap *w, char *why, size_t len)
 {
 	snprintf(why, len, "no ftrace with arguments on this kernel");
 	return -EOPNOTSUPP;
+}
+
+void ia_wrap_unregister_many(struct ia_wrap **w, unsigned int n)
+{
 }
 
 void ia_wrap_unregister(struct ia_wrap *w)

@@ -76,6 +76,8 @@ const char *ia_hooks_mode(void);
 int ia_wrap_register(struct ia_wrap *w, char *why, size_t len);
 /* Returns once no task is inside the wrapper any more (may sleep long). */
 void ia_wrap_unregister(struct ia_wrap *w);
+/* The same for @n of them at once (two RCU-tasks grace periods in all). */
+void ia_wrap_unregister_many(struct ia_wrap **w, unsigned int n);
 
 /* Called first and last by every wrapper. */
 static inline void ia_wrap_enter(struct ia_wrap *w)
