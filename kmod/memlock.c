@@ -999,10 +999,10 @@ static void ia_ml_rhook_unregister(struct ia_ml_rhook *h)
 {
 	if (h->wrapped)
 		ia_wrap_unregister(&h->wrap);	/* waits for calls inside it */
-	if (h->probed)
+	if (h->probed) {
 		unregister_kretprobe(&h->krp);
-	if (h->probed)
 		ia_ml_nkretprobes--;
+	}
 	h->wrapped = false;
 	h->probed = false;
 }

@@ -155,7 +155,7 @@ int ia_wrap_register(struct ia_wrap *w, char *why, size_t len)
 		snprintf(why, len, "%s has no ENDBR under IBT", w->sym);
 		return -EPERM;
 	}
-	w->wrapper_size = ia_kallsyms_func_size((unsigned long)w->wrapper);
+	w->wrapper_size = ia_kallsyms_symbol_size((unsigned long)w->wrapper, NULL);
 	if (!w->wrapper_size) {
 		snprintf(why, len, "no kallsyms size for the wrapper of %s", w->sym);
 		return -ENOENT;

@@ -19,16 +19,23 @@
 typedef unsigned long (*ia_lookup_fn)(const char *name);
 static ia_lookup_fn ia_lookup;
 
-/* Parse "name+0xOFF/0xSIZE [mod]"; true when @name matches. */
+/* Parse "name+0xOFF/0xSIZE [mod]"; true when @name (if not NULL) matches. */
 static bool ia_parse_symbol(const char *buf, const char *name,
 			    unsigned long *off, unsigned long *size)
 {
-	size_t n = strlen(name);
 	const char *p;
 
-	if (strncmp(buf, name, n) || buf[n] != '+')
-		return false;
-	p = buf + n + 1;
+	if (name) {
+		size_t n = strlen(name);
+
+		if (strncmp(buf, name, n) || buf[n] != '+')
+			return false;
+		p = buf + n + 1;
+	} else {
+		p = strchr(buf, '+');
+		if (!p++)
+			return false;
+	}
 	if (sscanf(p, "0x%lx/0x%lx", off, size) != 2)
 		return false;
 	return true;
@@ -86,20 +93,6 @@ bool ia_kallsyms_callable(unsigned long entry)
 unsigned long ia_kallsyms_lookup_name(const char *name)
 {
 	return ia_lookup ? ia_lookup(name) : 0;
-}
-
-/* The size of the function that starts at @addr (one of ours, say), or 0. */
-unsigned long ia_kallsyms_func_size(unsigned long addr)
-{
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long off, size;
-	const char *p;
-
-	sprint_symbol(buf, addr);
-	p = strchr(buf, '+');
-	if (!p || sscanf(p + 1, "0x%lx/0x%lx", &off, &size) != 2 || off)
-		return 0;
-	return size;
 }
 
 unsigned long ia_kallsyms_symbol_size(unsigned long addr, const char *name)

@@ -16,9 +16,9 @@ bool ia_kallsyms_callable(unsigned long entry);
 /*
  * Size of the symbol at @addr according to kallsyms, or 0: the distance to the
  * next symbol, so an upper bound of an object's size (alignment padding, KASAN
- * redzones), never a count of its elements.
+ * redzones), never a count of its elements. @name NULL: whatever symbol
+ * starts at @addr (a function of ours, say).
  */
-unsigned long ia_kallsyms_func_size(unsigned long addr);
 unsigned long ia_kallsyms_symbol_size(unsigned long addr, const char *name);
 
 #endif
