@@ -323,12 +323,17 @@ u32 ia_vfio_untracked(void);
 struct ia_reset_dev {
 	struct ia_group_dev d;
 	bool has_group;
+	bool vfio;			/* a registered VFIO device */
+	bool virtfn;
+	u32 set;			/* IOMMU_ACCOUNT_RESET_SET_* */
 };
 
 struct ia_reset_info {
 	char address[32];
 	u32 scope;			/* IOMMU_ACCOUNT_RESET_SCOPE_* */
 	bool has_group;
+	bool vfio;			/* the device is a registered VFIO device */
+	u32 set_kind;			/* IOMMU_ACCOUNT_RESET_SET_KIND_* */
 	u32 group;
 	unsigned int ndev;
 	struct ia_reset_dev *dev;	/* in the kernel's walk order */

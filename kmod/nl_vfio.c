@@ -383,7 +383,10 @@ static int ia_put_reset_dev(struct sk_buff *msg, const struct ia_reset_view *v,
 	    (r->d.driver[0] &&
 	     nla_put_string(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_DRIVER, r->d.driver)) ||
 	    (r->has_group && nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_GROUP, r->d.group)) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_HOLDER, holder))
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_HOLDER, holder) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_RESET_SET, r->set) ||
+	    (r->vfio && nla_put_flag(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_VFIO_DEVICE)) ||
+	    (r->virtfn && nla_put_flag(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_VIRTFN)))
 		goto cancel;
 	/* Another tenant's container and identity: CAP_SYS_ADMIN only. */
 	if (c && (v->admin || holder == IOMMU_ACCOUNT_RESET_HOLDER_CALLER) &&
@@ -406,7 +409,9 @@ static int ia_put_reset_elem(struct sk_buff *msg, const void *view, unsigned int
 
 	if (nla_put_string(msg, IOMMU_ACCOUNT_A_RESET_ADDRESS, r->address) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_SCOPE, r->scope) ||
-	    (r->has_group && nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_GROUP, r->group)))
+	    (r->has_group && nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_GROUP, r->group)) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_SET_KIND, r->set_kind) ||
+	    (r->vfio && nla_put_flag(msg, IOMMU_ACCOUNT_A_RESET_VFIO_DEVICE)))
 		return -EMSGSIZE;
 	for (i = 0; i < r->ndev; i++)
 		if (ia_put_reset_dev(msg, v, &r->dev[i], ns))

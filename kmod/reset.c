@@ -10,6 +10,13 @@
  * quirks that forbid a bus or slot reset (PCI_DEV_FLAGS_NO_BUS_RESET) are
  * honoured exactly as vfio-pci would honour them.
  *
+ * vfio-pci resets only when every device of that walk is a VFIO device of
+ * the caller's reset set (vfio_pci_dev_set_resettable()), whatever group fds
+ * are presented. Each affected device's set is read from its VFIO device
+ * (the "vfio-dev" child vfio_main.c registers) and compared with the
+ * surveyed device's; a device not bound to a VFIO driver gets the set
+ * vfio_pci_core_register_device() would give it if bound now.
+ *
  * Everything runs in process context: the probes take the PCI core's
  * mutexes, pci_walk_bus() holds pci_bus_sem while it calls us. Devices are
  * held by reference while surveyed, so one removed meanwhile is surveyed as
@@ -19,6 +26,7 @@
 #include <linux/kernel.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <linux/vfio.h>
 
 #include "compat.h"
 #include "ia.h"
@@ -32,11 +40,64 @@ static bool ia_dev_below_slot(struct pci_dev *pdev, struct pci_slot *slot)
 	return false;
 }
 
+static bool ia_reset_candidate(struct pci_dev *pdev)
+{
+	/* vfio-pci drives header type 0 only (vfio_pci_core_register_device()). */
+	return pdev->hdr_type == PCI_HEADER_TYPE_NORMAL;
+}
+
+/* vfio_main.c registers every VFIO device as a "vfio-dev" class child of its device. */
+static int ia_vfio_child_fn(struct device *dev, void *data)
+{
+	struct device **found = data;
+
+	if (!dev->class || strcmp(dev->class->name, "vfio-dev"))
+		return 0;
+	*found = get_device(dev);
+	return 1;
+}
+
+/*
+ * The key of vfio-pci's reset set ("dev_set") of @pdev: the set it is in as
+ * a registered VFIO device (*@vfio true), else the one
+ * vfio_pci_core_register_device() would give it if it were bound now (its
+ * own on the root bus and for a VF, else its slot's when the slot can be
+ * reset, else its bus's). NULL for a device vfio-pci cannot drive. Keys are
+ * compared, never dereferenced.
+ */
+static const void *ia_reset_set_id(struct pci_dev *pdev, bool *vfio)
+{
+	struct device *child = NULL;
+	const void *id = NULL;
+
+	*vfio = false;
+	if (!ia_reset_candidate(pdev))
+		return NULL;
+	device_for_each_child(&pdev->dev, &child, ia_vfio_child_fn);
+	if (child) {
+		struct vfio_device *vdev = container_of(child, struct vfio_device, device);
+
+		/* The set is freed with the VFIO device, which we hold. */
+		if (vdev->dev_set) {
+			id = vdev->dev_set->set_id;
+			*vfio = true;
+		}
+		put_device(child);
+		if (id)
+			return id;
+	}
+	if (pci_is_root_bus(pdev->bus) || pdev->is_virtfn)
+		return pdev;
+	if (!pci_probe_reset_slot(pdev->slot))
+		return pdev->slot;
+	return pdev->bus;
+}
+
 struct ia_reset_walk {
 	struct pci_dev *target;
 	bool slot;
 	unsigned int n, cap;
-	struct ia_reset_dev *dev;
+	struct pci_dev **pdev;
 };
 
 static int ia_reset_walk_fn(struct pci_dev *pdev, void *data)
@@ -46,9 +107,20 @@ static int ia_reset_walk_fn(struct pci_dev *pdev, void *data)
 	if (w->slot && !ia_dev_below_slot(pdev, w->target->slot))
 		return 0;
 	if (w->n < w->cap)
-		w->dev[w->n].has_group = ia_group_dev_fill(&w->dev[w->n].d, pdev);
+		w->pdev[w->n] = pci_dev_get(pdev);
 	w->n++;
 	return 0;
+}
+
+/* @d, a device the reset of a device whose reset set is @set_id reaches. */
+static void ia_reset_dev_fill(struct ia_reset_dev *d, struct pci_dev *pdev, const void *set_id)
+{
+	const void *id = ia_reset_set_id(pdev, &d->vfio);
+
+	d->has_group = ia_group_dev_fill(&d->d, pdev);
+	d->virtfn = pdev->is_virtfn;
+	d->set = !id ? IOMMU_ACCOUNT_RESET_SET_NEVER :
+		 id == set_id ? IOMMU_ACCOUNT_RESET_SET_SAME : IOMMU_ACCOUNT_RESET_SET_OTHER;
 }
 
 /* The scope of @pdev and the devices it reaches (r->dev: kvfree it). */
@@ -56,11 +128,17 @@ static int ia_reset_survey(struct pci_dev *pdev, struct ia_reset_info *r)
 {
 	struct ia_reset_walk w = { .target = pdev };
 	struct ia_group_dev self;
+	const void *set_id;
+	unsigned int i;
 
 	memset(r, 0, sizeof(*r));
 	r->has_group = ia_group_dev_fill(&self, pdev);
 	strscpy(r->address, self.address, sizeof(r->address));
 	r->group = self.group;
+	set_id = ia_reset_set_id(pdev, &r->vfio);
+	r->set_kind = set_id == pdev->bus ? IOMMU_ACCOUNT_RESET_SET_KIND_BUS :
+		      pdev->slot && set_id == pdev->slot ? IOMMU_ACCOUNT_RESET_SET_KIND_SLOT :
+		      IOMMU_ACCOUNT_RESET_SET_KIND_DEVICE;
 	if (!pci_probe_reset_slot(pdev->slot))
 		r->scope = IOMMU_ACCOUNT_RESET_SCOPE_SLOT;
 	else if (!pci_probe_reset_bus(pdev->bus))
@@ -70,16 +148,29 @@ static int ia_reset_survey(struct pci_dev *pdev, struct ia_reset_info *r)
 	if (r->scope == IOMMU_ACCOUNT_RESET_SCOPE_NONE)
 		return 0;
 	w.slot = r->scope == IOMMU_ACCOUNT_RESET_SCOPE_SLOT;
-	/* Count, then fill; a device added in between is left for the next request. */
+	/*
+	 * Count, then hold each device; a device added in between is left for
+	 * the next request. The sets are read after the walk: it holds
+	 * pci_bus_sem, and a slot's reset probe has no business under it.
+	 */
 	pci_walk_bus(pdev->bus, ia_reset_walk_fn, &w);
 	w.cap = w.n;
 	w.n = 0;
-	w.dev = kvcalloc(max(w.cap, 1U), sizeof(*w.dev), GFP_KERNEL);
-	if (!w.dev)
+	w.pdev = kvcalloc(max(w.cap, 1U), sizeof(*w.pdev), GFP_KERNEL);
+	r->dev = kvcalloc(max(w.cap, 1U), sizeof(*r->dev), GFP_KERNEL);
+	if (!w.pdev || !r->dev) {
+		kvfree(w.pdev);
+		kvfree(r->dev);
+		r->dev = NULL;
 		return -ENOMEM;
+	}
 	pci_walk_bus(pdev->bus, ia_reset_walk_fn, &w);
-	r->dev = w.dev;
 	r->ndev = min(w.n, w.cap);
+	for (i = 0; i < r->ndev; i++) {
+		ia_reset_dev_fill(&r->dev[i], w.pdev[i], set_id);
+		pci_dev_put(w.pdev[i]);
+	}
+	kvfree(w.pdev);
 	return 0;
 }
 
@@ -93,12 +184,6 @@ void ia_reset_snap_free(struct ia_reset_snap *s)
 		kvfree(s->r[i].dev);
 	kvfree(s->r);
 	kfree(s);
-}
-
-static bool ia_reset_candidate(struct pci_dev *pdev)
-{
-	/* vfio-pci drives header type 0 only (vfio_pci_core_register_device()). */
-	return pdev->hdr_type == PCI_HEADER_TYPE_NORMAL;
 }
 
 struct ia_reset_snap *ia_reset_snapshot(struct pci_dev *only)

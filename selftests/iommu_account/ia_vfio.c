@@ -111,8 +111,9 @@ int vfio_ctr_open_buf(struct vfio_ctr *c, int group, size_t buflen)
 	c->group = open(path, O_RDWR);
 	if (c->group < 0)
 		return -errno;
-	if (ioctl(c->group, VFIO_GROUP_GET_STATUS, &st) || !(st.flags & VFIO_GROUP_FLAGS_VIABLE))
-		return -EBUSY;
+	if (ioctl(c->group, VFIO_GROUP_GET_STATUS, &st))
+		return -errno;
+	/* A group that is not viable: the kernel's own answer is SET_CONTAINER's. */
 	if (ioctl(c->group, VFIO_GROUP_SET_CONTAINER, &c->container))
 		return -errno;
 	if (ioctl(c->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))

@@ -61,6 +61,8 @@ struct ia_reset_brief {
 	char address[32];
 	uint32_t scope;			/* IOMMU_ACCOUNT_RESET_SCOPE_* */
 	bool in_own_group;
+	bool refused;			/* the kernel refuses it whatever anybody holds */
+	bool unknown;			/* the module does not report reset sets */
 };
 
 /* NULL when the module cannot tell (then `groups` shows no reset column). */

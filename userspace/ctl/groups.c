@@ -27,7 +27,10 @@ struct groups_state {
 	struct ia_reset_brief *resets;	/* NULL: the module cannot tell */
 };
 
-/* "in-group", "other-groups", "none", or NULL when unknown. */
+/*
+ * "in-group", "other-groups", "refused" (it reaches a device outside
+ * vfio-pci's reset set: never possible), "none", or NULL when unknown.
+ */
 static const char *hot_reset(const struct groups_state *s, const char *address)
 {
 	const struct ia_reset_brief *b;
@@ -35,10 +38,12 @@ static const char *hot_reset(const struct groups_state *s, const char *address)
 	if (!s->resets)
 		return NULL;
 	b = ia_ctl_reset_brief(s->resets, address);
-	if (!b)
+	if (!b || b->unknown)
 		return NULL;
 	if (b->scope == IOMMU_ACCOUNT_RESET_SCOPE_NONE)
 		return "none";
+	if (b->refused)
+		return "refused";
 	return b->in_own_group ? "in-group" : "other-groups";
 }
 
@@ -96,7 +101,9 @@ static int group_cb(const struct ia_group *g, void *arg)
 		       d->driver[0] ? d->driver : "(no driver)",
 		       hr ? ", hot reset: " : "",
 		       !hr ? "" : !strcmp(hr, "in-group") ? "stays in the group" :
-		       !strcmp(hr, "none") ? "none" : "reaches other groups");
+		       !strcmp(hr, "none") ? "none" :
+		       !strcmp(hr, "refused") ? "refused by the kernel (outside the reset set)" :
+		       "reaches other groups");
 	}
 	return 0;
 }

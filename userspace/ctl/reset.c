@@ -109,6 +109,11 @@ static void print_json(struct ia_ctx *ctx, const struct ia_reset *r, uint32_t ui
 	else
 		ia_json_null(j, "driver");
 	ia_json_str(j, "scope", ia_reset_scope_name(r->scope));
+	if (r->has_set_kind)
+		ia_json_str(j, "reset_set", ia_reset_set_kind_name(r->set_kind));
+	else
+		ia_json_null(j, "reset_set");
+	ia_json_bool(j, "vfio_device", r->vfio);
 	ia_json_arr_open(j, "function_reset");
 	snprintf(m, sizeof(m), "%s", methods);
 	for (tok = strtok_r(m, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
@@ -117,6 +122,10 @@ static void print_json(struct ia_ctx *ctx, const struct ia_reset *r, uint32_t ui
 	ia_json_u64(j, "uid", uid);
 	ia_json_str(j, "verdict", ia_verdict_name(v->kind));
 	ia_json_str(j, "reason", v->reason);
+	if (v->errno_name)
+		ia_json_str(j, "errno", v->errno_name);
+	else
+		ia_json_null(j, "errno");
 	ia_json_u32_array(j, "groups_needed", v->groups, v->ngroups);
 	ia_json_bool(j, "in_own_group", v->in_own_group);
 	ia_json_arr_open(j, "affected");
@@ -141,6 +150,12 @@ static void print_json(struct ia_ctx *ctx, const struct ia_reset *r, uint32_t ui
 		if (d->has_container)
 			ia_json_u64(j, "container", d->container);
 		ia_json_owner(j, "owner", &d->owner);
+		if (d->has_set)
+			ia_json_str(j, "reset_set", ia_reset_set_name(d->set));
+		else
+			ia_json_null(j, "reset_set");
+		ia_json_bool(j, "vfio_device", d->vfio);
+		ia_json_bool(j, "virtfn", d->virtfn);
 		ia_json_obj_close(j);
 	}
 	ia_json_arr_close(j);
@@ -162,10 +177,13 @@ static void print_one(const struct ia_reset *r, uint32_t uid, const struct ia_ve
 	if (r->scope == IOMMU_ACCOUNT_RESET_SCOPE_NONE)
 		printf("no hot reset (neither a slot nor a bus reset)\n");
 	else
-		printf("%s reset of %u device(s)\n", ia_reset_scope_name(r->scope), r->naffected);
+		printf("%s reset of %u device(s); vfio-pci's reset set: %s%s\n",
+		       ia_reset_scope_name(r->scope), r->naffected,
+		       r->has_set_kind ? ia_reset_set_kind_name(r->set_kind) : "unknown",
+		       r->vfio ? "" : " (if bound to vfio-pci)");
 	if (r->naffected)
-		printf("  %-14s %-9s %-14s %-6s %s\n", "DEVICE", "ID", "DRIVER", "GROUP",
-		       "HELD BY");
+		printf("  %-14s %-9s %-14s %-6s %-6s %s\n", "DEVICE", "ID", "DRIVER", "GROUP",
+		       "SET", "HELD BY");
 	for (i = 0; i < r->naffected; i++) {
 		d = &r->affected[i];
 		if (d->has_group)
@@ -173,8 +191,9 @@ static void print_one(const struct ia_reset *r, uint32_t uid, const struct ia_ve
 		else
 			snprintf(grp, sizeof(grp), "none");
 		holder_str(d, held, sizeof(held));
-		printf("  %-14s %04x:%04x %-14s %-6s %s\n", d->dev.address, d->dev.vendor,
-		       d->dev.device, d->dev.driver[0] ? d->dev.driver : "-", grp, held);
+		printf("  %-14s %04x:%04x %-14s %-6s %-6s %s\n", d->dev.address, d->dev.vendor,
+		       d->dev.device, d->dev.driver[0] ? d->dev.driver : "-", grp,
+		       d->has_set ? ia_reset_set_name(d->set) : "?", held);
 	}
 	printf("function reset: %s\n", methods[0] ? methods : "none");
 	printf("verdict for uid %u: %s: %s\n", uid, ia_verdict_name(v->kind), v->reason);
@@ -271,6 +290,8 @@ static int collect_cb(const struct ia_reset *r, void *arg)
 	snprintf(b->address, sizeof(b->address), "%s", r->address);
 	b->scope = r->scope;
 	b->in_own_group = v.in_own_group;
+	b->refused = v.kind == IA_VERDICT_NOT_IN_SET;
+	b->unknown = v.kind == IA_VERDICT_UNKNOWN;
 	b->next = *list;
 	*list = b;
 	return 0;

@@ -187,6 +187,10 @@ struct ia_reset_dev {
 	bool has_container;		/* container and owner: when the caller may see them */
 	uint32_t container;
 	struct ia_owner owner;
+	bool has_set;			/* false: a module that does not report reset sets */
+	uint32_t set;			/* IOMMU_ACCOUNT_RESET_SET_* */
+	bool vfio;			/* a registered VFIO device */
+	bool virtfn;			/* an SR-IOV VF */
 };
 
 struct ia_reset {
@@ -194,16 +198,26 @@ struct ia_reset {
 	uint32_t scope;			/* IOMMU_ACCOUNT_RESET_SCOPE_* */
 	bool has_group;
 	uint32_t group;
+	bool has_set_kind;
+	uint32_t set_kind;		/* IOMMU_ACCOUNT_RESET_SET_KIND_* */
+	bool vfio;			/* the device is a registered VFIO device */
 	unsigned int naffected;
 	struct ia_reset_dev *affected;
 };
 
-/* Why a hot reset would fail, worst first; IA_VERDICT_OK when it would not. */
+/*
+ * Why a hot reset would fail, worst first; IA_VERDICT_OK when it would not.
+ * vfio-pci's rule: every device the reset reaches must be a VFIO device of
+ * the caller's reset set, and the caller must present a group fd for each.
+ */
 enum ia_verdict_kind {
 	IA_VERDICT_OK,
 	IA_VERDICT_NO_RESET,		/* no slot or bus reset: ENODEV */
-	IA_VERDICT_NO_GROUP,		/* an affected device without IOMMU group: EPERM */
+	IA_VERDICT_UNKNOWN,		/* the reset set cannot be derived */
+	IA_VERDICT_NOT_IN_SET,		/* a device in another reset set or none: refused whoever holds what */
+	IA_VERDICT_NO_GROUP,		/* an affected device without IOMMU group */
 	IA_VERDICT_HOST_DRIVER,		/* an affected device in use by a host driver */
+	IA_VERDICT_UNBOUND,		/* an affected device bound to no driver */
 	IA_VERDICT_FOREIGN,		/* a group held by another uid or container */
 	IA_VERDICT_NOT_HELD,		/* a group nobody holds: the caller must open it */
 };
@@ -213,10 +227,11 @@ enum ia_verdict_kind {
 struct ia_verdict {
 	enum ia_verdict_kind kind;
 	const struct ia_reset_dev *culprit;	/* the device the reason names */
-	char reason[256];
+	char reason[512];
 	unsigned int ngroups;			/* the group fds a caller must present */
 	uint32_t groups[IA_VERDICT_MAX_GROUPS];
 	bool in_own_group;			/* every affected device is in the device's group */
+	const char *errno_name;			/* what the kernel answers; NULL for ok or unknown */
 };
 
 /*
@@ -231,6 +246,8 @@ const char *ia_verdict_name(enum ia_verdict_kind k);
 /* vfio-pci or one of its variant drivers (mlx5_vfio_pci, ...). */
 bool ia_driver_is_vfio(const char *drv);
 const char *ia_reset_scope_name(uint32_t scope);
+const char *ia_reset_set_kind_name(uint32_t kind);	/* device, slot, bus */
+const char *ia_reset_set_name(uint32_t set);		/* same, other, never */
 
 struct ia_proc {
 	uint32_t pid, uid;

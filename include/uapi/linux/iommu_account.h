@@ -135,6 +135,46 @@ enum iommu_account_reset_holder {
 };
 
 /**
+ * enum iommu_account_reset_set - Where an affected device stands in vfio-pci's
+ *   reset set ("dev_set") of the surveyed device. vfio-pci refuses
+ *   VFIO_DEVICE_PCI_HOT_RESET with EINVAL unless every device the reset
+ *   reaches is a VFIO device of the caller's reset set, whatever group fds the
+ *   caller presents. Each bound device joins a set as
+ *   vfio_pci_core_register_device() decides: one of its own on the root bus
+ *   and for an SR-IOV VF, else its slot's when the slot can be reset, else its
+ *   bus's.
+ * @IOMMU_ACCOUNT_RESET_SET_SAME: In the surveyed device's set (a VFIO device),
+ *   or, not bound to a VFIO PCI driver, would join it if bound to vfio-pci
+ *   now.
+ * @IOMMU_ACCOUNT_RESET_SET_OTHER: In another set, or would join another: an
+ *   SR-IOV VF (a set of its own), a device on a bus below a bridge. The kernel
+ *   refuses a reset that reaches it, whatever anybody holds.
+ * @IOMMU_ACCOUNT_RESET_SET_NEVER: In no set ever: a bridge, or another device
+ *   vfio-pci cannot drive (header type not 0). The kernel refuses a reset that
+ *   reaches it, whatever anybody holds.
+ */
+enum iommu_account_reset_set {
+	IOMMU_ACCOUNT_RESET_SET_SAME,
+	IOMMU_ACCOUNT_RESET_SET_OTHER,
+	IOMMU_ACCOUNT_RESET_SET_NEVER,
+};
+
+/**
+ * enum iommu_account_reset_set_kind - What the surveyed device's reset set is
+ *   keyed on.
+ * @IOMMU_ACCOUNT_RESET_SET_KIND_DEVICE: The device alone (on the root bus, or
+ *   an SR-IOV VF).
+ * @IOMMU_ACCOUNT_RESET_SET_KIND_SLOT: Its hotplug slot (the slot can be
+ *   reset).
+ * @IOMMU_ACCOUNT_RESET_SET_KIND_BUS: Its bus.
+ */
+enum iommu_account_reset_set_kind {
+	IOMMU_ACCOUNT_RESET_SET_KIND_DEVICE,
+	IOMMU_ACCOUNT_RESET_SET_KIND_SLOT,
+	IOMMU_ACCOUNT_RESET_SET_KIND_BUS,
+};
+
+/**
  * enum iommu_account_quota_flags - The state of a published quota object's
  *   figures.
  * @IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT: The publisher's figures
@@ -367,6 +407,9 @@ enum {
 	IOMMU_ACCOUNT_A_RESET_DEVICE_HOLDER,
 	IOMMU_ACCOUNT_A_RESET_DEVICE_CONTAINER_ID,
 	IOMMU_ACCOUNT_A_RESET_DEVICE_OWNER,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_RESET_SET,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_VFIO_DEVICE,
+	IOMMU_ACCOUNT_A_RESET_DEVICE_VIRTFN,
 
 	__IOMMU_ACCOUNT_A_RESET_DEVICE_MAX,
 	IOMMU_ACCOUNT_A_RESET_DEVICE_MAX = (__IOMMU_ACCOUNT_A_RESET_DEVICE_MAX - 1)
@@ -377,6 +420,8 @@ enum {
 	IOMMU_ACCOUNT_A_RESET_SCOPE,
 	IOMMU_ACCOUNT_A_RESET_GROUP,
 	IOMMU_ACCOUNT_A_RESET_AFFECTED,
+	IOMMU_ACCOUNT_A_RESET_SET_KIND,
+	IOMMU_ACCOUNT_A_RESET_VFIO_DEVICE,
 
 	__IOMMU_ACCOUNT_A_RESET_MAX,
 	IOMMU_ACCOUNT_A_RESET_MAX = (__IOMMU_ACCOUNT_A_RESET_MAX - 1)
