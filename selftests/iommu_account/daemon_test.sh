@@ -13,6 +13,8 @@
 #   - the exporter's figures equal `iommu-accountctl --json quotas`
 #   - a flood read slowly: one logged overrun and resync, figures exact
 #   - rmmod/modprobe under the daemon: down, up, no false FAILURE
+#   - the trend, live: a saw-tooth raises nothing (defaults and a short
+#     configuration), a leak is predicted before the kernel refuses it
 # Waits are bounded polls of files and the exporter, never sleeps.
 . "$(dirname "$0")/ktap_lib.sh"
 tmp=$(mktemp -d)
@@ -344,5 +346,62 @@ wait "$dpid"; rc=$?
 dpid=""
 check "SIGTERM: exits 0" [ $rc = 0 ]
 check "nothing on the daemon's stderr (log = journal)" [ ! -s "$tmp/d.err" ]
+
+# --- The trend: a job cycling without growing raises nothing; a leak is
+# predicted before the kernel refuses it. Two daemons watch one live run:
+# the defaults, and a short configuration (window 4 s, horizon 30 s).
+# uid 4600 holds 2 MiB and registers 4 MiB more for 3 s, then releases it,
+# 24 times (a saw-tooth of 2 to 6 MiB of 8 MiB: 75 % at most). uid 4601
+# leaks 64 KiB every 940 ms into its 8 MiB pot: full after 120 s, 80 % at
+# 96 s, one horizon (30 s) before the refusal at 90 s.
+printf '[daemon]\nlog = stderr\n[exporter]\nlisten = off\n' >"$tmp/def.conf"
+printf '[daemon]\ninterval = 0.25\nidle_interval = 0.25\nwindow = 4\nlog = stderr\n[thresholds]\nhorizon = 30\n[exporter]\nlisten = off\n' >"$tmp/short.conf"
+iommu-accountd -f -c "$tmp/def.conf" 2>"$tmp/def.err" &
+dpid=$!
+iommu-accountd -f -c "$tmp/short.conf" 2>"$tmp/short.err" &
+spid=$!
+until_ok 200 grep -q 'source up' "$tmp/def.err"
+until_ok 200 grep -q 'source up' "$tmp/short.err"
+mkfifo "$tmp/hold5"
+pot_leak 4601 8388608 65536 940 <"$tmp/hold5" >"$tmp/leak.txt" 2>&1 &
+hold1=$!
+exec 3>"$tmp/hold5"
+(
+	ulimit -l 8192
+	runas 4600 uring_bench hold 2097152 >"$tmp/base.out" 2>&1 &
+	b=$!
+	i=0
+	while [ $i -lt 24 ]; do
+		runas 4600 uring_bench hold 4194304 >>"$tmp/saw.out" 2>&1 &
+		h=$!
+		usleep 3000000
+		kill $h; wait $h
+		usleep 2000000
+		i=$((i + 1))
+	done
+	kill $b; wait $b
+) 2>/dev/null &
+saw=$!
+check "live leak: the kernel refuses uid 4601's buffer with ENOMEM" \
+	until_ok $((200 * 20)) grep -q 'refused: Cannot allocate memory' "$tmp/leak.txt"
+check "live leak (short configuration): FAILURE for uid 4601" \
+	until_ok 200 grep -q 'FAILURE uid-pot 4601' "$tmp/short.err"
+w=$(grep -m1 'WARNING uid-pot 4601' "$tmp/short.err")
+echo "# leak: $w"
+check "live leak: the trend's WARNING came before the refusal, below 80 %, saying why" \
+	sh -c "sed -n '1,/FAILURE uid-pot 4601/p' '$tmp/short.err' | grep 'WARNING uid-pot 4601' |
+		grep -q 'the floor rose [0-9.]* [KM]iB in [0-9]* s; full in about [0-9]* s (horizon 30 s), utilisation [1-7][0-9]\.[0-9]%'"
+wait $saw
+n=$(grep -c '^hold 0$' "$tmp/saw.out")
+check "live saw-tooth: 24 registrations of 4 MiB over 2 MiB held ($n)" [ "$n" = 24 ]
+check "live saw-tooth (uid 4600): no WARNING under the defaults" \
+	sh -c "! grep -q 'uid-pot 4600' '$tmp/def.err'"
+check "live saw-tooth (uid 4600): no WARNING under window 4 s, horizon 30 s" \
+	sh -c "! grep -q 'uid-pot 4600' '$tmp/short.err'"
+exec 3>&-
+wait "$hold1"
+hold1=""
+kill "$dpid" "$spid"; wait "$dpid" "$spid"
+dpid=""
 
 ktap_finish

@@ -15,6 +15,8 @@ void iad_config_defaults(struct iad_config *c)
 	c->interval_s = 1;
 	c->idle_interval_s = 8;
 	c->window_s = 60;
+	c->trend_window_s = 0;		/* 30 windows */
+	c->persist_s = 0;		/* 2 windows */
 	c->log = IAD_LOG_AUTO;
 	c->events = true;
 	c->thr.warn = 0.80;
@@ -87,6 +89,10 @@ static int handler(void *user, const char *section, const char *name, const char
 			return !num(p, name, value, 0.05, 3600, &c->idle_interval_s);
 		if (!strcmp(name, "window"))
 			return !num(p, name, value, 1, 86400, &c->window_s);
+		if (!strcmp(name, "trend_window"))
+			return !num(p, name, value, 1, 86400 * 7, &c->trend_window_s);
+		if (!strcmp(name, "persist"))
+			return !num(p, name, value, 0, 86400, &c->persist_s);
 		if (!strcmp(name, "events")) {
 			if (!strcmp(value, "yes") || !strcmp(value, "no")) {
 				c->events = !strcmp(value, "yes");
@@ -182,16 +188,71 @@ static int handler(void *user, const char *section, const char *name, const char
 	return 0;
 }
 
-/* Thresholds must order: hysteresis < warn < crit. */
-static int check_thr(const struct iad_thr *t, const char *where, char *why, size_t len)
+/*
+ * The line of @key in [@section] of @path (its last setting), 0 when it is
+ * not set there: a check across keys names the line of the later one.
+ */
+static int key_line(const char *path, const char *section, const char *key)
+{
+	char buf[512], sec[128] = "", *b, *e;
+	int line = 0, found = 0;
+	size_t n = strlen(key);
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		line++;
+		for (b = buf; *b == ' ' || *b == '\t'; b++)
+			;
+		if (*b == '[') {
+			e = strchr(b, ']');
+			if (e) {
+				*e = 0;
+				snprintf(sec, sizeof(sec), "%s", b + 1);
+			}
+			continue;
+		}
+		if (strcmp(sec, section) || strncmp(b, key, n))
+			continue;
+		for (b += n; *b == ' ' || *b == '\t'; b++)
+			;
+		if (*b == '=' || *b == ':')
+			found = line;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The later of the lines of two keys in [@section] or (inherited) [thresholds]. */
+static int later_line(const char *path, const char *section, const char *k1, const char *k2)
+{
+	int l[4] = { key_line(path, section, k1), key_line(path, section, k2), 0, 0 }, m = 0, i;
+
+	if (strcmp(section, "thresholds")) {
+		/* A kind's own setting wins; else the line it inherits. */
+		l[2] = l[0] ? 0 : key_line(path, "thresholds", k1);
+		l[3] = l[1] ? 0 : key_line(path, "thresholds", k2);
+	}
+	for (i = 0; i < 4; i++)
+		if (l[i] > m)
+			m = l[i];
+	return m;
+}
+
+/* Thresholds must order: hysteresis < warn < crit. @line: that of the later key. */
+static int check_thr(const struct iad_thr *t, const char *path, const char *section, int *line,
+		     char *why, size_t len)
 {
 	if (t->warn <= 0 || t->warn >= t->crit) {
-		snprintf(why, len, "%s: warn (%g%%) must be above 0 and below crit (%g%%)", where,
-			 t->warn * 100, t->crit * 100);
+		*line = later_line(path, section, "warn", "crit");
+		snprintf(why, len, "[%s]: warn (%g%%) must be above 0 and below crit (%g%%)",
+			 section, t->warn * 100, t->crit * 100);
 		return -1;
 	}
 	if (t->hysteresis >= t->warn) {
-		snprintf(why, len, "%s: hysteresis (%g%%) must be below warn (%g%%)", where,
+		*line = later_line(path, section, "hysteresis", "warn");
+		snprintf(why, len, "[%s]: hysteresis (%g%%) must be below warn (%g%%)", section,
 			 t->hysteresis * 100, t->warn * 100);
 		return -1;
 	}
@@ -205,6 +266,8 @@ void iad_config_thr(const struct iad_config *c, const char *kind, struct iad_thr
 
 	*thr = c->thr;
 	thr->window_s = c->window_s;
+	thr->trend_window_s = c->trend_window_s;
+	thr->persist_s = c->persist_s;
 	for (i = 0; kind && i < c->nkinds; i++) {
 		k = &c->kinds[i];
 		if (strcmp(k->name, kind))
@@ -248,29 +311,43 @@ int iad_config_load(struct iad_config *c, const char *path, bool missing_ok,
 			 p.why[0] ? p.why : "not a key = value line or a [section]");
 		return -1;
 	}
-	if (check_thr(&n.thr, "[thresholds]", p.why, sizeof(p.why)))
+	if (check_thr(&n.thr, path, "thresholds", &line, p.why, sizeof(p.why)))
 		goto bad;
 	for (i = 0; i < n.nkinds; i++) {
 		iad_config_thr(&n, n.kinds[i].name, &t);
-		snprintf(where, sizeof(where), "[thresholds.%s]", n.kinds[i].name);
-		if (check_thr(&t, where, p.why, sizeof(p.why)))
+		snprintf(where, sizeof(where), "thresholds.%s", n.kinds[i].name);
+		if (check_thr(&t, path, where, &line, p.why, sizeof(p.why)))
 			goto bad;
 	}
 	if (n.idle_interval_s < n.interval_s) {
+		line = later_line(path, "daemon", "idle_interval", "interval");
 		snprintf(p.why, sizeof(p.why),
 			 "[daemon] idle_interval (%g s) must not be below interval (%g s)",
 			 n.idle_interval_s, n.interval_s);
 		goto bad;
 	}
 	if (n.window_s < 3 * n.interval_s) {
+		line = later_line(path, "daemon", "window", "interval");
 		snprintf(p.why, sizeof(p.why),
 			 "[daemon] window (%g s) must hold at least 3 intervals (%g s)",
 			 n.window_s, n.interval_s);
 		goto bad;
 	}
+	if (n.trend_window_s &&
+	    (n.trend_window_s < 4 * n.window_s || n.trend_window_s > IAD_FLOORS / 4 * n.window_s)) {
+		line = later_line(path, "daemon", "trend_window", "window");
+		snprintf(p.why, sizeof(p.why),
+			 "[daemon] trend_window (%g s) must span 4 to %d windows (%g to %g s)",
+			 n.trend_window_s, IAD_FLOORS / 4, 4 * n.window_s,
+			 IAD_FLOORS / 4 * n.window_s);
+		goto bad;
+	}
 	*c = n;
 	return 0;
 bad:
-	snprintf(err, errlen, "%s: %s", path, p.why);
+	if (line)
+		snprintf(err, errlen, "%s:%d: %s", path, line, p.why);
+	else
+		snprintf(err, errlen, "%s: %s", path, p.why);
 	return -1;
 }

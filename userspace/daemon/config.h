@@ -27,6 +27,8 @@ struct iad_config {
 	double interval_s;		/* [daemon] interval */
 	double idle_interval_s;		/* [daemon] idle_interval */
 	double window_s;		/* [daemon] window */
+	double trend_window_s;		/* [daemon] trend_window */
+	double persist_s;		/* [daemon] persist */
 	enum iad_log log;		/* [daemon] log */
 	bool events;			/* [daemon] events */
 	struct iad_thr thr;		/* [thresholds] */

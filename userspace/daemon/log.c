@@ -104,16 +104,16 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		ia_amount(unit, (double)ob->limit, limit, sizeof(limit));
 	else
 		snprintf(limit, sizeof(limit), "no limit");
-	ia_amount(unit, ob->rate, rate, sizeof(rate));
+	ia_amount(unit, ob->rate * 60, rate, sizeof(rate));
 	if (ob->has_eta)
-		snprintf(eta, sizeof(eta), "%.0f s", ob->eta_s);
+		iad_duration(ob->eta_s, eta, sizeof(eta));
 	else
-		snprintf(eta, sizeof(eta), "none");
+		snprintf(eta, sizeof(eta), "never at that rate");
 	if (a->who.present)
 		snprintf(who, sizeof(who), "%s[%u] uid %u", a->who.comm, a->who.pid, a->who.uid);
 	else
 		snprintf(who, sizeof(who), "uid %u", ob->uid);
-	snprintf(msg, sizeof(msg), "%s %s %u: %s; used %s of %s, rate %s/s, exhausted in %s; %s",
+	snprintf(msg, sizeof(msg), "%s %s %u: %s; used %s of %s, floor %s/min, full in %s; %s",
 		 iad_alert_name(a), kind, ob->id, a->reason, used, limit, rate, eta, who);
 	if (resolved != IAD_LOG_JOURNAL) {
 		emit(alert_prio(a), msg);

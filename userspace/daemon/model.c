@@ -1,10 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iommu-accountd's model: history, trend and the alert state machine. */
+/*
+ * iommu-accountd's model: history, the floor and its trend, and the alert
+ * state machine.
+ *
+ * The prediction watches the floor, not the raw samples: every quarter of
+ * a window, the minimum of used over the last window. A job that registers
+ * and releases its buffers over and over (a cycle shorter than the window)
+ * leaves the floor flat however high its peaks go; a leak raises it. Two
+ * least-squares fits of the floor must agree that it rises: over the last
+ * four windows (speed) and over the trend window (significance); the time
+ * to exhaustion is the distance from the window's peak to the limit at the
+ * short fit's rate, and it must stay within the horizon for persist_s before
+ * WARNING, which then clears by the same signal (beyond 1.25 horizons, or
+ * the floor no longer rising).
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/ia.h"
 #include "model.h"
 
 const char *iad_state_name(enum iad_state s)
@@ -68,8 +83,10 @@ struct iad_obj *iad_obj_get(struct iad_objs *o, uint32_t kind, uint32_t id)
 
 void iad_obj_free(struct iad_obj *ob)
 {
-	if (ob)
+	if (ob) {
 		free(ob->hist);
+		free(ob->floor);
+	}
 	free(ob);
 }
 
@@ -83,33 +100,50 @@ void iad_objs_free(struct iad_objs *o)
 	memset(o, 0, sizeof(*o));
 }
 
-double iad_trend(const struct iad_sample *s, unsigned int n, unsigned int head,
-		 double window_s)
+/*
+ * Least squares over the newest samples of a ring of @size within @window_s
+ * of the newest: the slope; @k the samples used, @first the oldest of them.
+ */
+static double fit(const struct iad_sample *s, unsigned int size, unsigned int n,
+		  unsigned int head, double window_s, unsigned int *k,
+		  const struct iad_sample **first)
 {
 	double newest, st = 0, sv = 0, stt = 0, stv = 0, t0, den;
-	unsigned int i, k = 0, idx;
+	unsigned int i, idx;
 
+	*k = 0;
+	*first = NULL;
 	if (n < 3)
 		return 0;
-	newest = s[(head + IAD_HIST - 1) % IAD_HIST].t;
+	newest = s[(head + size - 1) % size].t;
 	t0 = newest;
 	/* Centred on the newest time: keeps the sums small and exact enough. */
 	for (i = 0; i < n; i++) {
-		idx = (head + IAD_HIST - 1 - i) % IAD_HIST;
+		idx = (head + size - 1 - i) % size;
 		if (newest - s[idx].t > window_s)
 			break;
 		st += s[idx].t - t0;
 		sv += s[idx].v;
 		stt += (s[idx].t - t0) * (s[idx].t - t0);
 		stv += (s[idx].t - t0) * s[idx].v;
-		k++;
+		(*k)++;
+		*first = &s[idx];
 	}
-	if (k < 3)
+	if (*k < 3)
 		return 0;
-	den = k * stt - st * st;
+	den = *k * stt - st * st;
 	if (fabs(den) < 1e-12)
 		return 0;
-	return (k * stv - st * sv) / den;
+	return (*k * stv - st * sv) / den;
+}
+
+double iad_trend(const struct iad_sample *s, unsigned int n, unsigned int head,
+		 double window_s)
+{
+	const struct iad_sample *first;
+	unsigned int k;
+
+	return fit(s, IAD_HIST, n, head, window_s, &k, &first);
 }
 
 static void push(struct iad_obj *ob, double t, double v)
@@ -121,50 +155,205 @@ static void push(struct iad_obj *ob, double t, double v)
 		ob->nhist++;
 }
 
+static void push_floor(struct iad_obj *ob, double t, double v)
+{
+	ob->floor[ob->fhead].t = t;
+	ob->floor[ob->fhead].v = v;
+	ob->fhead = (ob->fhead + 1) % IAD_FLOORS;
+	if (ob->nfloor < IAD_FLOORS)
+		ob->nfloor++;
+}
+
+/* The trend window's fit must predict exhaustion within this many horizons (+ persist). */
+#define LONG_AGREE 8
+/* The span, in windows, over which the floor must climb in each third. */
+#define THIRDS_WINDOWS 8
+
+static double quarter_s(const struct iad_thr *thr)
+{
+	return thr->window_s / 4;
+}
+
+static double trend_window(const struct iad_thr *thr)
+{
+	return thr->trend_window_s > 0 ? thr->trend_window_s : 30 * thr->window_s;
+}
+
+static double persist(const struct iad_thr *thr)
+{
+	return thr->persist_s > 0 ? thr->persist_s : 3 * thr->window_s;
+}
+
+/* Close the open quarter at @t: once a window of quarters is closed, a floor point. */
+static void close_quarter(struct iad_obj *ob, double t)
+{
+	double m;
+	unsigned int i;
+
+	memmove(&ob->qmin[1], &ob->qmin[0], 3 * sizeof(ob->qmin[0]));
+	memmove(&ob->qmax[1], &ob->qmax[0], 3 * sizeof(ob->qmax[0]));
+	ob->qmin[0] = ob->q_min;
+	ob->qmax[0] = ob->q_max;
+	if (ob->nq < 4)
+		ob->nq++;
+	if (ob->nq < 4)
+		return;
+	for (m = ob->qmin[0], i = 1; i < 4; i++)
+		if (ob->qmin[i] < m)
+			m = ob->qmin[i];
+	push_floor(ob, t, m);
+}
+
 /*
  * The first change: a ring, holding the run of equal samples so far (at
- * evenly spread times: they came from periodic polls) and the new one.
+ * evenly spread times: they came from periodic polls) and the new one; the
+ * floor, flat over the run (a quarter window apart), with its quarters.
  */
-static bool unflatten(struct iad_obj *ob)
+static bool unflatten(struct iad_obj *ob, const struct iad_thr *thr)
 {
 	unsigned int i, n = ob->flat_n < IAD_HIST - 1 ? ob->flat_n : IAD_HIST - 1;
+	double q = quarter_s(thr), t;
 
 	ob->hist = calloc(IAD_HIST, sizeof(*ob->hist));
-	if (!ob->hist)
+	ob->floor = calloc(IAD_FLOORS, sizeof(*ob->floor));
+	if (!ob->hist || !ob->floor) {
+		free(ob->hist);
+		free(ob->floor);
+		ob->hist = ob->floor = NULL;
 		return false;
+	}
 	for (i = 0; i < n; i++)
 		push(ob, n == 1 ? ob->flat_t1 :
 			 ob->flat_t0 + (ob->flat_t1 - ob->flat_t0) * i / (n - 1),
 		     ob->hist_v);
+	/* The quarters of the run, and a floor point for each once a window has passed. */
+	for (t = ob->flat_t0 + q; t <= ob->flat_t1; t += q) {
+		ob->q_min = ob->q_max = ob->hist_v;
+		close_quarter(ob, t);
+		ob->q_t0 = t;
+	}
+	if (ob->flat_t1 - ob->flat_t0 < q)
+		ob->q_t0 = ob->flat_t0;
+	ob->q_min = ob->q_max = ob->hist_v;
 	return true;
+}
+
+/*
+ * The floor climbs over the last @span: split in three, the lowest floor of
+ * each third is above the one before. A leak does that; a cycle shorter
+ * than a third, a walk, or a step that stopped does not (or not for long).
+ */
+static bool floor_climbs(const struct iad_obj *ob, double span)
+{
+	double newest, m[3] = { INFINITY, INFINITY, INFINITY }, age;
+	unsigned int i, idx, part;
+
+	if (!ob->nfloor)
+		return false;
+	newest = ob->floor[(ob->fhead + IAD_FLOORS - 1) % IAD_FLOORS].t;
+	if (newest - ob->floor[(ob->fhead + IAD_FLOORS - ob->nfloor) % IAD_FLOORS].t < span)
+		return false;	/* not yet a span of floor */
+	for (i = 0; i < ob->nfloor; i++) {
+		idx = (ob->fhead + IAD_FLOORS - 1 - i) % IAD_FLOORS;
+		age = newest - ob->floor[idx].t;
+		if (age > span)
+			break;
+		part = age * 3 < span ? 2 : age * 3 < 2 * span ? 1 : 0;
+		if (ob->floor[idx].v < m[part])
+			m[part] = ob->floor[idx].v;
+	}
+	return m[0] < m[1] && m[1] < m[2];
+}
+
+/* The floor's fits, the peak and the prediction, after a sample at @t. */
+static void predict(struct iad_obj *ob, double t, const struct iad_thr *thr)
+{
+	const struct iad_sample *first;
+	unsigned int k, kl, i;
+	double lim;
+	bool soon;
+
+	ob->peak = ob->q_max;
+	for (i = 0; i < ob->nq && i < 3; i++)
+		if (ob->qmax[i] > ob->peak)
+			ob->peak = ob->qmax[i];
+	ob->rate = fit(ob->floor, IAD_FLOORS, ob->nfloor, ob->fhead, 4 * thr->window_s, &k,
+		       &first);
+	ob->rise = first ? ob->floor[(ob->fhead + IAD_FLOORS - 1) % IAD_FLOORS].v - first->v : 0;
+	ob->rise_span = first ? ob->floor[(ob->fhead + IAD_FLOORS - 1) % IAD_FLOORS].t - first->t :
+		0;
+	ob->long_rate = fit(ob->floor, IAD_FLOORS, ob->nfloor, ob->fhead, trend_window(thr), &kl,
+			    &first);
+	ob->has_eta = false;
+	if (ob->has_limit && ob->rate > 0) {
+		ob->eta_s = ob->peak >= (double)ob->limit ? 0 :
+			    ((double)ob->limit - ob->peak) / ob->rate;
+		ob->has_eta = true;
+	}
+	/*
+	 * Within the horizon once the prediction has persisted (so that the
+	 * WARNING lands a horizon ahead), and the trend window agrees: its fit
+	 * predicts exhaustion within LONG_AGREE times that.
+	 */
+	lim = thr->horizon_s + persist(thr) + quarter_s(thr);
+	soon = ob->has_eta && k >= 3 && ob->eta_s < lim && ob->long_rate > 0 &&
+	       ((double)ob->limit - ob->peak) / ob->long_rate < LONG_AGREE * lim &&
+	       floor_climbs(ob, THIRDS_WINDOWS * thr->window_s);
+	if (soon && !ob->soon)
+		ob->soon_since = t;
+	ob->soon = soon;
+}
+
+static void flat(struct iad_obj *ob)
+{
+	ob->rate = ob->long_rate = ob->rise = ob->rise_span = 0;
+	ob->has_eta = ob->soon = false;
+	ob->peak = ob->hist_v;
 }
 
 void iad_obj_sample(struct iad_obj *ob, double t, const struct iad_thr *thr)
 {
+	double v = (double)ob->used;
+
 	if (!ob->hist) {
-		if (!ob->flat_n || (double)ob->used == ob->hist_v) {
+		if (!ob->flat_n || v == ob->hist_v) {
 			if (!ob->flat_n++)
 				ob->flat_t0 = t;
 			ob->flat_t1 = t;
-			ob->hist_v = (double)ob->used;
-			ob->rate = 0;
-			ob->has_eta = false;
+			ob->hist_v = v;
+			flat(ob);
 			return;
 		}
-		if (!unflatten(ob)) {
-			ob->rate = 0;	/* no memory for a trend: levels still work */
-			ob->has_eta = false;
+		if (!unflatten(ob, thr)) {
+			flat(ob);	/* no memory for a trend: levels still work */
 			return;
 		}
 	}
-	push(ob, t, (double)ob->used);
-	ob->rate = iad_trend(ob->hist, ob->nhist, ob->head, thr->window_s);
-	ob->has_eta = false;
-	if (ob->has_limit && ob->rate > 0) {
-		ob->eta_s = ob->used >= ob->limit ? 0 :
-			    (double)(ob->limit - ob->used) / ob->rate;
-		ob->has_eta = true;
+	push(ob, t, v);
+	if (t - ob->q_t0 >= quarter_s(thr)) {
+		close_quarter(ob, t);
+		ob->q_t0 = t;
+		ob->q_min = ob->q_max = v;
+	} else {
+		if (v < ob->q_min)
+			ob->q_min = v;
+		if (v > ob->q_max)
+			ob->q_max = v;
 	}
+	predict(ob, t, thr);
+}
+
+const char *iad_duration(double s, char *buf, size_t len)
+{
+	if (s < 90)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 90 * 60)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len, "%.1f days", s / 86400);
+	return buf;
 }
 
 double iad_obj_util(const struct iad_obj *ob)
@@ -191,7 +380,7 @@ static void alert_fill(struct iad_alert *a, struct iad_obj *ob, enum iad_state t
 	snprintf(ob->reason, sizeof(ob->reason), "%s", reason);
 }
 
-/* The level the figures call for, going up; @soon: ETA within the horizon. */
+/* The level the figures call for, going up; @soon: the prediction has held long enough. */
 static enum iad_state level_up(double u, bool soon, const struct iad_thr *thr)
 {
 	if (u >= thr->crit)
@@ -201,12 +390,49 @@ static enum iad_state level_up(double u, bool soon, const struct iad_thr *thr)
 	return IAD_OK;
 }
 
+/* "the floor rose 1.2 MiB in 10 min; full in about 40 min (horizon 10 min)" */
+static void prediction_str(const struct iad_obj *ob, const struct iad_thr *thr,
+			   const char *unit, char *buf, size_t len)
+{
+	char rise[32], span[24], eta[24], hz[24];
+
+	ia_amount(unit, ob->rise, rise, sizeof(rise));
+	iad_duration(ob->rise_span, span, sizeof(span));
+	iad_duration(thr->horizon_s, hz, sizeof(hz));
+	if (ob->has_eta && ob->state != IAD_OK)
+		snprintf(buf, len, "the prediction no longer holds: the floor rose %s in %s, "
+			 "full in about %s, beyond the horizon %s", rise, span,
+			 iad_duration(ob->eta_s, eta, sizeof(eta)), hz);
+	else if (ob->has_eta)
+		snprintf(buf, len, "the floor rose %s in %s; full in about %s (horizon %s)", rise,
+			 span, iad_duration(ob->eta_s, eta, sizeof(eta)), hz);
+	else if (ob->rate <= 0)
+		snprintf(buf, len, "the floor no longer rises (%s in %s)", rise, span);
+	else
+		snprintf(buf, len, "the floor rose %s in %s; no limit applies", rise, span);
+}
+
 bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
-		      char *reason, size_t rlen, struct iad_alert *a)
+		      const char *unit, char *reason, size_t rlen, struct iad_alert *a)
 {
 	double u = iad_obj_util(ob);
-	bool soon = ob->has_eta && ob->eta_s < thr->horizon_s;
+	bool soon = ob->soon && now - ob->soon_since >= persist(thr);
+	/* Hysteresis of the prediction: it goes on holding up to 1.25 times as far. */
+	bool keep = ob->has_eta && ob->long_rate > 0 &&
+		    ob->eta_s < 1.25 * (thr->horizon_s + persist(thr));
+	bool below = u < thr->warn - thr->hysteresis;
 	enum iad_state to = ob->state, up;
+	char pred[200];
+
+	/*
+	 * A level clears once it has stayed below warn - hysteresis for a
+	 * window: a cycle whose peaks cross warn holds its WARNING instead of
+	 * raising it again every period.
+	 */
+	if (below && !ob->is_below)
+		ob->below_since = now;
+	ob->is_below = below;
+	below = below && now - ob->below_since >= thr->window_s;
 
 	if (u < 0) {
 		/* No limit (no live process, or unlimited): nothing to run out of. */
@@ -214,6 +440,7 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 			return false;
 		snprintf(reason, rlen, "no limit applies any more");
 		alert_fill(a, ob, IAD_OK, reason, now);
+		ob->by_trend = false;
 		return true;
 	}
 	up = level_up(u, soon, thr);
@@ -224,17 +451,17 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 	case IAD_WARNING:
 		if (up == IAD_CRITICAL)
 			to = up;
-		else if (u < thr->warn - thr->hysteresis && !soon)
+		else if (below && !keep)
 			to = IAD_OK;
 		break;
 	case IAD_CRITICAL:
-		if (u < thr->warn - thr->hysteresis && !soon)
+		if (below && !keep)
 			to = IAD_OK;
 		else if (u < thr->crit - thr->hysteresis)
 			to = IAD_WARNING;
 		break;
 	case IAD_FAILURE:
-		if (u < thr->warn - thr->hysteresis && !soon)
+		if (below && !keep)
 			to = IAD_OK;
 		break;
 	default:
@@ -242,21 +469,25 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 	}
 	if (to == ob->state)
 		return false;
+	prediction_str(ob, thr, unit, pred, sizeof(pred));
 	if (to == IAD_CRITICAL)
 		snprintf(reason, rlen, "utilisation %.1f%% >= critical %.0f%%", u * 100,
 			 thr->crit * 100);
 	else if (to == IAD_WARNING && u >= thr->warn)
 		snprintf(reason, rlen, "utilisation %.1f%% >= warning %.0f%%", u * 100,
 			 thr->warn * 100);
-	else if (to == IAD_WARNING && soon)
-		snprintf(reason, rlen, "exhausted in %.0f s at %.3g/s (horizon %.0f s), "
-			 "utilisation %.1f%%", ob->eta_s, ob->rate, thr->horizon_s, u * 100);
+	else if (to == IAD_WARNING && soon && ob->state == IAD_OK)
+		snprintf(reason, rlen, "%s, utilisation %.1f%%", pred, u * 100);
 	else if (to == IAD_WARNING)
 		snprintf(reason, rlen, "utilisation %.1f%% below critical %.0f%% - %.0f%%",
 			 u * 100, thr->crit * 100, thr->hysteresis * 100);
+	else if (ob->by_trend)
+		snprintf(reason, rlen, "%s; utilisation %.1f%% below warning %.0f%% - %.0f%%",
+			 pred, u * 100, thr->warn * 100, thr->hysteresis * 100);
 	else
 		snprintf(reason, rlen, "utilisation %.1f%% below warning %.0f%% - %.0f%%",
 			 u * 100, thr->warn * 100, thr->hysteresis * 100);
+	ob->by_trend = to == IAD_WARNING && ob->state == IAD_OK && u < thr->warn;
 	alert_fill(a, ob, to, reason, now);
 	return true;
 }

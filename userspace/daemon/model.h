@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * iommu-accountd's model: the quota objects it follows, their history, the
- * trend (least squares) and the alert state machine. Pure logic: no I/O,
+ * floor and its trend, and the alert state machine. Pure logic: no I/O,
  * no clock (times are passed in), so the host unit tests drive it.
  */
 #ifndef IAD_MODEL_H
@@ -30,8 +30,13 @@ struct iad_thr {
 	double warn, crit;
 	double hysteresis;	/* CLEARED below warn - hysteresis */
 	double horizon_s;	/* WARNING when exhaustion is predicted sooner */
-	double window_s;	/* trend over the samples of the last window_s */
+	double window_s;	/* the floor: the minimum over the last window_s */
+	double trend_window_s;	/* the long fit of the floor (0: 30 windows) */
+	double persist_s;	/* the prediction must hold this long (0: 2 windows) */
 };
+
+/* Floor points kept per object: a quarter window apart, the long fit's span. */
+#define IAD_FLOORS 128
 
 struct iad_sample {
 	double t;		/* seconds, any epoch (monotonic) */
@@ -68,14 +73,34 @@ struct iad_obj {
 	double flat_t0, flat_t1;
 	double hist_v;			/* the run's value */
 
-	double rate;			/* units per second (least squares) */
+	/*
+	 * The floor: every quarter window, the minimum of used over the last
+	 * window (a leak raises it; a cycle shorter than the window does not).
+	 * Allocated with hist.
+	 */
+	struct iad_sample *floor;	/* IAD_FLOORS, a ring */
+	unsigned int nfloor, fhead;
+	double q_t0;			/* the open quarter: since when, its min and max */
+	double q_min, q_max;
+	double qmin[4], qmax[4];	/* the last four closed quarters (one window) */
+	unsigned int nq;
+	double peak;			/* the max of used over the last window */
+
+	double rate;			/* the floor's growth over 4 windows, units per second */
+	double long_rate;		/* ... over the trend window */
+	double rise, rise_span;		/* how far the floor rose over how long (the short fit) */
 	bool has_eta;
-	double eta_s;			/* to exhaustion at that rate */
+	double eta_s;			/* the peak to the limit at that rate */
+	bool soon;			/* the prediction: both fits rise, eta within the horizon */
+	double soon_since;		/* since when it holds (valid while soon) */
+	bool by_trend;			/* the WARNING came from the prediction */
+	bool is_below;			/* below warn - hysteresis, since below_since */
+	double below_since;
 
 	enum iad_state state;
 	double state_since;
 	uint64_t alerts;		/* state changes raised */
-	char reason[160];		/* of the last state change */
+	char reason[256];		/* of the last state change */
 	bool seen;			/* in the last dump (sweep mark) */
 };
 
@@ -108,7 +133,10 @@ void iad_objs_free(struct iad_objs *o);
 
 /* Free what an object owns, and the object. */
 void iad_obj_free(struct iad_obj *ob);
-/* Append a sample and recompute the trend over @thr->window_s. */
+/*
+ * Append a sample: the floor, its two fits (the last four windows, and the
+ * trend window) and the prediction.
+ */
 void iad_obj_sample(struct iad_obj *ob, double t, const struct iad_thr *thr);
 
 /*
@@ -121,12 +149,18 @@ double iad_trend(const struct iad_sample *s, unsigned int n, unsigned int head,
 /*
  * Evaluate the object after new figures: fills @a and returns true when
  * its state changes (one alert per change). Levels go up at once; they go
- * down only below the level minus the hysteresis (WARNING also needs the
- * predicted exhaustion beyond the horizon). FAILURE holds until the
- * utilisation falls below warn - hysteresis (then CLEARED).
+ * down only below the level minus the hysteresis. A WARNING from the
+ * prediction needs it to have held for persist_s, and clears when it no
+ * longer holds (the time to exhaustion beyond 1.25 horizons, or the floor
+ * not rising) with the level below warn - hysteresis. FAILURE holds until
+ * the utilisation falls below warn - hysteresis (then CLEARED). @unit
+ * ("bytes" or another) words the reasons.
  */
 bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
-		      char *reason, size_t rlen, struct iad_alert *a);
+		      const char *unit, char *reason, size_t rlen, struct iad_alert *a);
+
+/* "about 40 min", "2.5 h", "12 s". */
+const char *iad_duration(double s, char *buf, size_t len);
 
 /* The kernel refused: FAILURE unless already there; @reason: the caller's
  * account ("" for a generic one, written there). */

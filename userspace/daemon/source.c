@@ -153,9 +153,10 @@ static void who_of_owner(struct iad_who *w, const struct ia_owner *o)
 static void evaluate(struct iad *d, struct iad_obj *ob, const struct iad_thr *thr)
 {
 	struct iad_alert a;
-	char reason[200];
+	char reason[256];
 
-	if (iad_obj_evaluate(ob, d->now, thr, reason, sizeof(reason), &a))
+	if (iad_obj_evaluate(ob, d->now, thr, iad_kind_unit(d, ob->kind), reason, sizeof(reason),
+			     &a))
 		iad_raise(d, &a);
 }
 

@@ -34,6 +34,11 @@ const char *ia_amount(const char *unit, double v, char *buf, size_t len)
 {
 	if (!strcmp(unit, "bytes") && v >= 0)
 		return ia_human_bytes((uint64_t)v, buf, len);
+	if (!strcmp(unit, "bytes") && len > 1) {
+		buf[0] = '-';
+		ia_human_bytes((uint64_t)-v, buf + 1, len - 1);
+		return buf;
+	}
 	snprintf(buf, len, "%.0f", v);
 	return buf;
 }

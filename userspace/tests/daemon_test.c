@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "iad.h"
+#include "traces.h"
 
 /* --- the alerts raised, as main.c would fan them out ------------------------ */
 
@@ -55,49 +56,59 @@ static bool feed(struct iad_obj *ob, double t, uint64_t used, const struct iad_t
 
 	ob->used = used;
 	iad_obj_sample(ob, t, thr);
-	return iad_obj_evaluate(ob, t, thr, reason, sizeof(reason), a);
+	return iad_obj_evaluate(ob, t, thr, "bytes", reason, sizeof(reason), a);
 }
 
 /* --- predictor ------------------------------------------------------------------- */
 
 static void trend_is_exact_on_a_line(void **state)
 {
-	struct iad_obj ob = { .has_limit = true, .limit = 10000 };
+	/* The floor of a line is the line a window ago: it rises at the line's rate. */
+	struct iad_obj ob = { .has_limit = true, .limit = 1000000 };
 	struct iad_thr t = thr80();
 	int i;
 
 	(void)state;
-	for (i = 0; i < 10; i++) {
-		ob.used = 1000 + 37 * i;
-		iad_obj_sample(&ob, 100 + i, &t);
-	}
-	assert_true(fabs(ob.rate - 37) < 1e-9);
-	assert_true(ob.has_eta);
-	/* (10000 - 1333) / 37 */
-	assert_true(fabs(ob.eta_s - (10000.0 - 1333) / 37) < 1e-6);
-}
-
-static void trend_needs_three_samples_and_forgets_outside_window(void **state)
-{
-	struct iad_obj ob = { .has_limit = true, .limit = 1000 };
-	struct iad_thr t = thr80();
-	int i;
-
-	(void)state;
-	t.window_s = 5;
-	ob.used = 10;
-	iad_obj_sample(&ob, 0, &t);
-	ob.used = 20;
-	iad_obj_sample(&ob, 1, &t);
-	assert_true(ob.rate == 0);
-	assert_false(ob.has_eta);
-	/* A steep start, then flat for longer than the window: rate 0. */
-	for (i = 2; i < 20; i++) {
-		ob.used = 500;
+	for (i = 0; i <= 600; i++) {
+		ob.used = 1000 + 37 * (uint64_t)i;
 		iad_obj_sample(&ob, i, &t);
 	}
+	assert_true(fabs(ob.rate - 37) < 1e-9);
+	assert_true(fabs(ob.long_rate - 37) < 1e-9);
+	assert_true(ob.has_eta);
+	/* From the window's peak (the newest value) to the limit: (1000000 - 23200) / 37. */
+	assert_true(fabs(ob.peak - 23200) < 1e-9);
+	assert_true(fabs(ob.eta_s - (1000000.0 - 23200) / 37) < 1e-6);
+	free(ob.hist);
+	free(ob.floor);
+}
+
+static void trend_needs_three_floor_points_and_forgets_outside_the_fit(void **state)
+{
+	struct iad_obj ob = { .has_limit = true, .limit = 100000 };
+	struct iad_thr t = thr80();
+	int i;
+
+	(void)state;
+	/* Rising from the first poll: the first floor point comes after a window. */
+	for (i = 0; i < 60 + 15 * 2; i++) {
+		ob.used = 100 + 10 * (uint64_t)i;
+		iad_obj_sample(&ob, i, &t);
+		assert_true(ob.rate == 0);
+		assert_false(ob.has_eta);
+	}
+	for (; i < 200; i++) {
+		ob.used = 100 + 10 * (uint64_t)i;
+		iad_obj_sample(&ob, i, &t);
+	}
+	assert_true(fabs(ob.rate - 10) < 1e-9);
+	/* Flat for longer than the short fit (4 windows): rate 0, no prediction. */
+	for (; i < 200 + 6 * 60; i++)
+		iad_obj_sample(&ob, i, &t);
 	assert_true(fabs(ob.rate) < 1e-9);
 	assert_false(ob.has_eta);
+	free(ob.hist);
+	free(ob.floor);
 }
 
 static void trend_least_squares_not_endpoints(void **state)
@@ -119,41 +130,50 @@ static void trend_least_squares_not_endpoints(void **state)
 
 static void trend_survives_ring_wrap(void **state)
 {
-	struct iad_obj ob = { .has_limit = true, .limit = 1u << 30 };
+	struct iad_obj ob = { .has_limit = true, .limit = 1ull << 40 };
 	struct iad_thr t = thr80();
 	int i;
 
 	(void)state;
-	t.window_s = 1000;
-	for (i = 0; i < 3 * IAD_HIST + 5; i++) {
+	t.window_s = 8;		/* a floor point every 2 s: the rings wrap several times */
+	for (i = 0; i < 3 * IAD_FLOORS * 4; i++) {
 		ob.used = 4096ull * i;
 		iad_obj_sample(&ob, i * 0.5, &t);
 	}
 	assert_int_equal(ob.nhist, IAD_HIST);
+	assert_int_equal(ob.nfloor, IAD_FLOORS);
 	assert_true(fabs(ob.rate - 8192) < 1e-6);
+	assert_true(fabs(ob.long_rate - 8192) < 1e-6);
+	free(ob.hist);
+	free(ob.floor);
 }
 
 static void flat_run_then_change_keeps_the_trend(void **state)
 {
-	/* 10 equal polls, then +50 per poll: the same slope as a full history. */
-	struct iad_obj ob = { .has_limit = true, .limit = 100000 };
-	struct iad_sample full[IAD_HIST];
+	/* 10 min equal, then +50 per poll: the floor stays flat a window, then rises at 50/s. */
+	struct iad_obj ob = { .has_limit = true, .limit = 10000000 };
 	struct iad_thr t = thr80();
 	int i;
 
 	(void)state;
-	for (i = 0; i < 20; i++) {
-		ob.used = i < 10 ? 100 : 100 + 50 * (i - 9);
+	for (i = 0; i < 600; i++) {
+		ob.used = 100;
 		iad_obj_sample(&ob, i, &t);
-		full[i].t = i;
-		full[i].v = (double)ob.used;
-		if (i < 10)
-			assert_null(ob.hist);	/* flat: no ring yet */
+		assert_null(ob.hist);	/* flat: no ring yet */
+		assert_null(ob.floor);
+	}
+	for (; i < 600 + 60 + 240 + 30; i++) {
+		ob.used = 100 + 50 * (uint64_t)(i - 599);
+		iad_obj_sample(&ob, i, &t);
 	}
 	assert_non_null(ob.hist);
-	assert_int_equal(ob.nhist, 20);
-	assert_true(fabs(ob.rate - iad_trend(full, 20, 20, 60)) < 1e-9);
+	/* The run became floor points a quarter window apart (40), then the ramp's. */
+	assert_true(ob.nfloor > 40);
+	assert_true(fabs(ob.rate - 50) < 1e-9);
+	/* The trend window still holds the flat floor: its fit rises slower. */
+	assert_true(ob.long_rate > 0 && ob.long_rate < 50);
 	free(ob.hist);
+	free(ob.floor);
 }
 
 static void objects_sorted_and_found(void **state)
@@ -220,38 +240,53 @@ static void hysteresis_holds_then_clears(void **state)
 	assert_false(feed(&ob, 3, 790, &t, &a));
 	assert_false(feed(&ob, 4, 810, &t, &a));
 	assert_false(feed(&ob, 5, 760, &t, &a));
-	assert_true(feed(&ob, 6, 740, &t, &a));
+	/* Below warn - hysteresis: CLEARED once it has stayed there a window (60 s). */
+	assert_false(feed(&ob, 6, 740, &t, &a));
+	assert_false(feed(&ob, 30, 700, &t, &a));
+	assert_false(feed(&ob, 65, 740, &t, &a));
+	assert_true(feed(&ob, 66, 740, &t, &a));
 	assert_int_equal(a.state, IAD_OK);
 	assert_string_equal(iad_alert_name(&a), "CLEARED");
 	/* Straight from OK to CRITICAL: one alert. */
-	assert_true(feed(&ob, 7, 1000, &t, &a));
+	assert_true(feed(&ob, 67, 1000, &t, &a));
 	assert_int_equal(a.state, IAD_CRITICAL);
 	assert_int_equal(ob.alerts, 4);
 }
 
 static void trend_warns_before_the_level(void **state)
 {
-	/* 1 % of the limit per second from 10 %: full in 90 s, well inside 600 s. */
-	struct iad_obj ob = { .has_limit = true, .limit = 100000 };
+	/*
+	 * 10 % to 100 % of the limit in 30 min: full 10 min (the horizon)
+	 * after 20 min, at 70 %. The prediction warns by then, below 80 %,
+	 * and says why in the pot's own units.
+	 */
+	struct iad_obj ob = { .has_limit = true, .limit = 8ull << 20 };
 	struct iad_thr t = thr80();
 	struct iad_alert a;
 	int i, warned_at = -1;
+	double u = 0;
 
 	(void)state;
-	for (i = 0; i < 60 && warned_at < 0; i++)
-		if (feed(&ob, i, 10000 + 1000 * (uint64_t)i, &t, &a))
+	for (i = 0; i < 1800 && warned_at < 0; i++)
+		if (feed(&ob, i, (8ull << 20) / 10 + (8ull << 20) * 9 / 10 * i / 1800, &t, &a))
 			warned_at = i;
-	/* The third sample gives a trend: WARNING then, at 12 %, far below 80 %. */
-	assert_int_equal(warned_at, 2);
+	u = iad_obj_util(&ob);
+	assert_true(warned_at > 0 && warned_at <= 1200);
+	assert_true(u < 0.8);
 	assert_int_equal(a.state, IAD_WARNING);
-	assert_non_null(strstr(a.reason, "exhausted in"));
-	/* Growth stops: the ETA leaves the horizon, but 12 % < 75 %: CLEARED only
-	 * once the trend over the window is flat. */
-	for (i = 3; i < 200; i++)
-		if (feed(&ob, i, 12000, &t, &a))
+	assert_non_null(strstr(a.reason, "the floor rose "));
+	assert_non_null(strstr(a.reason, " KiB in 4 min"));
+	assert_non_null(strstr(a.reason, "; full in about "));
+	assert_non_null(strstr(a.reason, "(horizon 10 min)"));
+	/* Growth stops: the floor rises slower and slower; past 1.25 horizons: CLEARED. */
+	for (; i < 3600; i++)
+		if (feed(&ob, i, ob.used, &t, &a))
 			break;
 	assert_int_equal(a.state, IAD_OK);
-	assert_true(i > 3);
+	assert_non_null(strstr(a.reason, "the prediction no longer holds: "));
+	assert_non_null(strstr(a.reason, ", beyond the horizon 10 min; utilisation "));
+	free(ob.hist);
+	free(ob.floor);
 }
 
 static void failure_holds_until_below_warn_minus_hysteresis(void **state)
@@ -274,7 +309,8 @@ static void failure_holds_until_below_warn_minus_hysteresis(void **state)
 	assert_false(iad_obj_fail(&ob, 2, &who, 12, 8192, 78, reason, sizeof(reason), &a));
 	assert_false(feed(&ob, 3, 900, &t, &a));
 	assert_false(feed(&ob, 4, 760, &t, &a));
-	assert_true(feed(&ob, 5, 100, &t, &a));
+	assert_false(feed(&ob, 5, 100, &t, &a));
+	assert_true(feed(&ob, 65, 100, &t, &a));
 	assert_string_equal(iad_alert_name(&a), "CLEARED");
 	assert_int_equal(a.prev, IAD_FAILURE);
 }
@@ -352,16 +388,21 @@ static void config_errors_name_the_line_and_change_nothing(void **state)
 		{ "[daemon]\ninterval = fast\n", ":2: interval: 'fast' is not a number" },
 		{ "[daemon]\ninterval = 0\n", ":2: interval: 0 is out of range" },
 		{ "[thresholds]\nwarn = 120\n", ":2: warn: 120 is out of range" },
-		{ "[thresholds]\nwarn = 90\ncrit = 80\n", "warn (90%) must be above 0 and below crit (80%)" },
-		{ "[thresholds.uid-pot]\ncrit = 50\n", "[thresholds.uid-pot]: warn (80%) must be above 0 and below crit (50%)" },
-		{ "[thresholds]\nhysteresis = 85\n", "hysteresis (85%) must be below warn (80%)" },
+		/* Across keys: the line of the later one. */
+		{ "[thresholds]\nwarn = 90\ncrit = 80\n", ":3: [thresholds]: warn (90%) must be above 0 and below crit (80%)" },
+		{ "[thresholds]\ncrit = 85\n\nwarn = 90\n", ":4: [thresholds]: warn (90%) must be above 0 and below crit (85%)" },
+		{ "[thresholds.uid-pot]\ncrit = 50\n", ":2: [thresholds.uid-pot]: warn (80%) must be above 0 and below crit (50%)" },
+		{ "[thresholds]\nwarn = 70\n[thresholds.uid-pot]\ncrit = 60\n", ":4: [thresholds.uid-pot]: warn (70%) must be above 0 and below crit (60%)" },
+		{ "[thresholds]\nhysteresis = 85\n", ":2: [thresholds]: hysteresis (85%) must be below warn (80%)" },
+		{ "[daemon]\nwindow = 60\ntrend_window = 120\n", ":3: [daemon] trend_window (120 s) must span 4 to 32 windows (240 to 1920 s)" },
+		{ "[daemon]\npersist = -1\n", ":2: persist: -1 is out of range" },
 		{ "[exec]\nprogram = hook.sh\n", ":2: program: 'hook.sh' is not an absolute path" },
 		{ "[daemon]\nevents = maybe\n", ":2: events: 'maybe' is neither yes nor no" },
 		{ "[daemon]\nlog = loud\n", ":2: log: 'loud' is none of auto, journal, syslog, stderr" },
 		{ "[nosuch]\nx = 1\n", ":2: unknown section [nosuch]" },
 		{ "[daemon\n", ":1: not a key = value line or a [section]" },
-		{ "[daemon]\ninterval = 2\nidle_interval = 1\n", "idle_interval (1 s) must not be below interval (2 s)" },
-		{ "[daemon]\nwindow = 2\n", "window (2 s) must hold at least 3 intervals (1 s)" },
+		{ "[daemon]\ninterval = 2\nidle_interval = 1\n", ":3: [daemon] idle_interval (1 s) must not be below interval (2 s)" },
+		{ "[daemon]\nwindow = 2\n", ":2: [daemon] window (2 s) must hold at least 3 intervals (1 s)" },
 	};
 	struct iad_config c, before;
 	char err[512];
@@ -642,7 +683,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(trend_is_exact_on_a_line),
-		cmocka_unit_test(trend_needs_three_samples_and_forgets_outside_window),
+		cmocka_unit_test(trend_needs_three_floor_points_and_forgets_outside_the_fit),
 		cmocka_unit_test(trend_least_squares_not_endpoints),
 		cmocka_unit_test(trend_survives_ring_wrap),
 		cmocka_unit_test(flat_run_then_change_keeps_the_trend),
@@ -659,6 +700,8 @@ int main(void)
 		cmocka_unit_test(exec_missing_program_is_said_once),
 		cmocka_unit_test(metrics_text_has_every_object_and_counter),
 		cmocka_unit_test(exporter_port_in_use_said_and_others_go_on),
+		cmocka_unit_test(traces_stationary_raise_no_warning),
+		cmocka_unit_test(traces_leaks_warned_by_their_deadline),
 	};
 	int ret;
 
