@@ -6,6 +6,14 @@
  *   /alerts   the alert state of every object, tab-separated with a header
  *             (what `iommu-accountctl alerts` reads)
  * It listens on [exporter] listen, 127.0.0.1:9847 by default.
+ *
+ * No client can starve the others (a slowloris: connections that send
+ * nothing, or a byte now and then): a request must arrive whole within
+ * IAD_HTTP_DEADLINE_S of the connection, or the connection is shut down;
+ * 2 s without a byte closes it too (libmicrohttpd's timeout); and while
+ * more than IAD_HTTP_CONNS - IAD_HTTP_SPARE connections are open, the
+ * oldest that have not sent a whole request are shut down first, so a new
+ * client always finds a place.
  */
 #include <errno.h>
 #include <microhttpd.h>
@@ -13,11 +21,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include "iad.h"
+
+#define IAD_HTTP_CONNS 512		/* connections at once */
+#define IAD_HTTP_SPARE 32		/* kept free for new clients */
+#define IAD_HTTP_DEADLINE_S 2.0		/* for a whole request, from the connection */
+#define IAD_HTTP_IDLE_S 2		/* without a byte */
+
+/* One open connection, oldest first in the list. */
+struct iad_conn {
+	int fd;
+	double start;
+	bool answered;			/* a whole request came */
+	struct iad_conn *prev, *next;
+};
+
+struct iad_http {
+	struct iad_conn *head, *tail;
+	unsigned int n;
+	uint64_t shut;			/* connections shut down for being slow */
+};
 
 struct metric {
 	const char *name, *type, *help;
@@ -155,6 +183,9 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 	counter(f, "iommu_account_exec_started_total", "Exec hooks started.", d->exec.started);
 	counter(f, "iommu_account_exec_timeouts_total", "Exec hooks killed at the timeout.",
 		d->exec.timeouts);
+	counter(f, "iommu_account_exporter_slow_connections_total",
+		"Exporter connections shut down for not sending a whole request in time.",
+		iad_exporter_shut(d));
 	counter(f, "iommu_account_exec_failed_total",
 		"Exec hooks that failed (not started, non-zero exit, killed).", d->exec.failed);
 	counter(f, "iommu_account_exec_dropped_total",
@@ -221,10 +252,16 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	char *body = NULL;
 	size_t len = 0;
 
+	const union MHD_ConnectionInfo *ci;
+
 	(void)version;
 	(void)upload;
 	(void)upload_size;
 	(void)con_cls;
+	/* A whole request: the deadline no longer applies. */
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci && ci->socket_context)
+		((struct iad_conn *)ci->socket_context)->answered = true;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		body = strdup("only GET\n");
 		len = strlen(body);
@@ -250,6 +287,71 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	ret = MHD_queue_response(c, code, r);
 	MHD_destroy_response(r);
 	return ret;
+}
+
+/* libmicrohttpd's word on each connection: keep the list of open ones. */
+static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct iad *d = cls;
+	struct iad_http *h = d->http;
+	struct iad_conn *k = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		k = calloc(1, sizeof(*k));
+		if (!k)
+			return;
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		k->fd = ci ? ci->connect_fd : -1;
+		k->start = iad_mono();
+		k->prev = h->tail;
+		if (h->tail)
+			h->tail->next = k;
+		else
+			h->head = k;
+		h->tail = k;
+		h->n++;
+		*socket_context = k;
+		return;
+	}
+	if (!k)
+		return;
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		h->head = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	else
+		h->tail = k->prev;
+	h->n--;
+	free(k);
+	*socket_context = NULL;
+}
+
+/*
+ * Shut down the connections past their deadline, and while too many are
+ * open the oldest without a whole request; libmicrohttpd closes them at
+ * its next run (it owns the fds).
+ */
+static void sweep(struct iad *d)
+{
+	struct iad_http *h = d->http;
+	unsigned int open = h->n;
+	struct iad_conn *k;
+	double now = iad_mono();
+
+	for (k = h->head; k; k = k->next) {
+		if (k->answered || k->fd < 0)
+			continue;
+		if (now - k->start < IAD_HTTP_DEADLINE_S && open <= IAD_HTTP_CONNS - IAD_HTTP_SPARE)
+			break;	/* the rest are younger */
+		shutdown(k->fd, SHUT_RDWR);
+		k->fd = -1;
+		open--;
+		h->shut++;
+	}
 }
 
 /* "127.0.0.1:9847", "[::1]:9847", "0.0.0.0:9847" into a bound, listening socket. */
@@ -279,7 +381,7 @@ static int listen_on(struct iad *d, const char *spec)
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 1024)) {
 		iad_log(d, LOG_ERR, "exporter: cannot listen on %s: %s; exporter off, "
 			"the other sinks go on", spec, strerror(errno));
 		if (fd >= 0)
@@ -299,16 +401,28 @@ int iad_exporter_start(struct iad *d)
 	d->mhd_fd = -1;
 	if (!d->cfg.listen[0])
 		return 0;
+	struct rlimit rl;
+
 	fd = listen_on(d, d->cfg.listen);
 	if (fd < 0)
 		return -1;
-	d->mhd = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, handler, d,
-				  MHD_OPTION_LISTEN_SOCKET, fd,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)32,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)5,
-				  MHD_OPTION_END);
+	/* Room for IAD_HTTP_CONNS connections beside the daemon's own fds. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 4 * IAD_HTTP_CONNS) {
+		rl.rlim_cur = rl.rlim_max < 4 * IAD_HTTP_CONNS ? rl.rlim_max : 4 * IAD_HTTP_CONNS;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	d->http = calloc(1, sizeof(*d->http));
+	if (d->http)
+		d->mhd = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, handler, d,
+					  MHD_OPTION_LISTEN_SOCKET, fd,
+					  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)IAD_HTTP_CONNS,
+					  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IAD_HTTP_IDLE_S,
+					  MHD_OPTION_NOTIFY_CONNECTION, notify_conn, d,
+					  MHD_OPTION_END);
 	if (!d->mhd) {
 		iad_log(d, LOG_ERR, "exporter: libmicrohttpd would not start; exporter off");
+		free(d->http);
+		d->http = NULL;
 		close(fd);
 		return -1;
 	}
@@ -320,8 +434,22 @@ int iad_exporter_start(struct iad *d)
 
 void iad_exporter_run(struct iad *d)
 {
-	if (d->mhd)
-		MHD_run(d->mhd);
+	if (!d->mhd)
+		return;
+	MHD_run(d->mhd);
+	sweep(d);
+	MHD_run(d->mhd);
+}
+
+double iad_exporter_wait(const struct iad *d, double wait_s)
+{
+	/* Open connections: come back in time for their deadline. */
+	return d->http && d->http->n && wait_s > 0.25 ? 0.25 : wait_s;
+}
+
+uint64_t iad_exporter_shut(const struct iad *d)
+{
+	return d->http ? d->http->shut : 0;
 }
 
 void iad_exporter_stop(struct iad *d)
@@ -330,4 +458,6 @@ void iad_exporter_stop(struct iad *d)
 		MHD_stop_daemon(d->mhd);	/* closes the listening socket too */
 	d->mhd = NULL;
 	d->mhd_fd = -1;
+	free(d->http);
+	d->http = NULL;
 }

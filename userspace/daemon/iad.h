@@ -80,6 +80,7 @@ struct iad {
 	struct iad_exec exec;
 	struct MHD_Daemon *mhd;
 	int mhd_fd;
+	struct iad_http *http;		/* the exporter's open connections */
 };
 
 /* --- source.c --- */
@@ -123,6 +124,10 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a);
 int iad_exporter_start(struct iad *d);
 void iad_exporter_stop(struct iad *d);
 void iad_exporter_run(struct iad *d);
+/* @wait_s, or less while connections are open (their deadline). */
+double iad_exporter_wait(const struct iad *d, double wait_s);
+/* Connections shut down for sending no whole request in time. */
+uint64_t iad_exporter_shut(const struct iad *d);
 /* The documents it serves (malloc'ed, for tests too). */
 char *iad_metrics_text(struct iad *d, size_t *len);
 char *iad_alerts_text(struct iad *d, size_t *len);

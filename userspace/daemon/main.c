@@ -198,6 +198,7 @@ int main(int argc, char **argv)
 		/* Running hooks are checked against their timeout at least 10 times a second. */
 		if (d.exec.nrun && wait_s > 0.1)
 			wait_s = 0.1;
+		wait_s = iad_exporter_wait(&d, wait_s);
 		if (d.resync)
 			wait_s = 0;
 		n = 0;

@@ -11,6 +11,8 @@
 #include <netinet/in.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -679,6 +683,119 @@ static void exporter_port_in_use_said_and_others_go_on(void **state)
 	close(fd);
 }
 
+/* --- the exporter against a slowloris ---------------------------------------------- */
+
+static volatile int http_stop;
+
+/* The daemon's loop, as far as the exporter goes: poll its fd, run it. */
+static void *http_loop(void *arg)
+{
+	struct iad *d = arg;
+	struct pollfd p = { .fd = d->mhd_fd, .events = POLLIN };
+
+	while (!http_stop) {
+		poll(&p, 1, (int)(iad_exporter_wait(d, 1) * 1000));
+		iad_exporter_run(d);
+	}
+	return NULL;
+}
+
+/* A loopback port nobody listens on now (the kernel's pick). */
+static uint16_t free_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+static int http_connect(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * 2,000 connections that sent half a request and then nothing hold the
+ * exporter; a scrape still gets its page, and the slow ones are shut down.
+ */
+static void exporter_serves_a_scrape_beside_2000_half_requests(void **state)
+{
+	static struct iad d;
+	static const char half[] = "GET /metrics HTTP/1.1\r\nHost: a\r\n";
+	static const char full[] = "GET /metrics HTTP/1.0\r\n\r\n";
+	struct rlimit rl = { 8192, 8192 };
+	int *fds, i, fd, closed = 0, n;
+	char buf[65536];
+	size_t got = 0;
+	double t0, t1;
+	pthread_t th;
+	uint16_t port;
+
+	(void)state;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	memset(&d, 0, sizeof(d));
+	iad_config_defaults(&d.cfg);
+	d.cfg.log = IAD_LOG_STDERR;
+	d.foreground = true;
+	iad_log_open(&d);
+	port = free_port();
+	snprintf(d.cfg.listen, sizeof(d.cfg.listen), "127.0.0.1:%u", port);
+	assert_int_equal(iad_exporter_start(&d), 0);
+	http_stop = 0;
+	assert_int_equal(pthread_create(&th, NULL, http_loop, &d), 0);
+	fds = calloc(2000, sizeof(*fds));
+	assert_non_null(fds);
+	for (i = 0; i < 2000; i++) {
+		fds[i] = http_connect(port);
+		assert_true(fds[i] >= 0);
+		assert_int_equal(write(fds[i], half, sizeof(half) - 1), (ssize_t)sizeof(half) - 1);
+	}
+	/* The scrape, while all 2,000 are held open by their client. */
+	t0 = now_s();
+	fd = http_connect(port);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, full, sizeof(full) - 1), (ssize_t)sizeof(full) - 1);
+	while (got < sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	t1 = now_s();
+	buf[got] = 0;
+	close(fd);
+	print_message("# exporter: a scrape beside 2,000 half requests took %.3f s; "
+		      "%llu slow connections shut down\n", t1 - t0,
+		      (unsigned long long)iad_exporter_shut(&d));
+	assert_non_null(strstr(buf, " 200 OK"));
+	assert_non_null(strstr(buf, "iommu_account_up "));
+	/* Every half request was shut down (its deadline, or to make room): EOF. */
+	for (i = 0; i < 2000; i++) {
+		struct timeval tv = { 10, 0 };
+
+		setsockopt(fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		closed += read(fds[i], buf, sizeof(buf)) <= 0;
+		close(fds[i]);
+	}
+	assert_int_equal(closed, 2000);
+	assert_true(iad_exporter_shut(&d) > 0);
+	http_stop = 1;
+	pthread_join(th, NULL);
+	iad_exporter_stop(&d);
+	free(fds);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -700,6 +817,7 @@ int main(void)
 		cmocka_unit_test(exec_missing_program_is_said_once),
 		cmocka_unit_test(metrics_text_has_every_object_and_counter),
 		cmocka_unit_test(exporter_port_in_use_said_and_others_go_on),
+		cmocka_unit_test(exporter_serves_a_scrape_beside_2000_half_requests),
 		cmocka_unit_test(traces_stationary_raise_no_warning),
 		cmocka_unit_test(traces_leaks_warned_by_their_deadline),
 	};
