@@ -73,6 +73,14 @@ struct ia_owner {
 
 void ia_owner_current(struct ia_owner *o);
 
+/* A refusal: when, why, what, by whom. */
+struct ia_failure {
+	u64 time_ns;
+	int err;		/* positive errno */
+	u64 iova, size;
+	struct ia_owner who;
+};
+
 /* --- thresholds ---------------------------------------------------------- */
 
 /* Per mille of a quota's limit. */
@@ -121,6 +129,10 @@ struct ia_quota_rec {
 	u64 peak, submitted, completed, deferred_now, deferred_total;
 	u32 warn, crit;			/* per mille */
 	u32 flags;			/* IOMMU_ACCOUNT_QUOTA_FLAGS_* */
+	/* the last refusal (pot: with the refused process's cgroup) */
+	bool has_last;
+	struct ia_failure last;
+	u64 last_cgroup;
 };
 
 /* What charged the per-uid pot (the spec's consumer enum). */
@@ -154,7 +166,7 @@ struct ia_event {
 	int err;
 	u64 iova, size;
 	u64 locked_bytes, memlock;
-	u32 count;			/* refusals this event stands for, >= 1 */
+	u32 count;			/* failure: refusals; threshold: crossings (>= 1) */
 	/* threshold */
 	enum ia_level level;
 	u32 threshold;			/* per mille */
@@ -180,6 +192,26 @@ u64 ia_events_dropped(void);
 /* The sequence number of the last event sent (0: none yet). */
 u64 ia_events_sent(void);
 void ia_events_exit(void);
+
+struct ia_events_stats {
+	u64 coalesced;			/* threshold crossings folded into a later event's count */
+	u64 suppressed;			/* over a uid's budget: threshold and gone events */
+	u64 suppressed_failures;	/* over a uid's budget: failures */
+	u64 dropped_failures;		/* failures lost to a full ring (of events-dropped) */
+};
+
+/* A uid with events over its budget, and how many. */
+struct ia_budget_rec {
+	kuid_t uid;
+	u64 suppressed, suppressed_failures;
+};
+
+/* The uids with events over their budget STATUS lists, at most. */
+#define IA_STATUS_BUDGETS 64
+
+/* The totals, and up to @max uids with events over their budget. */
+void ia_events_budget(struct ia_events_stats *st, struct ia_budget_rec *rec, unsigned int max,
+		      unsigned int *n);
 
 /*
  * Coalescing of repeated failures of one object: the first refusal is
@@ -243,13 +275,6 @@ enum ia_fail {
 	IA_FAIL_EINVAL,
 	IA_FAIL_OTHER,
 	IA_FAIL_COUNT,
-};
-
-struct ia_failure {
-	u64 time_ns;
-	int err;		/* positive errno */
-	u64 iova, size;
-	struct ia_owner who;
 };
 
 /* Why a container's figures may be inexact (bits of ia_container_info.inexact). */
@@ -363,6 +388,9 @@ struct ia_memlock_uid {
 	u64 pending_pages;		/* of those: waiting for deferred release */
 	u64 charges, refusals;
 	u32 inexact;			/* IOMMU_ACCOUNT_UID_INEXACT_* */
+	bool has_last;			/* the last refusal */
+	struct ia_failure last;
+	u64 last_cgroup;
 };
 
 struct ia_memlock_uids {

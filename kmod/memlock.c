@@ -74,6 +74,9 @@ struct ia_ml_user {
 	bool armed[IA_LEVEL_COUNT];
 	struct ia_coalesce co;
 	struct ia_event pending_ev;	/* the last refusal, for a coalesced report */
+	bool has_last;
+	struct ia_failure last;		/* the last refusal, for GET_QUOTA */
+	u64 last_cgroup;
 };
 
 /* Pages charged to @uid's pot and held by one object (a buffer or a ring). */
@@ -301,6 +304,10 @@ static void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 p
 	u->refusals++;
 	ia_ml_event_init(&ev, IA_EV_FAILURE, u->uid, consumer, pages, pot, limit);
 	ev.err = err;
+	u->has_last = true;
+	u->last = (struct ia_failure){ .time_ns = ev.time_ns, .err = err, .size = ev.size,
+				       .who = ev.who };
+	u->last_cgroup = ev.cgroup_id;
 	if (ia_coalesce_fail(&u->co, now, &count)) {
 		ev.count = count;
 		if (ia_events_wanted())
@@ -1261,6 +1268,9 @@ struct ia_memlock_uids *ia_memlock_uids(void)
 			o->charges = u->charges;
 			o->refusals = u->refusals;
 			o->inexact = u->inexact;
+			o->has_last = u->has_last;
+			o->last = u->last;
+			o->last_cgroup = u->last_cgroup;
 		}
 		hash_for_each(ia_ml_recs, bkt, r, hnode) {
 			if (!ia_ml_rec_pending(r))

@@ -184,6 +184,28 @@ int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
 	return genlmsg_reply(msg, info);
 }
 
+int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f, u64 cgroup_id,
+		   struct user_namespace *ns)
+{
+	struct nlattr *nest = nla_nest_start(msg, attr);
+	const int pad = IOMMU_ACCOUNT_A_FAILURE_PAD;
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_TIME_NS, f->time_ns, pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_FAILURE_ERRNO, f->err) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_IOVA, f->iova, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_SIZE, f->size, pad) ||
+	    ia_put_owner(msg, IOMMU_ACCOUNT_A_FAILURE_OWNER, &f->who, ns) ||
+	    (cgroup_id &&
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID, cgroup_id, pad))) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
 		 struct user_namespace *ns)
 {
@@ -222,10 +244,56 @@ static int ia_put_feature(struct sk_buff *msg, const struct ia_feature_info *f)
 	return 0;
 }
 
-static int ia_put_status(struct sk_buff *msg, const void *feat, unsigned int unused,
+/* What STATUS says: the features, and the event budgets the caller may see. */
+struct ia_status_view {
+	struct ia_feature_info *feat;
+	bool admin;
+	kuid_t uid;			/* of the requester */
+	struct ia_events_stats ev;
+	unsigned int nbudget;
+	struct ia_budget_rec budget[IA_STATUS_BUDGETS];
+};
+
+static int ia_put_budgets(struct sk_buff *msg, const struct ia_status_view *v,
+			  struct user_namespace *ns)
+{
+	const int pad = IOMMU_ACCOUNT_A_STATUS_PAD, bpad = IOMMU_ACCOUNT_A_EVENT_BUDGET_PAD;
+	const struct ia_budget_rec *b;
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_COALESCED, v->ev.coalesced, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_SUPPRESSED, v->ev.suppressed,
+			      pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_FAILURES_SUPPRESSED,
+			      v->ev.suppressed_failures, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_FAILURES_DROPPED,
+			      v->ev.dropped_failures, pad))
+		return -EMSGSIZE;
+	for (i = 0; i < v->nbudget; i++) {
+		b = &v->budget[i];
+		/* Another uid's activity: CAP_SYS_ADMIN only. */
+		if (!v->admin && !uid_eq(b->uid, v->uid))
+			continue;
+		nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_STATUS_BUDGET);
+		if (!nest ||
+		    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_BUDGET_UID,
+				from_kuid_munged(ns, b->uid)) ||
+		    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_BUDGET_SUPPRESSED, b->suppressed,
+				      bpad) ||
+		    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_BUDGET_FAILURES_SUPPRESSED,
+				      b->suppressed_failures, bpad))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
+static int ia_put_status(struct sk_buff *msg, const void *view, unsigned int unused,
 			 struct user_namespace *ns)
 {
-	const struct ia_feature_info *f = feat;
+	const struct ia_status_view *v = view;
+	const struct ia_feature_info *f = v->feat;
 	const int pad = IOMMU_ACCOUNT_A_STATUS_PAD;
 	int i;
 
@@ -243,7 +311,8 @@ static int ia_put_status(struct sk_buff *msg, const void *feat, unsigned int unu
 			      ia_vfio_probes_missed() + ia_memlock_probes_missed(), pad) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED, ia_vfio_untracked()) ||
 	    ia_nl_put_quota_kinds(msg, f) ||
-	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ, ia_events_sent(), pad))
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ, ia_events_sent(), pad) ||
+	    ia_put_budgets(msg, v, ns))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -251,15 +320,24 @@ static int ia_put_status(struct sk_buff *msg, const void *feat, unsigned int unu
 static int ia_get_status_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	/* Not on the stack: IA_FEAT_COUNT details are over 2 KiB. */
-	struct ia_feature_info *feat;
+	struct ia_status_view *v;
 	int ret;
 
-	feat = kmalloc_array(IA_FEAT_COUNT, sizeof(*feat), GFP_KERNEL);
-	if (!feat)
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
 		return -ENOMEM;
-	ia_features_copy(feat);
-	ret = ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_STATUS, ia_put_status, feat, 0);
-	kfree(feat);
+	v->feat = kmalloc_array(IA_FEAT_COUNT, sizeof(*v->feat), GFP_KERNEL);
+	if (!v->feat) {
+		kfree(v);
+		return -ENOMEM;
+	}
+	ia_features_copy(v->feat);
+	v->admin = ia_nl_admin(skb);
+	v->uid = current_uid();
+	ia_events_budget(&v->ev, v->budget, IA_STATUS_BUDGETS, &v->nbudget);
+	ret = ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_STATUS, ia_put_status, v, 0);
+	kfree(v->feat);
+	kfree(v);
 	return ret;
 }
 
@@ -419,7 +497,8 @@ int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev)
 	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LEVEL,
 			 ev->level == IA_LEVEL_CRIT ? IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT :
 						      IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN) ||
-	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_THRESHOLD, ev->threshold)))
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_THRESHOLD, ev->threshold) ||
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_COUNT, max(ev->count, 1U))))
 		return -EMSGSIZE;
 	return 0;
 }

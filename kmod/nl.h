@@ -48,6 +48,9 @@ int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
 
 int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
 		 struct user_namespace *ns);
+/* @f as a failure nest at @attr (@cgroup_id 0: none). */
+int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f, u64 cgroup_id,
+		   struct user_namespace *ns);
 
 /* nl_uid.c */
 /* One nest of consumer-bytes per consumer with pages, as @attr. */

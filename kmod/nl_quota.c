@@ -68,7 +68,9 @@ static int ia_put_quota_rec(struct sk_buff *msg, const struct ia_quota_rec *q,
 	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_LIMIT, q->limit, pad)) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_UID, from_kuid_munged(ns, q->uid)) ||
 	    (q->has_owner && ia_put_owner(msg, IOMMU_ACCOUNT_A_QUOTA_OWNER, &q->owner, ns)) ||
-	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_REFUSALS, q->refusals, pad))
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_REFUSALS, q->refusals, pad) ||
+	    (q->has_last && ia_put_failure(msg, IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE, &q->last,
+					   q->last_cgroup, ns)))
 		return -EMSGSIZE;
 	if (!q->pub)
 		return 0;
@@ -121,6 +123,11 @@ static void ia_quota_from_uid(struct ia_quota_rec *q, const struct ia_uid_rec *r
 	q->has_limit = r->tasks && r->rlim_min != U64_MAX;
 	q->limit = r->rlim_min & PAGE_MASK;
 	q->refusals = m ? m->refusals : 0;
+	if (m && m->has_last) {
+		q->has_last = true;
+		q->last = m->last;
+		q->last_cgroup = m->last_cgroup;
+	}
 }
 
 static void ia_quota_from_container(struct ia_quota_rec *q, const struct ia_container_info *c)
@@ -135,6 +142,8 @@ static void ia_quota_from_container(struct ia_quota_rec *q, const struct ia_cont
 	q->owner = c->owner;
 	q->has_owner = true;
 	q->refusals = c->fail[IA_FAIL_ENOSPC];
+	q->has_last = c->has_last;
+	q->last = c->last;
 }
 
 /* What a request asks for: -1 or the kind; one object; an owner's uid or pid. */

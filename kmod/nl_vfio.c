@@ -25,26 +25,6 @@ static int ia_put_groups(struct sk_buff *msg, int attr, const u32 *groups,
 
 /* --- GET_CONTAINER ---------------------------------------------------------- */
 
-static int ia_put_failure(struct sk_buff *msg, const struct ia_failure *f,
-			  struct user_namespace *ns)
-{
-	struct nlattr *nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE);
-	const int pad = IOMMU_ACCOUNT_A_FAILURE_PAD;
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_TIME_NS, f->time_ns, pad) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_FAILURE_ERRNO, f->err) ||
-	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_IOVA, f->iova, pad) ||
-	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_SIZE, f->size, pad) ||
-	    ia_put_owner(msg, IOMMU_ACCOUNT_A_FAILURE_OWNER, &f->who, ns)) {
-		nla_nest_cancel(msg, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(msg, nest);
-	return 0;
-}
-
 static int ia_put_container(struct sk_buff *msg, const struct ia_container_info *c,
 			    struct user_namespace *ns)
 {
@@ -74,7 +54,8 @@ static int ia_put_container(struct sk_buff *msg, const struct ia_container_info 
 	for (i = 0; i < IA_FAIL_COUNT; i++)
 		if (nla_put_u64_64bit(msg, fail_attr[i], c->fail[i], pad))
 			return -EMSGSIZE;
-	if (c->has_last && ia_put_failure(msg, &c->last, ns))
+	if (c->has_last &&
+	    ia_put_failure(msg, IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE, &c->last, 0, ns))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -221,8 +221,9 @@ check "vfio: the kernel refuses entry 101 with ENOSPC" \
 	until_ok 1200 grep -q 'MAP_DMA #101 failed: No space left on device at boottime' "$tmp/vfio.txt"
 refused=$(sed -n 's/.* at boottime \([0-9.]*\)$/\1/p' "$tmp/vfio.txt")
 q=$(iommu-accountctl -j quotas --kind vfio)
-check "GET_QUOTA: the container holds 100 of 100 entries, owned by vfio_tool, 1 refusal" \
-	sh -c 'echo "$1" | grep -q "\"kind\":\"vfio-container\",\"id\":[0-9]*,\"unit\":\"entries\",\"used\":100,\"limit\":100,\"uid\":0,\"owner\":{\"pid\":[0-9]*,\"uid\":0,\"comm\":\"vfio_tool\"},\"refusals\":1}"' _ "$q"
+check "GET_QUOTA: the container holds 100 of 100 entries, owned by vfio_tool, 1 refusal (its record: ENOSPC, 4 KiB)" \
+	sh -c 'echo "$1" | grep -q "\"kind\":\"vfio-container\",\"id\":[0-9]*,\"unit\":\"entries\",\"used\":100,\"limit\":100,\"uid\":0,\"owner\":{\"pid\":[0-9]*,\"uid\":0,\"comm\":\"vfio_tool\"},\"refusals\":1[,}]" &&
+		echo "$1" | grep -q "\"last_failure\":{\"time_ns\":[0-9]*,\"errno\":28,\"iova\":[0-9]*,\"size\":4096,\"owner\":{\"pid\":[0-9]*,\"uid\":0,\"comm\":\"vfio_tool\"}}"' _ "$q"
 check "vfio: FAILURE relayed to the hook" until_ok 200 hook_has FAILURE vfio-container
 warned=$(hook_time WARNING vfio-container)
 echo "# vfio: WARNING ran at ${warned:-never}, the kernel refused at $refused (uptime, s)"
@@ -234,6 +235,8 @@ check "vfio: FAILURE says ENOSPC by vfio_tool" \
 check "vfio: the exporter's figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
 check "vfio, polling only: FAILURE from the kernel's refusal count" \
 	until_ok 200 grep -q 'FAILURE vfio-container [0-9]*: the kernel refused 1 time(s) since the last poll (no event came)' "$tmp/p.err"
+check "vfio, polling only: the FAILURE names who and what from the module's last-failure record" \
+	grep -q 'FAILURE vfio-container [0-9]*: the kernel refused 1 time(s) since the last poll (no event came); the last: ENOSPC of 4.0 KiB by vfio_tool\[[0-9]*\] uid 0' "$tmp/p.err"
 check "vfio, polling only: WARNING before it" \
 	sh -c "sed -n '1,/FAILURE vfio-container/p' '$tmp/p.err' | grep -q 'WARNING vfio-container'"
 kill "$ppid"; wait "$ppid"

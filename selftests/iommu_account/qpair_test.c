@@ -242,16 +242,19 @@ struct ev_tally {
 
 static void tally(struct ev_tally *t, const struct ia_event *e)
 {
+	/* Crossings: a threshold event's count (held ones come as one event). */
 	if (e->type == T_THR && e->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN) {
-		if (!t->warn++) {
+		if (!t->warn) {
 			t->warn_seq = e->seq;
 			t->warn_used = e->quota.used;
 		}
+		t->warn += e->count ? e->count : 1;
 	} else if (e->type == T_THR) {
-		if (!t->crit++) {
+		if (!t->crit) {
 			t->crit_seq = e->seq;
 			t->crit_used = e->quota.used;
 		}
+		t->crit += e->count ? e->count : 1;
 	} else if (e->type == T_FAIL) {
 		if (!t->fail++)
 			t->fail_seq = e->seq;
@@ -278,9 +281,11 @@ static void collect(struct ia_nl *ev, const uint32_t *id, struct ev_tally *t,
 				tally(&t[i], &e);
 }
 
+/* Every rejection, and the 4 rounds' crossings of both levels (held ones come later). */
 static bool all_rejections(const struct ev_tally *t)
 {
-	return t[0].fail_count == 2048 && t[1].fail_count == 2048;
+	return t[0].fail_count == 2048 && t[1].fail_count == 2048 &&
+	       t[0].warn >= 4 && t[1].warn >= 4 && t[0].crit >= 4 && t[1].crit >= 4;
 }
 
 /* Events of an object end with its gone event (they are in sequence order). */

@@ -114,6 +114,12 @@ rmmod iommu_account
 modprobe iommu_account
 
 # --- event flood: a stopped listener, 20,000 events -------------------------------
+# The listener's own loss is under test: no coalescing and no budget here
+# (fairness_test.sh tests those).
+p=/sys/module/iommu_account/parameters
+rate0=$(cat $p/event_rate) iv0=$(cat $p/event_interval_ms)
+echo 0 >$p/event_rate
+echo 0 >$p/event_interval_ms
 seq_now() { iommu-accountctl -j status | sed -n 's/.*"events_seq":\([0-9]*\).*/\1/p'; }
 iommu-accountctl -j events >"$tmp/ev.json" 2>&1 &
 evp=$!
@@ -139,5 +145,7 @@ check "flood: received + reported lost = every sequence number ($got + $lost = $
 kill "$evp"
 wait "$evp" 2>/dev/null
 evp=""
+echo "$rate0" >$p/event_rate
+echo "$iv0" >$p/event_interval_ms
 
 ktap_finish

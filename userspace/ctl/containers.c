@@ -19,13 +19,7 @@ static void print_failure(struct ia_ctx *ctx, const struct ia_failure *f)
 	if (!f->present)
 		return;
 	if (ctx->json) {
-		ia_json_obj_open(j, "last_failure");
-		ia_json_u64(j, "time_ns", f->time_ns);
-		ia_json_u64(j, "errno", f->err);
-		ia_json_u64(j, "iova", f->iova);
-		ia_json_u64(j, "size", f->size);
-		ia_json_owner(j, "owner", &f->owner);
-		ia_json_obj_close(j);
+		ia_json_failure(j, "last_failure", f);
 		return;
 	}
 	printf("    last failure: %s at iova 0x%" PRIx64 " size %" PRIu64 " by %s\n",

@@ -17,11 +17,21 @@ struct follow {
 	bool counted;
 };
 
-/* A threshold event's level and the per-mille value crossed. */
+/* A threshold event's level, the per-mille value crossed, and how many crossings it stands for. */
 static void json_threshold(struct ia_json *j, const struct ia_event *ev)
 {
 	ia_json_str(j, "level", ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "crit" : "warn");
 	ia_json_u64(j, "threshold", ev->threshold);
+	ia_json_u64(j, "count", ev->count);
+}
+
+/* ", crossed 240 times" for a coalesced threshold event, "" for one crossing. */
+static const char *crossings(const struct ia_event *ev, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (ev->count > 1)
+		snprintf(buf, len, ", crossed %u times", ev->count);
+	return buf;
 }
 
 /* An event of a uid's pot. */
@@ -63,13 +73,13 @@ static void print_pot_text(const struct ia_event *ev)
 		       ia_owner_str(&ev->owner, b, sizeof(b)), path ? path : "?");
 		return;
 	}
-	printf("#%" PRIu64 " %s uid %u pot: %s of RLIMIT_MEMLOCK %s (threshold %.1f%%), "
+	printf("#%" PRIu64 " %s uid %u pot: %s of RLIMIT_MEMLOCK %s (threshold %.1f%%%s), "
 	       "%s charge by %s in %s\n", ev->seq,
 	       ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "CRIT" : "WARN", ev->uid,
 	       ia_human_bytes(ev->locked_bytes, b2, sizeof(b2)),
 	       ia_human_bytes(ev->memlock_limit, b3, sizeof(b3)), ev->threshold / 10.0,
-	       ia_consumer_name(ev->consumer), ia_owner_str(&ev->owner, b, sizeof(b)),
-	       path ? path : "?");
+	       crossings(ev, times, sizeof(times)), ia_consumer_name(ev->consumer),
+	       ia_owner_str(&ev->owner, b, sizeof(b)), path ? path : "?");
 }
 
 static const char *type_name(const struct ia_event *ev)
@@ -95,9 +105,10 @@ static void print_quota_text(const struct ia_event *ev)
 	switch (ev->type) {
 	case IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD:
 		printf("#%" PRIu64 " %s qpair %u '%s': %" PRIu64 " of %" PRIu64 " descriptors in "
-		       "use (threshold %.1f%%), %" PRIu64 " rejected, of %s\n", ev->seq,
+		       "use (threshold %.1f%%%s), %" PRIu64 " rejected, of %s\n", ev->seq,
 		       ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "CRIT" : "WARN", q->id,
-		       q->name, q->used, q->limit, ev->threshold / 10.0, q->refusals, b);
+		       q->name, q->used, q->limit, ev->threshold / 10.0,
+		       crossings(ev, times, sizeof(times)), q->refusals, b);
 		break;
 	case IOMMU_ACCOUNT_EVENT_TYPE_FAILURE:
 		if (ev->count > 1)
@@ -180,10 +191,10 @@ static void print_text(const struct ia_event *ev)
 	ia_u32_list_str(ev->groups, ev->ngroups, groups, sizeof(groups));
 	if (ev->type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
 		printf("#%" PRIu64 " %s container %u (groups %s): %u of %u entries used "
-		       "(threshold %.1f%%), by %s\n", ev->seq,
+		       "(threshold %.1f%%%s), by %s\n", ev->seq,
 		       ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "CRIT" : "WARN",
 		       ev->container, groups, ev->entries, ev->limit, ev->threshold / 10.0,
-		       ia_owner_str(&ev->owner, b, sizeof(b)));
+		       crossings(ev, times, sizeof(times)), ia_owner_str(&ev->owner, b, sizeof(b)));
 		return;
 	}
 	/* " 240 times" for a coalesced failure event, "" for a single refusal. */

@@ -35,6 +35,7 @@ void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *
 	ia_json_u64(j, "uid", q->uid);
 	ia_json_owner(j, "owner", &q->owner);
 	ia_json_u64(j, "refusals", q->refusals);
+	ia_json_failure(j, "last_failure", &q->last_failure);
 	if (!q->has_pub)
 		return;
 	ia_json_str(j, "name", q->name);

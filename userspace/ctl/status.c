@@ -31,6 +31,21 @@ int cmd_status(struct ia_ctx *ctx)
 		ia_json_u64(j, "vfio_untracked", st.vfio_untracked);
 		if (st.has_events_seq)
 			ia_json_u64(j, "events_seq", st.events_seq);
+		if (st.has_budget) {
+			ia_json_u64(j, "events_coalesced", st.events_coalesced);
+			ia_json_u64(j, "events_suppressed", st.events_suppressed);
+			ia_json_u64(j, "failures_suppressed", st.failures_suppressed);
+			ia_json_u64(j, "failures_dropped", st.failures_dropped);
+			ia_json_arr_open(j, "budget");
+			for (i = 0; i < st.nbudget; i++) {
+				ia_json_obj_open(j, NULL);
+				ia_json_u64(j, "uid", st.budget[i].uid);
+				ia_json_u64(j, "suppressed", st.budget[i].suppressed);
+				ia_json_u64(j, "failures_suppressed", st.budget[i].failures_suppressed);
+				ia_json_obj_close(j);
+			}
+			ia_json_arr_close(j);
+		}
 		ia_json_arr_open(j, "quota_kinds");
 		for (i = 0; i < st.nkinds; i++) {
 			ia_json_obj_open(j, NULL);
@@ -54,6 +69,18 @@ int cmd_status(struct ia_ctx *ctx)
 	printf("%s\n", st.nkinds ? "" : " none");
 	printf("events dropped  %llu\nprobes missed   %llu\n",
 	       (unsigned long long)st.events_dropped, (unsigned long long)st.probes_missed);
+	if (st.has_budget) {
+		printf("events coalesced %llu (threshold crossings in a later event's count)\n"
+		       "over budget     %llu events, %llu failures (not sent; failures lost to a "
+		       "full queue: %llu)\n", (unsigned long long)st.events_coalesced,
+		       (unsigned long long)st.events_suppressed,
+		       (unsigned long long)st.failures_suppressed,
+		       (unsigned long long)st.failures_dropped);
+		for (i = 0; i < st.nbudget; i++)
+			printf("  uid %-10u %llu events, %llu failures over its budget\n",
+			       st.budget[i].uid, (unsigned long long)st.budget[i].suppressed,
+			       (unsigned long long)st.budget[i].failures_suppressed);
+	}
 	if (st.vfio_untracked)
 		printf("%u VFIO container(s) not tracked (set up before iommu_account loaded)\n",
 		       st.vfio_untracked);

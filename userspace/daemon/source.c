@@ -180,7 +180,7 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	struct iad_obj *ob = iad_obj_get(&d->objs, q->kind, q->id);
 	struct iad_thr thr;
 	struct iad_alert a;
-	char reason[200];
+	char reason[256];
 
 	if (!ob)
 		return -ENOMEM;
@@ -207,10 +207,31 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 			ob->refusal_deferred = true;
 			goto sample;
 		}
-		snprintf(reason, sizeof(reason),
-			 "the kernel refused %llu time(s) since the last poll (no event came)",
-			 (unsigned long long)(q->refusals - ob->refusals));
-		if (iad_obj_fail(ob, d->now, NULL, 0, 0, 0, reason, sizeof(reason), &a))
+		const struct ia_failure *lf = &q->last_failure;
+		struct iad_who who = { 0 };
+		char sz[32];
+
+		if (lf->present) {
+			/* Who and what, from the module's record of the last refusal. */
+			who.present = true;
+			who.pid = lf->owner.pid;
+			who.uid = lf->owner.uid;
+			who.cgroup_id = lf->cgroup_id;
+			snprintf(who.comm, sizeof(who.comm), "%s", lf->owner.comm);
+			snprintf(reason, sizeof(reason),
+				 "the kernel refused %llu time(s) since the last poll (no event "
+				 "came); the last: %s of %s by %s[%u] uid %u",
+				 (unsigned long long)(q->refusals - ob->refusals),
+				 ia_errno_name((int)lf->err),
+				 ia_human_bytes(lf->size, sz, sizeof(sz)), who.comm, who.pid,
+				 who.uid);
+		} else {
+			snprintf(reason, sizeof(reason),
+				 "the kernel refused %llu time(s) since the last poll (no event came)",
+				 (unsigned long long)(q->refusals - ob->refusals));
+		}
+		if (iad_obj_fail(ob, d->now, lf->present ? &who : NULL, lf->err, lf->size, 0,
+				 reason, sizeof(reason), &a))
 			iad_raise(d, &a);
 	}
 	ob->refusal_deferred = false;

@@ -209,6 +209,21 @@ void ia_json_owner(struct ia_json *j, const char *key, const struct ia_owner *o)
 	ia_json_obj_close(j);
 }
 
+void ia_json_failure(struct ia_json *j, const char *key, const struct ia_failure *f)
+{
+	if (!f->present)
+		return;
+	ia_json_obj_open(j, key);
+	ia_json_u64(j, "time_ns", f->time_ns);
+	ia_json_u64(j, "errno", f->err);
+	ia_json_u64(j, "iova", f->iova);
+	ia_json_u64(j, "size", f->size);
+	ia_json_owner(j, "owner", &f->owner);
+	if (f->cgroup_id)
+		ia_json_u64(j, "cgroup_id", f->cgroup_id);
+	ia_json_obj_close(j);
+}
+
 void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v, unsigned int n)
 {
 	unsigned int i;

@@ -82,6 +82,9 @@ struct ia_quota_kind {
 	char unit[16];			/* "bytes", "entries" */
 };
 
+/* The uids with events over their budget STATUS lists, at most. */
+#define IA_MAX_BUDGETS 64
+
 struct ia_status {
 	char module_version[32];
 	char kernel_release[65];
@@ -95,6 +98,24 @@ struct ia_status {
 	struct ia_quota_kind kinds[IA_MAX_QUOTA_KINDS];
 	bool has_events_seq;
 	uint64_t events_seq;		/* the last event sent */
+	/* event budgets (a module without them: has_budget false) */
+	bool has_budget;
+	uint64_t events_coalesced, events_suppressed, failures_suppressed, failures_dropped;
+	unsigned int nbudget;
+	struct ia_event_budget {
+		uint32_t uid;
+		uint64_t suppressed, failures_suppressed;
+	} budget[IA_MAX_BUDGETS];
+};
+
+/* A refusal the kernel made (a container's mapping, a pot's charge). */
+struct ia_failure {
+	bool present;
+	uint64_t time_ns;
+	uint32_t err;
+	uint64_t iova, size;
+	struct ia_owner owner;
+	uint64_t cgroup_id;		/* pot: the refused process's cgroup; 0: unknown */
 };
 
 /* One quota object of any kind (GET_QUOTA). */
@@ -113,6 +134,7 @@ struct ia_quota {
 	uint64_t peak, submitted, completed, deferred_now, deferred_total;
 	uint32_t warn, crit;		/* per mille */
 	uint32_t flags;			/* IOMMU_ACCOUNT_QUOTA_FLAGS_* */
+	struct ia_failure last_failure;	/* the kernel's last refusal of it */
 };
 
 #define IA_NCONSUMERS 5		/* consumers this library knows */
@@ -136,14 +158,6 @@ struct ia_uid {
 	bool has_headroom;
 	int64_t headroom;
 	struct ia_uid_breakdown b;
-};
-
-struct ia_failure {
-	bool present;
-	uint64_t time_ns;
-	uint32_t err;
-	uint64_t iova, size;
-	struct ia_owner owner;
 };
 
 /* Lists (groups, devices) are allocated per message, every element kept. */
@@ -404,6 +418,8 @@ void ia_json_null(struct ia_json *j, const char *key);
 void ia_json_bool(struct ia_json *j, const char *key, bool v);
 /* An owner object under @key, nothing when absent. */
 void ia_json_owner(struct ia_json *j, const char *key, const struct ia_owner *o);
+/* A failure record as an object at @key (nothing when absent). */
+void ia_json_failure(struct ia_json *j, const char *key, const struct ia_failure *f);
 /* u64 or null for UINT64_MAX ("unlimited"). */
 void ia_json_u64_or_null(struct ia_json *j, const char *key, uint64_t v);
 void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v,

@@ -133,6 +133,18 @@ static void parse_quota_kind(struct nlattr *nest, struct ia_quota_kind *k)
 	stra(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_UNIT, k->unit, sizeof(k->unit));
 }
 
+static void parse_budget(struct nlattr *nest, struct ia_event_budget *b)
+{
+	struct nlattr *tb[IOMMU_ACCOUNT_A_EVENT_BUDGET_MAX + 1];
+
+	memset(b, 0, sizeof(*b));
+	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_EVENT_BUDGET_MAX, nest, NULL))
+		return;
+	b->uid = u32a(tb, IOMMU_ACCOUNT_A_EVENT_BUDGET_UID);
+	b->suppressed = u64a(tb, IOMMU_ACCOUNT_A_EVENT_BUDGET_SUPPRESSED);
+	b->failures_suppressed = u64a(tb, IOMMU_ACCOUNT_A_EVENT_BUDGET_FAILURES_SUPPRESSED);
+}
+
 static int status_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
 	struct ia_status *st = arg;
@@ -150,9 +162,16 @@ static int status_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	st->vfio_untracked = u32a(tb, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED);
 	st->has_events_seq = tb[IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ];
 	st->events_seq = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ);
+	st->has_budget = tb[IOMMU_ACCOUNT_A_STATUS_EVENTS_SUPPRESSED];
+	st->events_coalesced = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_COALESCED);
+	st->events_suppressed = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_SUPPRESSED);
+	st->failures_suppressed = u64a(tb, IOMMU_ACCOUNT_A_STATUS_FAILURES_SUPPRESSED);
+	st->failures_dropped = u64a(tb, IOMMU_ACCOUNT_A_STATUS_FAILURES_DROPPED);
 	for_each_top_attr(a, nlh, rem)
 		if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_FEATURE && st->nfeatures < IA_MAX_FEATURES)
 			parse_feature(a, &st->features[st->nfeatures++]);
+		else if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_BUDGET && st->nbudget < IA_MAX_BUDGETS)
+			parse_budget(a, &st->budget[st->nbudget++]);
 		else if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_QUOTA_KIND &&
 			 st->nkinds < IA_MAX_QUOTA_KINDS)
 			parse_quota_kind(a, &st->kinds[st->nkinds++]);
@@ -234,6 +253,7 @@ static void parse_failure(struct nlattr *nest, struct ia_failure *f)
 	f->iova = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_IOVA);
 	f->size = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_SIZE);
 	parse_owner(tb[IOMMU_ACCOUNT_A_FAILURE_OWNER], &f->owner);
+	f->cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID);
 }
 
 static int container_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
@@ -302,6 +322,7 @@ static int parse_quota(struct nlattr **tb, struct ia_quota *q)
 	q->warn = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_WARN);
 	q->crit = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_CRIT);
 	q->flags = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_FLAGS);
+	parse_failure(tb[IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE], &q->last_failure);
 	return 0;
 }
 
