@@ -352,13 +352,13 @@ check "nothing on the daemon's stderr (log = journal)" [ ! -s "$tmp/d.err" ]
 
 # --- The trend: a job cycling without growing raises nothing; a leak is
 # predicted before the kernel refuses it. Two daemons watch one live run:
-# the defaults, and a short configuration (window 4 s, horizon 30 s).
+# the defaults, and a short configuration (window 2 s, horizon 20 s).
 # uid 4600 holds 2 MiB and registers 4 MiB more for 3 s, then releases it,
-# 24 times (a saw-tooth of 2 to 6 MiB of 8 MiB: 75 % at most). uid 4601
-# leaks 64 KiB every 940 ms into its 8 MiB pot: full after 120 s, 80 % at
-# 96 s, one horizon (30 s) before the refusal at 90 s.
+# 12 times (a saw-tooth of 2 to 6 MiB of 8 MiB: 75 % at most). uid 4601
+# leaks 64 KiB every 470 ms into its 8 MiB pot: full after 60 s, 80 % at
+# 48 s, one horizon (20 s) before the refusal at 40 s.
 printf '[daemon]\nlog = stderr\n[exporter]\nlisten = off\n' >"$tmp/def.conf"
-printf '[daemon]\ninterval = 0.25\nidle_interval = 0.25\nwindow = 4\nlog = stderr\n[thresholds]\nhorizon = 30\n[exporter]\nlisten = off\n' >"$tmp/short.conf"
+printf '[daemon]\ninterval = 0.25\nidle_interval = 0.25\nwindow = 2\nlog = stderr\n[thresholds]\nhorizon = 20\n[exporter]\nlisten = off\n' >"$tmp/short.conf"
 iommu-accountd -f -c "$tmp/def.conf" 2>"$tmp/def.err" &
 dpid=$!
 iommu-accountd -f -c "$tmp/short.conf" 2>"$tmp/short.err" &
@@ -366,7 +366,7 @@ spid=$!
 until_ok 200 grep -q 'source up' "$tmp/def.err"
 until_ok 200 grep -q 'source up' "$tmp/short.err"
 mkfifo "$tmp/hold5"
-pot_leak 4601 8388608 65536 940 <"$tmp/hold5" >"$tmp/leak.txt" 2>&1 &
+pot_leak 4601 8388608 65536 470 <"$tmp/hold5" >"$tmp/leak.txt" 2>&1 &
 hold1=$!
 exec 3>"$tmp/hold5"
 (
@@ -374,7 +374,7 @@ exec 3>"$tmp/hold5"
 	runas 4600 uring_bench hold 2097152 >"$tmp/base.out" 2>&1 &
 	b=$!
 	i=0
-	while [ $i -lt 24 ]; do
+	while [ $i -lt 12 ]; do
 		runas 4600 uring_bench hold 4194304 >>"$tmp/saw.out" 2>&1 &
 		h=$!
 		usleep 3000000
@@ -386,20 +386,20 @@ exec 3>"$tmp/hold5"
 ) 2>/dev/null &
 saw=$!
 check "live leak: the kernel refuses uid 4601's buffer with ENOMEM" \
-	until_ok $((200 * 20)) grep -q 'refused: Cannot allocate memory' "$tmp/leak.txt"
+	until_ok $((200 * 10)) grep -q 'refused: Cannot allocate memory' "$tmp/leak.txt"
 check "live leak (short configuration): FAILURE for uid 4601" \
 	until_ok 200 grep -q 'FAILURE uid-pot 4601' "$tmp/short.err"
 w=$(grep -m1 'WARNING uid-pot 4601' "$tmp/short.err")
 echo "# leak: $w"
 check "live leak: the trend's WARNING came before the refusal, below 80 %, saying why" \
 	sh -c "sed -n '1,/FAILURE uid-pot 4601/p' '$tmp/short.err' | grep 'WARNING uid-pot 4601' |
-		grep -q 'the floor rose [0-9.]* [KM]iB in [0-9]* s; full in about [0-9]* s (horizon 30 s), utilisation [1-7][0-9]\.[0-9]%'"
+		grep -q 'the floor rose [0-9.]* [KM]iB in [0-9]* s; full in about [0-9]* s (horizon 20 s), utilisation [1-7][0-9]\.[0-9]%'"
 wait $saw
 n=$(grep -c '^hold 0$' "$tmp/saw.out")
-check "live saw-tooth: 24 registrations of 4 MiB over 2 MiB held ($n)" [ "$n" = 24 ]
+check "live saw-tooth: 12 registrations of 4 MiB over 2 MiB held ($n)" [ "$n" = 12 ]
 check "live saw-tooth (uid 4600): no WARNING under the defaults" \
 	sh -c "! grep -q 'uid-pot 4600' '$tmp/def.err'"
-check "live saw-tooth (uid 4600): no WARNING under window 4 s, horizon 30 s" \
+check "live saw-tooth (uid 4600): no WARNING under window 2 s, horizon 20 s" \
 	sh -c "! grep -q 'uid-pot 4600' '$tmp/short.err'"
 exec 3>&-
 wait "$hold1"
