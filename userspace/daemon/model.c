@@ -146,22 +146,25 @@ double iad_trend(const struct iad_sample *s, unsigned int n, unsigned int head,
 	return fit(s, IAD_HIST, n, head, window_s, &k, &first);
 }
 
+/* Append (@t, @v) to a ring of @size samples. */
+static void ring_push(struct iad_sample *r, unsigned int size, unsigned int *head,
+		      unsigned int *n, double t, double v)
+{
+	r[*head].t = t;
+	r[*head].v = v;
+	*head = (*head + 1) % size;
+	if (*n < size)
+		(*n)++;
+}
+
 static void push(struct iad_obj *ob, double t, double v)
 {
-	ob->hist[ob->head].t = t;
-	ob->hist[ob->head].v = v;
-	ob->head = (ob->head + 1) % IAD_HIST;
-	if (ob->nhist < IAD_HIST)
-		ob->nhist++;
+	ring_push(ob->hist, IAD_HIST, &ob->head, &ob->nhist, t, v);
 }
 
 static void push_floor(struct iad_obj *ob, double t, double v)
 {
-	ob->floor[ob->fhead].t = t;
-	ob->floor[ob->fhead].v = v;
-	ob->fhead = (ob->fhead + 1) % IAD_FLOORS;
-	if (ob->nfloor < IAD_FLOORS)
-		ob->nfloor++;
+	ring_push(ob->floor, IAD_FLOORS, &ob->fhead, &ob->nfloor, t, v);
 }
 
 /* The trend window's fit must predict exhaustion within this many horizons (+ persist). */
