@@ -9,6 +9,9 @@
 #     level per interval, and their counts add up to its rounds exactly
 #   - 1,000 qpairs of one uid (root) oscillating: over its budget, counted
 #     against it in STATUS, while uid 4101's FAILURE still arrives
+#   - a VFIO container refused 20,000 times in a loop (root): its failure
+#     events add up to its refusals, in a few events, while uid 4102's
+#     FAILURE arrives
 #   - every sequence number is received or counted lost; none of what a
 #     listener lost was a failure
 # Waits are bounded polls of files, never sleeps.
@@ -117,6 +120,40 @@ bound=$(awk -v b="$burst" -v r="$rate" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "
 echo "# 1,000 qpairs: $((after - before)) events in $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s (budget $burst + $rate/s)"
 check "root's flood: within its budget ($((after - before)) <= $bound)" \
 	[ $((after - before)) -le "$bound" ]
+
+# --- a VFIO container refused in a loop (root), beside uid 4102's refusal --------
+lim=/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
+modprobe vfio_iommu_type1 && modprobe vfio_pci
+echo 1 >$lim
+mkfifo "$tmp/vfio.in" "$tmp/leak3.in"
+vfio_tool refuse 20000 <"$tmp/vfio.in" >"$tmp/vfio.txt" 2>&1 &
+bp=$!
+exec 3>"$tmp/vfio.in"
+pot_leak 4102 1048576 131072 100 <"$tmp/leak3.in" >"$tmp/leak3.out" 2>&1 &
+lp=$!
+exec 4>"$tmp/leak3.in"
+check "vfio: the kernel refuses the container 20,001 times (ENOSPC)" \
+	until_ok $((200 * 10)) grep -q '^refused 20001$' "$tmp/vfio.txt"
+check "uid 4102: the kernel refuses its buffer (ENOMEM) meanwhile" \
+	until_ok 400 grep -q 'refused: Cannot allocate memory' "$tmp/leak3.out"
+check "uid 4102: its FAILURE reached the listener" \
+	until_ok 200 sh -c "grep '\"kind\":\"uid-pot\",\"uid\":4102,' '$tmp/ev.json' | grep -q '\"type\":\"failure\"'"
+# The container vfio_tool owns (one object per line; its own "id" is its only one).
+ct=$(iommu-accountctl -j containers | sed 's/},{"/}\n{"/g' | grep "\"owner\":{\"pid\":$bp," |
+	grep -o '"id":[0-9]*' | head -n 1 | cut -d: -f2)
+fails() {
+	grep "\"type\":\"failure\"" "$tmp/ev.json" | grep "\"container\":$ct," |
+		grep -o '"count":[0-9]*' | cut -d: -f2 | awk '{s += $1} END {print s + 0}'
+}
+fails_are() { [ "$(fails)" = 20001 ]; }
+check "vfio: the container's failure events add up to its 20,001 refusals (container ${ct:-?})" \
+	until_ok 200 fails_are
+n=$(grep "\"type\":\"failure\"" "$tmp/ev.json" | grep -c "\"container\":$ct,")
+check "vfio: in a few events, at most one per second ($n)" [ "$n" -le 12 ]
+exec 3>&- 4>&-
+wait "$bp" "$lp"
+bp="" lp=""
+echo 65535 >$lim
 
 # --- the listener's loss: exact, and no failure among it -------------------------
 s2=$(status_num events_seq)

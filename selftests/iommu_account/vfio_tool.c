@@ -18,6 +18,9 @@
  *   vfio_tool churn N               N x (open a container, map 4 KiB
  *                                   entries until the kernel refuses, close);
  *                                   print "refused N"
+ *   vfio_tool refuse N              fill a container until the kernel refuses,
+ *                                   then N more maps (refused in a loop);
+ *                                   print "refused N"; stay until stdin closes
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -139,15 +142,41 @@ static int churn(int n)
 	return 0;
 }
 
+/* A container refused in a loop: fill it, then N more maps; hold it until stdin closes. */
+static int refuse(int n)
+{
+	struct vfio_ctr c;
+	int k, refused = 0;
+	char ch;
+
+	if (open_first(&c))
+		return 1;
+	for (k = 0; k < 65536; k++)
+		if (vfio_map(&c, 0x100000 + (uint64_t)k * 4096, 4096))
+			break;
+	refused = k < 65536;
+	for (k = 0; k < n; k++)
+		refused += vfio_map(&c, 0x80000000ULL + (uint64_t)k * 4096, 4096) != 0;
+	printf("refused %d\n", refused);
+	fflush(stdout);
+	while (read(0, &ch, 1) > 0)
+		;
+	vfio_ctr_close(&c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "churn"))
 		return churn(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "refuse"))
+		return refuse(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "leak"))
 		return leak(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 0);
 	if (argc >= 3 && argc <= 5 && !strcmp(argv[1], "bench"))
 		return bench(atol(argv[2]), argc >= 4 ? strtoul(argv[3], NULL, 0) : 4096,
 			     argc == 5 && !strcmp(argv[4], "huge"));
-	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS [BYTES [huge]] | churn N\n");
+	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS [BYTES [huge]] | "
+		"churn N | refuse N\n");
 	return 2;
 }
