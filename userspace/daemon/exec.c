@@ -60,6 +60,12 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a)
 	if (a->state == IAD_FAILURE && a->err) {
 		ia_json_str(&j, "errno", ia_errno_name(a->err));
 		ia_json_u64(&j, "size", a->size);
+		if (a->refused_by)
+			ia_json_str(&j, "refused_by", a->refused_by);
+		if (a->memlock_limit != UINT64_MAX) {
+			ia_json_u64(&j, "memlock_limit", a->memlock_limit);
+			ia_json_u64(&j, "locked_bytes", a->locked_bytes);
+		}
 	}
 	ia_json_u64(&j, "seq", a->seq);
 	if (a->kernel_time_ns)

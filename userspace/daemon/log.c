@@ -96,6 +96,7 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
 	char kb[24], used[32], limit[32], rate[32], eta[32], msg[768], who[80], rawlimit[24], cg[256];
+	char memlock[24], locked[24];
 	const char *kind = iad_kind_name(d, ob->kind, kb, sizeof(kb));
 	const char *unit = iad_kind_unit(d, ob->kind);
 
@@ -126,6 +127,12 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		snprintf(rawlimit, sizeof(rawlimit), "%" PRIu64, ob->limit);
 	else
 		rawlimit[0] = 0;
+	memlock[0] = locked[0] = 0;
+	if (a->state == IAD_FAILURE && a->refused_by && !strcmp(a->refused_by, "RLIMIT_MEMLOCK") &&
+	    a->memlock_limit != UINT64_MAX) {
+		snprintf(memlock, sizeof(memlock), "%" PRIu64, a->memlock_limit);
+		snprintf(locked, sizeof(locked), "%" PRIu64, a->locked_bytes);
+	}
 	sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", alert_prio(a),
 			"SYSLOG_IDENTIFIER=iommu-accountd",
 			"IOMMU_ACCOUNT_ALERT=%s", iad_alert_name(a),
@@ -138,6 +145,8 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 			"LIMIT=%s", rawlimit,
 			"RATE=%.6g", ob->rate,
 			"ETA_S=%.0f", ob->has_eta ? ob->eta_s : -1.0,
+			"REFUSED_BY=%s", a->state == IAD_FAILURE && a->refused_by ? a->refused_by : "",
+			"MEMLOCK_LIMIT=%s", memlock, "LOCKED_BYTES=%s", locked,
 			"SEQ=%" PRIu64, a->seq,
 			"KERNEL_TIME_NS=%" PRIu64, a->kernel_time_ns, NULL);
 }

@@ -372,6 +372,7 @@ static void alert_fill(struct iad_alert *a, struct iad_obj *ob, enum iad_state t
 		       const char *reason, double now)
 {
 	memset(a, 0, sizeof(*a));
+	a->memlock_limit = a->locked_bytes = UINT64_MAX;
 	a->prev = ob->state;
 	a->state = to;
 	a->obj = ob;

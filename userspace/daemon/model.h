@@ -115,6 +115,11 @@ struct iad_alert {
 	uint64_t kernel_time_ns;	/* the event's time (CLOCK_REALTIME), 0 from a poll */
 	uint32_t err;			/* failure: errno */
 	uint64_t size;			/* failure: what was asked */
+	/* failure: the kernel limit that refused ("dma_entry_limit",
+	 * "RLIMIT_MEMLOCK"; NULL: not known), and for RLIMIT_MEMLOCK the
+	 * refused process's limit and what was locked (UINT64_MAX: none) */
+	const char *refused_by;
+	uint64_t memlock_limit, locked_bytes;
 };
 
 /* The name of an alert as sinks print it: CLEARED for a return to OK. */

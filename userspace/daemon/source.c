@@ -552,12 +552,51 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 	return 0;
 }
 
+/*
+ * The kernel limit behind a refusal, from its errno: a type1 container
+ * refuses with ENOSPC at dma_entry_limit and with ENOMEM when the mapper's
+ * locked_vm would pass its RLIMIT_MEMLOCK; the pot, ENOMEM (io_uring) or
+ * ENOBUFS (AF_XDP), at the charging process's RLIMIT_MEMLOCK.
+ */
+static const char *refused_by(const struct ia_event *ev)
+{
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER)
+		return ev->err == ENOSPC ? "dma_entry_limit" :
+		       ev->err == ENOMEM ? "RLIMIT_MEMLOCK" : NULL;
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
+		return ev->err == ENOMEM || ev->err == ENOBUFS ? "RLIMIT_MEMLOCK" : NULL;
+	return NULL;
+}
+
+/* ": dma_entry_limit (65535 entries) reached", ": over the mapper's RLIMIT_MEMLOCK (...)" */
+static const char *refused_by_text(const struct ia_event *ev, char *buf, size_t len)
+{
+	const char *by = refused_by(ev);
+	char lim[32], locked[32];
+
+	buf[0] = 0;
+	if (!by)
+		return buf;
+	if (!strcmp(by, "dma_entry_limit")) {
+		snprintf(buf, len, ": dma_entry_limit (%u entries) reached", ev->limit);
+		return buf;
+	}
+	if (ev->memlock_limit == UINT64_MAX) {
+		snprintf(buf, len, ": the mapper's RLIMIT_MEMLOCK");
+		return buf;
+	}
+	ia_amount("B", (double)ev->memlock_limit, lim, sizeof(lim));
+	ia_amount("B", (double)ev->locked_bytes, locked, sizeof(locked));
+	snprintf(buf, len, ": over the mapper's RLIMIT_MEMLOCK (%s, with %s locked)", lim, locked);
+	return buf;
+}
+
 static void handle_event(struct iad *d, const struct ia_event *ev)
 {
 	struct iad_obj *ob;
 	struct iad_alert a;
 	struct iad_who who;
-	char reason[200];
+	char reason[320], by[120];
 	uint32_t id;
 
 	if (!event_object(ev, &id)) {
@@ -598,21 +637,46 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 		else
 			snprintf(reason, sizeof(reason),
 				 "the kernel refused MAP_DMA of %llu bytes at IOVA 0x%llx (%s) in "
-				 "container %u, by %s[%u]%s", (unsigned long long)ev->size,
+				 "container %u, by %s[%u]%s%s", (unsigned long long)ev->size,
 				 (unsigned long long)ev->iova, ia_errno_name(ev->err), id, who.comm,
-				 who.pid, ev->count > 1 ? ", and more since (coalesced)" : "");
+				 who.pid, refused_by_text(ev, by, sizeof(by)),
+				 ev->count > 1 ? ", and more since (coalesced)" : "");
 		if (iad_obj_fail(ob, d->now, &who, ev->err, ev->size, ev->seq, reason,
-				 sizeof(reason), &a))
+				 sizeof(reason), &a)) {
+			a.refused_by = refused_by(ev);
+			if (a.refused_by && !strcmp(a.refused_by, "RLIMIT_MEMLOCK")) {
+				a.memlock_limit = ev->memlock_limit;
+				a.locked_bytes = ev->locked_bytes;
+			}
 			iad_raise(d, &a);
+		}
 		/* Its refusal count moved with this failure: no second FAILURE from the poll. */
 		ob->refusals_known = false;
 		ob->refusal_deferred = false;
 		return;
 	}
 	/*
-	 * A threshold the kernel crossed: read the object now and evaluate
-	 * (ENOENT: gone since; the next poll sweeps it).
+	 * A threshold the kernel crossed. A container's or a published
+	 * object's event carries the kernel's figures at the crossing: they are
+	 * evaluated first, so a client that fills its container and dies (QEMU
+	 * aborts on ENOSPC) is still warned about though the object is gone
+	 * when it is read. Then the object is read now and evaluated again
+	 * (ENOENT: gone since; the next poll sweeps it). A pot's event carries
+	 * the charging process's own limit, not the pot's: read only.
 	 */
+	if (ev->kind != IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
+		struct iad_thr thr;
+
+		ob = iad_obj_get(&d->objs, ev->kind, id);
+		if (!ob)
+			return;
+		ob->seen = true;
+		event_figures(ob, ev);
+		if (ev->owner.present)
+			who_of_owner(&ob->owner, &ev->owner);
+		iad_thr_of(d, ob->kind, &thr);
+		evaluate(d, ob, &thr);
+	}
 	ia_get_quotas(&d->req, &ev->kind, &id, quota_now_cb, d);
 }
 
