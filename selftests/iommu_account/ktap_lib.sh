@@ -16,7 +16,7 @@ until_ok() {
 	while [ "$ktap_t" -gt 0 ]; do
 		"$@" && return 0
 		ktap_t=$((ktap_t - 1))
-		usleep 50000
+		usleep 50000 2>/dev/null || sleep 0.05	# busybox; Debian has no usleep
 	done
 	return 1
 }

@@ -21,6 +21,14 @@
  *   vfio_tool refuse N              fill a container until the kernel refuses,
  *                                   then N more maps (refused in a loop);
  *                                   print "refused N"; stay until stdin closes
+ *   vfio_tool peek PID [unmap-all]  the kernel's own answers about another
+ *                                   process's type1 containers (QEMU's,
+ *                                   DPDK's), each fd of /dev/vfio/vfio taken
+ *                                   with pidfd_getfd(): print "fd N avail A"
+ *                                   (VFIO_IOMMU_GET_INFO's DMA_AVAIL), and
+ *                                   with unmap-all "unmapped BYTES" (UNMAP_DMA
+ *                                   with VFIO_DMA_UNMAP_FLAG_ALL: what the
+ *                                   kernel had mapped; stop the owner first)
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -29,7 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ia_vfio.h"
@@ -165,8 +175,64 @@ static int refuse(int n)
 	return 0;
 }
 
+static int peek(int pid, bool unmap_all)
+{
+	char path[320], target[64];
+	struct vfio_ctr c = { .group = -1 };
+	struct dirent *de;
+	int pidfd, n = 0;
+	uint32_t avail;
+	long long bytes;
+	ssize_t len;
+	DIR *d;
+
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (pidfd < 0 || !d) {
+		fprintf(stderr, "vfio_tool: process %d: %s\n", pid, strerror(errno));
+		return 1;
+	}
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", pid, de->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		if (strcmp(target, "/dev/vfio/vfio"))
+			continue;
+		c.container = syscall(SYS_pidfd_getfd, pidfd, atoi(de->d_name), 0);
+		if (c.container < 0) {
+			fprintf(stderr, "vfio_tool: pidfd_getfd: %s\n", strerror(errno));
+			return 1;
+		}
+		n++;
+		if (vfio_dma_avail(&c, &avail)) {
+			/* Not a type1 container yet (no group set), or no such cap. */
+			printf("fd %s no-info\n", de->d_name);
+		} else {
+			printf("fd %s avail %u\n", de->d_name, avail);
+		}
+		if (unmap_all) {
+			bytes = vfio_unmap_flags(&c, 0, 0, VFIO_DMA_UNMAP_FLAG_ALL);
+			if (bytes < 0)
+				printf("fd %s unmap-all error %s\n", de->d_name, strerror((int)-bytes));
+			else
+				printf("fd %s unmapped %lld\n", de->d_name, bytes);
+		}
+		close(c.container);
+	}
+	closedir(d);
+	close(pidfd);
+	if (!n)
+		fprintf(stderr, "vfio_tool: process %d holds no /dev/vfio/vfio\n", pid);
+	return n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "peek"))
+		return peek(atoi(argv[2]), argc == 4 && !strcmp(argv[3], "unmap-all"));
 	if (argc == 3 && !strcmp(argv[1], "churn"))
 		return churn(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "refuse"))
@@ -177,6 +243,6 @@ int main(int argc, char **argv)
 		return bench(atol(argv[2]), argc >= 4 ? strtoul(argv[3], NULL, 0) : 4096,
 			     argc == 5 && !strcmp(argv[4], "huge"));
 	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS [BYTES [huge]] | "
-		"churn N | refuse N\n");
+		"churn N | refuse N | peek PID [unmap-all]\n");
 	return 2;
 }
