@@ -128,8 +128,8 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 	else
 		rawlimit[0] = 0;
 	memlock[0] = locked[0] = 0;
-	if (a->state == IAD_FAILURE && a->refused_by && !strcmp(a->refused_by, "RLIMIT_MEMLOCK") &&
-	    a->memlock_limit != UINT64_MAX) {
+	/* Set only on a FAILURE refused by RLIMIT_MEMLOCK (source.c), as in exec.c. */
+	if (a->memlock_limit != UINT64_MAX) {
 		snprintf(memlock, sizeof(memlock), "%" PRIu64, a->memlock_limit);
 		snprintf(locked, sizeof(locked), "%" PRIu64, a->locked_bytes);
 	}

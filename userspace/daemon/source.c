@@ -569,9 +569,9 @@ static const char *refused_by(const struct ia_event *ev)
 }
 
 /* ": dma_entry_limit (65535 entries) reached", ": over the mapper's RLIMIT_MEMLOCK (...)" */
-static const char *refused_by_text(const struct ia_event *ev, char *buf, size_t len)
+static const char *refused_by_text(const struct ia_event *ev, const char *by, char *buf,
+				   size_t len)
 {
-	const char *by = refused_by(ev);
 	char lim[32], locked[32];
 
 	buf[0] = 0;
@@ -596,7 +596,8 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 	struct iad_obj *ob;
 	struct iad_alert a;
 	struct iad_who who;
-	char reason[320], by[120];
+	char reason[320], bytext[120];
+	const char *by;
 	uint32_t id;
 
 	if (!event_object(ev, &id)) {
@@ -621,6 +622,7 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 		event_figures(ob, ev);
 		who_of_owner(&who, &ev->owner);
 		who.cgroup_id = ev->cgroup_id;
+		by = refused_by(ev);
 		if (ev->has_quota)
 			snprintf(reason, sizeof(reason),
 				 "'%s' of %s[%u] reported %u rejection(s) (%s) with %llu of %llu in "
@@ -639,12 +641,12 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 				 "the kernel refused MAP_DMA of %llu bytes at IOVA 0x%llx (%s) in "
 				 "container %u, by %s[%u]%s%s", (unsigned long long)ev->size,
 				 (unsigned long long)ev->iova, ia_errno_name(ev->err), id, who.comm,
-				 who.pid, refused_by_text(ev, by, sizeof(by)),
+				 who.pid, refused_by_text(ev, by, bytext, sizeof(bytext)),
 				 ev->count > 1 ? ", and more since (coalesced)" : "");
 		if (iad_obj_fail(ob, d->now, &who, ev->err, ev->size, ev->seq, reason,
 				 sizeof(reason), &a)) {
-			a.refused_by = refused_by(ev);
-			if (a.refused_by && !strcmp(a.refused_by, "RLIMIT_MEMLOCK")) {
+			a.refused_by = by;
+			if (by && !strcmp(by, "RLIMIT_MEMLOCK")) {
 				a.memlock_limit = ev->memlock_limit;
 				a.locked_bytes = ev->locked_bytes;
 			}
