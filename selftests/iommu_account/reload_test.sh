@@ -86,8 +86,14 @@ fresh_pot() {
 	runas 1001 uring_bench hold 1048576 >"$tmp/h.txt" 2>&1 &
 	hold=$!
 	until_ok 200 grep -q '^hold 0' "$tmp/h.txt"
-	check "$1: uid 1001's pot is 1 MiB, all of it io_uring buffers" \
-		sh -c "iommu-accountctl -j uids --uid 1001 | grep -q '\"locked_bytes\":1048576,.*\"io_uring-buffers\":1048576'"
+	iommu-accountctl -j uids --uid 1001 >"$tmp/pot.json" 2>&1
+	if grep -q '"locked_bytes":1048576,.*"io_uring-buffers":1048576' "$tmp/pot.json"; then
+		ok "$1: uid 1001's pot is 1 MiB, all of it io_uring buffers"
+	else
+		nok "$1: uid 1001's pot is 1 MiB, all of it io_uring buffers"
+		echo "# read: $(cat "$tmp/pot.json")"
+		echo "# holder: $(cat "$tmp/h.txt")"
+	fi
 	kill "$hold"
 	wait "$hold" 2>/dev/null
 	hold=""
