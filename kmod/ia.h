@@ -73,6 +73,9 @@ struct ia_owner {
 
 void ia_owner_current(struct ia_owner *o);
 
+/* A cgroup v2 path's room (a kubepods path is about 200 characters). */
+#define IA_CGPATH_LEN 256
+
 /* A refusal: when, why, what, by whom. */
 struct ia_failure {
 	u64 time_ns;
@@ -133,6 +136,7 @@ struct ia_quota_rec {
 	bool has_last;
 	struct ia_failure last;
 	u64 last_cgroup;
+	char *last_cgpath;		/* pot: its path, kmalloc'd; freed with the record */
 };
 
 /* What charged the per-uid pot (the spec's consumer enum). */
@@ -263,6 +267,8 @@ int ia_uid_init(void);
 unsigned int ia_count_processes(void);
 /* The cgroup v2 id of @task (its directory's inode number), 0 without cgroups. */
 u64 ia_task_cgroup_id(struct task_struct *task);
+/* Its cgroup v2 path from the hierarchy's root into @buf ("" without cgroups). */
+void ia_task_cgroup_path(struct task_struct *task, char *buf, size_t len);
 void ia_uid_exit(void);
 /* Snapshot of every user (or of @only when @filter), sorted by uid; kvfree() it. */
 struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only);
@@ -391,6 +397,7 @@ struct ia_memlock_uid {
 	bool has_last;			/* the last refusal */
 	struct ia_failure last;
 	u64 last_cgroup;
+	char last_cgpath[IA_CGPATH_LEN];	/* its cgroup's path then ("": unknown) */
 };
 
 struct ia_memlock_uids {

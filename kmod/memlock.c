@@ -77,6 +77,7 @@ struct ia_ml_user {
 	bool has_last;
 	struct ia_failure last;		/* the last refusal, for GET_QUOTA */
 	u64 last_cgroup;
+	char *last_cgpath;		/* its cgroup's path, allocated at the first refusal */
 };
 
 /* Pages charged to @uid's pot and held by one object (a buffer or a ring). */
@@ -308,6 +309,11 @@ static void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 p
 	u->last = (struct ia_failure){ .time_ns = ev.time_ns, .err = err, .size = ev.size,
 				       .who = ev.who };
 	u->last_cgroup = ev.cgroup_id;
+	/* Under ia_ml_lock: the path is taken now, the cgroup may go soon. */
+	if (!u->last_cgpath)
+		u->last_cgpath = kmalloc(IA_CGPATH_LEN, GFP_ATOMIC);
+	if (u->last_cgpath)
+		ia_task_cgroup_path(current, u->last_cgpath, IA_CGPATH_LEN);
 	if (ia_coalesce_fail(&u->co, now, &count)) {
 		ev.count = count;
 		if (ia_events_wanted())
@@ -1195,6 +1201,7 @@ void ia_memlock_exit(void)
 		ia_ml_rec_del(r);
 	hash_for_each_safe(ia_ml_users, bkt, tmp, u, hnode) {
 		hash_del(&u->hnode);
+		kfree(u->last_cgpath);
 		kfree(u);
 	}
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
@@ -1271,6 +1278,10 @@ struct ia_memlock_uids *ia_memlock_uids(void)
 			o->has_last = u->has_last;
 			o->last = u->last;
 			o->last_cgroup = u->last_cgroup;
+			if (u->last_cgpath)
+				strscpy(o->last_cgpath, u->last_cgpath, sizeof(o->last_cgpath));
+			else
+				o->last_cgpath[0] = 0;
 		}
 		hash_for_each(ia_ml_recs, bkt, r, hnode) {
 			if (!ia_ml_rec_pending(r))

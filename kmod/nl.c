@@ -18,8 +18,10 @@
  * Operations run in parallel (parallel_ops): every handler works on its own
  * snapshot, taken under the source's locks.
  */
+#include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/mm.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <linux/user_namespace.h>
 #include <linux/utsname.h>
@@ -36,6 +38,20 @@ static struct genl_family ia_family;
 bool ia_nl_admin(const struct sk_buff *skb)
 {
 	return netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+/*
+ * The reader's cgroup namespace is rooted at the hierarchy's root: paths
+ * taken from the root mean to it what they say (init_cgroup_ns is not
+ * exported; its root css_set's cgroup has no parent).
+ */
+bool ia_nl_init_cgroup_ns(void)
+{
+#ifdef CONFIG_CGROUPS
+	return !cgroup_parent(current->nsproxy->cgroup_ns->root_cset->dfl_cgrp);
+#else
+	return true;
+#endif
 }
 
 /* --- policies (checked against the spec by scripts/ynl-check) ---------------- */
@@ -185,7 +201,7 @@ int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
 }
 
 int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f, u64 cgroup_id,
-		   struct user_namespace *ns)
+		   const char *cgpath, struct user_namespace *ns)
 {
 	struct nlattr *nest = nla_nest_start(msg, attr);
 	const int pad = IOMMU_ACCOUNT_A_FAILURE_PAD;
@@ -198,7 +214,9 @@ int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f, u6
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_SIZE, f->size, pad) ||
 	    ia_put_owner(msg, IOMMU_ACCOUNT_A_FAILURE_OWNER, &f->who, ns) ||
 	    (cgroup_id &&
-	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID, cgroup_id, pad))) {
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID, cgroup_id, pad)) ||
+	    (cgpath && *cgpath && ia_nl_init_cgroup_ns() &&
+	     nla_put_string(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP, cgpath))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

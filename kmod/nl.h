@@ -13,6 +13,8 @@
 
 /* Seeing what belongs to other uids needs CAP_SYS_ADMIN (see nl.c). */
 bool ia_nl_admin(const struct sk_buff *skb);
+/* The caller's cgroup namespace is rooted at the cgroup hierarchy's root. */
+bool ia_nl_init_cgroup_ns(void);
 
 /* Put element @i of @snap into @skb. */
 typedef int (*ia_put_elem_t)(struct sk_buff *skb, const void *snap,
@@ -49,8 +51,12 @@ int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
 int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
 		 struct user_namespace *ns);
 /* @f as a failure nest at @attr (@cgroup_id 0: none). */
+/*
+ * @cgpath: the refused process's cgroup path from the hierarchy's root, or
+ * NULL; sent only to a reader in the initial cgroup namespace.
+ */
 int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f, u64 cgroup_id,
-		   struct user_namespace *ns);
+		   const char *cgpath, struct user_namespace *ns);
 
 /* nl_uid.c */
 /* One nest of consumer-bytes per consumer with pages, as @attr. */

@@ -18,8 +18,6 @@
 #include "nl.h"
 #include "wrapper/kallsyms.h"
 
-#define IA_CGPATH_LEN 256
-
 struct ia_proc_info {
 	pid_t pid;
 	kuid_t uid;

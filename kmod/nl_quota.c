@@ -70,7 +70,7 @@ static int ia_put_quota_rec(struct sk_buff *msg, const struct ia_quota_rec *q,
 	    (q->has_owner && ia_put_owner(msg, IOMMU_ACCOUNT_A_QUOTA_OWNER, &q->owner, ns)) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_REFUSALS, q->refusals, pad) ||
 	    (q->has_last && ia_put_failure(msg, IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE, &q->last,
-					   q->last_cgroup, ns)))
+					   q->last_cgroup, q->last_cgpath, ns)))
 		return -EMSGSIZE;
 	if (!q->pub)
 		return 0;
@@ -127,7 +127,20 @@ static void ia_quota_from_uid(struct ia_quota_rec *q, const struct ia_uid_rec *r
 		q->has_last = true;
 		q->last = m->last;
 		q->last_cgroup = m->last_cgroup;
+		/* Process context, no lock held; absent if it cannot be had. */
+		if (m->last_cgpath[0])
+			q->last_cgpath = kstrdup(m->last_cgpath, GFP_KERNEL);
 	}
+}
+
+/* Every snapshot of quota records goes through here (pot paths are allocated). */
+static void ia_quota_snap_release(struct ia_quota_snap *snap)
+{
+	unsigned int i;
+
+	for (i = 0; i < snap->nr; i++)
+		kfree(snap->rec[i].last_cgpath);
+	kvfree(snap);
 }
 
 static void ia_quota_from_container(struct ia_quota_rec *q, const struct ia_container_info *c)
@@ -294,13 +307,13 @@ int ia_nl_get_quota_doit(struct sk_buff *skb, struct genl_info *info)
 				    "no such quota object (or not yours)");
 		ret = -ENOENT;
 	}
-	kvfree(snap);
+	ia_quota_snap_release(snap);
 	return ret;
 }
 
 static void ia_quota_snap_free(void *snap)
 {
-	kvfree(snap);
+	ia_quota_snap_release(snap);
 }
 
 int ia_nl_get_quota_start(struct netlink_callback *cb)

@@ -55,7 +55,7 @@ static int ia_put_container(struct sk_buff *msg, const struct ia_container_info 
 		if (nla_put_u64_64bit(msg, fail_attr[i], c->fail[i], pad))
 			return -EMSGSIZE;
 	if (c->has_last &&
-	    ia_put_failure(msg, IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE, &c->last, 0, ns))
+	    ia_put_failure(msg, IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE, &c->last, 0, NULL, ns))
 		return -EMSGSIZE;
 	return 0;
 }

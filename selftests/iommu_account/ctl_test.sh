@@ -217,6 +217,33 @@ check "explain uid 43001: names the ancestor in plain words" sh -c "[ $rc = 0 ] 
 kill $pids
 wait $setter
 rmdir "$cg"
+
+# The last refusal names the refused process's cgroup as the kernel saw it
+# then, though the process and its cgroup are gone (a transient scope, a
+# container that exited): a holder of 3 MiB in the root cgroup, a process
+# refused 2 MiB in a cgroup of its own, which is then removed.
+sh -c "ulimit -l 4096; exec runas 43001 uring_bench hold 3145728" >"$tmp/h3" &
+h3=$!
+until_ok 250 grep -q '^hold 0' "$tmp/h3"
+cg2=/sys/fs/cgroup/ia-ctl-refused-$$
+mkdir "$cg2"
+sh -c "echo \$\$ >'$cg2/cgroup.procs'; ulimit -l 4096; exec runas 43001 uring_bench hold 2097152" >"$tmp/h4" &
+h4=$!
+until_ok 250 grep -q '^hold ' "$tmp/h4"
+kill $h4
+wait $h4
+rmdir "$cg2"
+check "explain: the refused process (in $cg2) got ENOMEM and is gone with its cgroup" \
+	sh -c "grep -q 'hold -12' '$tmp/h4' && [ ! -d '$cg2' ]"
+json=$(iommu-accountctl explain uid 43001 -j)
+check "explain uid 43001 -j: last_failure names the refused pid and its removed cgroup /ia-ctl-refused-$$" \
+	sh -c "echo \"\$1\" | grep -q '\"last_failure\":{\"time_ns\":[0-9]*,\"errno\":12,\"iova\":0,\"size\":2097152,\"owner\":{\"pid\":$h4,\"uid\":43001,\"comm\":\"uring_bench\"},\"cgroup_id\":[0-9]*,\"cgroup\":\"/ia-ctl-refused-$$\"}'" _ "$json"
+iommu-accountctl explain uid 43001 >"$tmp/explain.txt"
+check "explain uid 43001: the last refusal in plain words, its cgroup holding none of the pot, the pot shared" \
+	sh -c "grep -q 'The last refusal: uring_bench\[$h4\] (uid 43001) in /ia-ctl-refused-$$, a charge of 2.0 MiB (ENOMEM), [0-9]* s ago: that cgroup holds none of the pot now' '$tmp/explain.txt' &&
+		grep -q 'distinct uids or in user namespaces' '$tmp/explain.txt'"
+kill $h3
+wait $h3
 out=$(iommu-accountctl explain uid 43999); rc=$?
 check "explain uid 43999 (nothing there): says so, exit 0" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q 'nothing to explain'" _ "$out"
 iommu-accountctl explain pid 1 2>/dev/null; rc=$?

@@ -2,14 +2,17 @@
 /*
  * iommu-accountctl explain uid N: why uid N's locked-memory pot refuses (or
  * is about to), in plain words: who shares the pot (processes, cgroups), the
- * top holders, what waits for deferred release, the limit each process has
- * and which ancestor set it (walking /proc up the parent chain to the first
- * process whose RLIMIT_MEMLOCK differs), and only the fixes that apply.
+ * top holders, what waits for deferred release, the kernel's record of its
+ * last refusal (who, in which cgroup: the path it took then), the limit each
+ * process has and which ancestor set it (walking /proc up the parent chain to
+ * the first process whose RLIMIT_MEMLOCK differs), and only the fixes that
+ * apply.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uapi/linux/iommu_account.h>
 
 #include "ctl.h"
@@ -34,6 +37,24 @@ static int got_uid(const struct ia_uid *u, void *arg)
 {
 	*(struct ia_uid *)arg = *u;
 	return 0;
+}
+
+static int got_pot(const struct ia_quota *q, void *arg)
+{
+	*(struct ia_failure *)arg = q->last_failure;
+	return 0;
+}
+
+/* The refused process's cgroup: the kernel's path at the refusal, else the id's now. */
+static const char *refused_cgroup(const struct ia_failure *f, char *buf, size_t len)
+{
+	if (f->cgroup[0])
+		return f->cgroup;
+	if (!f->cgroup_id)
+		return "an unknown cgroup";
+	if (!ia_cgroup_path(f->cgroup_id, buf, len))
+		snprintf(buf, len, "cgroup %" PRIu64 " (gone)", f->cgroup_id);
+	return buf;
 }
 
 static uint64_t held(const struct ia_proc *p)
@@ -144,11 +165,13 @@ int cmd_explain(struct ia_ctx *ctx)
 	struct cgroup_sum cg[64];
 	uint64_t limits[16], total_held = 0;
 	unsigned int ncg = 0, nlim = 0, i, k, c;
+	uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
+	struct ia_failure lf = { 0 };
 	struct ia_uid u = { 0 };
 	char b1[32], b2[32], path[256];
-	bool buffers = false, shared, tight;
+	bool buffers = false, shared, tight, lf_elsewhere = false;
 	uint32_t uid = ctx->key;
-	int err;
+	int err, lf_err;
 
 	err = ia_get_uids(&ctx->cl, &uid, got_uid, &u);
 	if (err == -ENOENT) {
@@ -166,6 +189,8 @@ int cmd_explain(struct ia_ctx *ctx)
 	if (err)
 		return ia_ctl_error(ctx, "explain", err);
 	qsort(ps.p, ps.n, sizeof(ps.p[0]), by_held);
+	/* The kernel's record of its last refusal: who, and in which cgroup. */
+	lf_err = ia_get_quotas(&ctx->cl, &kind, &uid, got_pot, &lf);
 	for (i = 0; i < ps.n; i++) {
 		const struct ia_proc *p = &ps.p[i];
 
@@ -185,7 +210,13 @@ int cmd_explain(struct ia_ctx *ctx)
 	}
 	for (c = 0; c < IA_NCONSUMERS; c++)
 		buffers |= c == IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS && u.b.consumer[c];
-	shared = ps.n > 1 || ncg > 1;
+	/* A refused process in a cgroup that holds nothing shares the pot too. */
+	if (lf.present && lf.cgroup_id) {
+		for (k = 0; k < ncg && cg[k].id != lf.cgroup_id; k++)
+			;
+		lf_elsewhere = k == ncg;
+	}
+	shared = ps.n > 1 || ncg > 1 || (ncg && lf_elsewhere);
 	/* Refused already, or at 80 % of the smallest limit: the fixes apply. */
 	tight = u.b.refusals ||
 		(u.has_memlock && u.memlock_min != UINT64_MAX &&
@@ -226,6 +257,7 @@ int cmd_explain(struct ia_ctx *ctx)
 		ia_json_u64(j, "pending_bytes", u.b.pending);
 		ia_json_u64(j, "unattributed_bytes", u.b.unattributed);
 		ia_json_u64(j, "refusals", u.b.refusals);
+		ia_json_failure(j, "last_failure", &lf);
 		ia_json_arr_open(j, "limits");
 	} else {
 		printf("uid %u: locked-memory pot %s", uid,
@@ -266,6 +298,22 @@ int cmd_explain(struct ia_ctx *ctx)
 			printf("The kernel refused %" PRIu64 " charge%s since iommu_account loaded "
 			       "(io_uring_register/setup: ENOMEM).\n", u.b.refusals,
 			       u.b.refusals == 1 ? "" : "s");
+		if (lf.present) {
+			struct timespec now;
+			double ago;
+
+			clock_gettime(CLOCK_REALTIME, &now);
+			ago = (double)now.tv_sec - (double)lf.time_ns / 1e9 + now.tv_nsec / 1e9;
+			printf("The last refusal: %s[%u] (uid %u) in %s, a charge of %s (%s), "
+			       "%.0f s ago%s.\n", lf.owner.comm, lf.owner.pid, lf.owner.uid,
+			       refused_cgroup(&lf, path, sizeof(path)),
+			       ia_human_bytes(lf.size, b1, sizeof(b1)), ia_errno_name((int)lf.err),
+			       ago > 0 ? ago : 0,
+			       lf_elsewhere ? ": that cgroup holds none of the pot now" : "");
+		} else if (u.b.refusals && lf_err) {
+			printf("(The kernel's record of the last refusal could not be read: %s.)\n",
+			       strerror(-lf_err));
+		}
 		printf("Limits (each process is checked against its own RLIMIT_MEMLOCK, the pot "
 		       "against all of them):\n");
 	}

@@ -116,6 +116,7 @@ struct ia_failure {
 	uint64_t iova, size;
 	struct ia_owner owner;
 	uint64_t cgroup_id;		/* pot: the refused process's cgroup; 0: unknown */
+	char cgroup[256];		/* pot: its path, taken at the refusal; "": unknown */
 };
 
 /* One quota object of any kind (GET_QUOTA). */

@@ -254,6 +254,7 @@ static void parse_failure(struct nlattr *nest, struct ia_failure *f)
 	f->size = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_SIZE);
 	parse_owner(tb[IOMMU_ACCOUNT_A_FAILURE_OWNER], &f->owner);
 	f->cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID);
+	stra(tb, IOMMU_ACCOUNT_A_FAILURE_CGROUP, f->cgroup, sizeof(f->cgroup));
 }
 
 static int container_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
