@@ -312,12 +312,15 @@ check "e1000 $nic bound to vfio-pci" bind_vfio "$nic"
 huse() { awk '/^HugePages_Total/ {t=$2} /^HugePages_Free/ {f=$2} END {print (t - f) * 2097152}' /proc/meminfo; }
 h0=$(huse)
 mkfifo "$tmp/tp.in"
-dpdk-testpmd -l 0-1 -n 1 -a "$nic" --iova-mode=va -m 64 --file-prefix=ia-lane -- \
+# Line-buffered: into a file, testpmd's stdio would hold "Press enter to
+# exit" in its buffer until it exits.
+stdbuf -oL dpdk-testpmd -l 0-1 -n 1 -a "$nic" --iova-mode=va -m 64 --file-prefix=ia-lane -- \
 	--total-num-mbufs=2048 --nb-cores=1 <"$tmp/tp.in" >"$tmp/tp.out" 2>&1 &
 tpid=$!
 exec 8>"$tmp/tp.in"
-check "testpmd started on $nic (Press enter to exit)" \
-	until_ok 3000 eval 'grep -q "Press enter to exit" "$tmp/tp.out" || ! kill -0 $tpid 2>/dev/null'
+until_ok 3000 eval 'grep -q "Press enter to exit" "$tmp/tp.out" || ! kill -0 $tpid 2>/dev/null'
+grep -q "Press enter to exit" "$tmp/tp.out" || sed 's/^/# testpmd: /' "$tmp/tp.out" | tail -n 20
+check "testpmd started on $nic (Press enter to exit)" grep -q "Press enter to exit" "$tmp/tp.out"
 kill -STOP $tpid
 hb=$(($(huse) - h0))
 entries=$(ctr_of $tpid .entries) mapped=$(ctr_of $tpid .mapped_bytes) pinned=$(ctr_of $tpid .pinned_pages)
