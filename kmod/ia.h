@@ -82,6 +82,7 @@ struct ia_failure {
 	int err;		/* positive errno */
 	u64 iova, size;
 	struct ia_owner who;
+	u64 cgroup_id;		/* the refused process's cgroup v2 id, 0: unknown */
 };
 
 /* --- thresholds ---------------------------------------------------------- */
@@ -135,7 +136,6 @@ struct ia_quota_rec {
 	/* the last refusal (pot: with the refused process's cgroup) */
 	bool has_last;
 	struct ia_failure last;
-	u64 last_cgroup;
 	char *last_cgpath;		/* pot: its path, kmalloc'd; freed with the record */
 };
 
@@ -396,7 +396,6 @@ struct ia_memlock_uid {
 	u32 inexact;			/* IOMMU_ACCOUNT_UID_INEXACT_* */
 	bool has_last;			/* the last refusal */
 	struct ia_failure last;
-	u64 last_cgroup;
 	char last_cgpath[IA_CGPATH_LEN];	/* its cgroup's path then ("": unknown) */
 };
 

@@ -76,7 +76,6 @@ struct ia_ml_user {
 	struct ia_event pending_ev;	/* the last refusal, for a coalesced report */
 	bool has_last;
 	struct ia_failure last;		/* the last refusal, for GET_QUOTA */
-	u64 last_cgroup;
 	char *last_cgpath;		/* its cgroup's path, allocated at the first refusal */
 };
 
@@ -307,8 +306,7 @@ static void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 p
 	ev.err = err;
 	u->has_last = true;
 	u->last = (struct ia_failure){ .time_ns = ev.time_ns, .err = err, .size = ev.size,
-				       .who = ev.who };
-	u->last_cgroup = ev.cgroup_id;
+				       .who = ev.who, .cgroup_id = ev.cgroup_id };
 	/* Under ia_ml_lock: the path is taken now, the cgroup may go soon. */
 	if (!u->last_cgpath)
 		u->last_cgpath = kmalloc(IA_CGPATH_LEN, GFP_ATOMIC);
@@ -1277,7 +1275,6 @@ struct ia_memlock_uids *ia_memlock_uids(void)
 			o->inexact = u->inexact;
 			o->has_last = u->has_last;
 			o->last = u->last;
-			o->last_cgroup = u->last_cgroup;
 			if (u->last_cgpath)
 				strscpy(o->last_cgpath, u->last_cgpath, sizeof(o->last_cgpath));
 			else

@@ -200,7 +200,7 @@ int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
 	return genlmsg_reply(msg, info);
 }
 
-int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f, u64 cgroup_id,
+int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f,
 		   const char *cgpath, struct user_namespace *ns)
 {
 	struct nlattr *nest = nla_nest_start(msg, attr);
@@ -213,8 +213,8 @@ int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f, u6
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_IOVA, f->iova, pad) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_SIZE, f->size, pad) ||
 	    ia_put_owner(msg, IOMMU_ACCOUNT_A_FAILURE_OWNER, &f->who, ns) ||
-	    (cgroup_id &&
-	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID, cgroup_id, pad)) ||
+	    (f->cgroup_id &&
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID, f->cgroup_id, pad)) ||
 	    (cgpath && *cgpath && ia_nl_init_cgroup_ns() &&
 	     nla_put_string(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP, cgpath))) {
 		nla_nest_cancel(msg, nest);

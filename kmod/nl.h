@@ -55,7 +55,7 @@ int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
  * @cgpath: the refused process's cgroup path from the hierarchy's root, or
  * NULL; sent only to a reader in the initial cgroup namespace.
  */
-int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f, u64 cgroup_id,
+int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f,
 		   const char *cgpath, struct user_namespace *ns);
 
 /* nl_uid.c */

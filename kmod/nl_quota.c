@@ -70,7 +70,7 @@ static int ia_put_quota_rec(struct sk_buff *msg, const struct ia_quota_rec *q,
 	    (q->has_owner && ia_put_owner(msg, IOMMU_ACCOUNT_A_QUOTA_OWNER, &q->owner, ns)) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_REFUSALS, q->refusals, pad) ||
 	    (q->has_last && ia_put_failure(msg, IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE, &q->last,
-					   q->last_cgroup, q->last_cgpath, ns)))
+					   q->last_cgpath, ns)))
 		return -EMSGSIZE;
 	if (!q->pub)
 		return 0;
@@ -126,7 +126,6 @@ static void ia_quota_from_uid(struct ia_quota_rec *q, const struct ia_uid_rec *r
 	if (m && m->has_last) {
 		q->has_last = true;
 		q->last = m->last;
-		q->last_cgroup = m->last_cgroup;
 		/* Process context, no lock held; absent if it cannot be had. */
 		if (m->last_cgpath[0])
 			q->last_cgpath = kstrdup(m->last_cgpath, GFP_KERNEL);

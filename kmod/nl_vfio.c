@@ -55,7 +55,7 @@ static int ia_put_container(struct sk_buff *msg, const struct ia_container_info 
 		if (nla_put_u64_64bit(msg, fail_attr[i], c->fail[i], pad))
 			return -EMSGSIZE;
 	if (c->has_last &&
-	    ia_put_failure(msg, IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE, &c->last, 0, NULL, ns))
+	    ia_put_failure(msg, IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE, &c->last, NULL, ns))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -293,7 +293,9 @@ int ia_nl_put_vfio_event(struct sk_buff *msg, const struct ia_event *ev)
 	    (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_IOVA, ev->iova, pad) ||
 	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SIZE, ev->size, pad) ||
 	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES, ev->locked_bytes, pad) ||
-	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT, ev->memlock, pad)))
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT, ev->memlock, pad) ||
+	     (ev->cgroup_id &&
+	      nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_CGROUP_ID, ev->cgroup_id, pad))))
 		return -EMSGSIZE;
 	return 0;
 }

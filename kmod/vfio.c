@@ -345,6 +345,7 @@ static void ia_failure_event(struct ia_event *ev, const struct ia_container *c, 
 	ev->err = f->err;
 	ev->iova = f->iova;
 	ev->size = f->size;
+	ev->cgroup_id = f->cgroup_id;
 	ev->count = count;
 }
 
@@ -365,6 +366,7 @@ static void ia_map_failed(struct ia_container *c, const struct vfio_iommu_type1_
 		.size = map ? map->size : 0,
 	};
 	ia_owner_current(&c->info.last.who);
+	c->info.last.cgroup_id = ia_task_cgroup_id(current);
 	if (!ia_coalesce_fail(&c->co, ktime_get_ns(), &count)) {
 		ia_coalesce_schedule(&ia_flush_work, &ia_flush_pending);
 		return;
