@@ -378,6 +378,8 @@ static void alert_fill(struct iad_alert *a, struct iad_obj *ob, enum iad_state t
 	a->obj = ob;
 	a->reason = reason;
 	a->who = ob->owner;
+	if (to == IAD_FAILURE || ob->state != to)
+		ob->drained = false;
 	ob->state = to;
 	ob->state_since = now;
 	ob->alerts++;
@@ -436,6 +438,8 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 	if (below && !ob->is_below)
 		ob->below_since = now;
 	ob->is_below = below;
+	if (below && ob->state == IAD_FAILURE)
+		ob->drained = true;
 	below = below && now - ob->below_since >= thr->window_s;
 
 	if (u < 0) {
@@ -467,6 +471,8 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 	case IAD_FAILURE:
 		if (below && !keep)
 			to = IAD_OK;
+		else if (ob->drained && up != IAD_OK)
+			to = up;	/* drained, then filled again: a new episode */
 		break;
 	default:
 		break;
@@ -499,7 +505,8 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 bool iad_obj_fail(struct iad_obj *ob, double now, const struct iad_who *who, uint32_t err,
 		  uint64_t size, uint64_t seq, char *reason, size_t rlen, struct iad_alert *a)
 {
-	if (ob->state == IAD_FAILURE)
+	/* Refused again in the same episode: that FAILURE stands. */
+	if (ob->state == IAD_FAILURE && !ob->drained)
 		return false;
 	/* The caller's account of it, else a generic one. */
 	if (!reason[0] && err)

@@ -96,6 +96,12 @@ struct iad_obj {
 	bool by_trend;			/* the WARNING came from the prediction */
 	bool is_below;			/* below warn - hysteresis, since below_since */
 	double below_since;
+	/*
+	 * In FAILURE, it has since been seen below warn - hysteresis: the
+	 * episode of that failure is over, so a new fill raises its levels and
+	 * a new refusal its FAILURE, without waiting out the clearing window.
+	 */
+	bool drained;
 
 	enum iad_state state;
 	double state_since;

@@ -319,6 +319,42 @@ static void failure_holds_until_below_warn_minus_hysteresis(void **state)
 	assert_int_equal(a.prev, IAD_FAILURE);
 }
 
+/*
+ * A failure's episode ends when the object drains: one job refused, the pot
+ * emptied, another job of the uid fills it (a WARNING) and is refused (a
+ * FAILURE naming it), before the clearing window has passed.
+ */
+static void failure_after_a_drain_is_a_new_episode(void **state)
+{
+	struct iad_obj ob = { .has_limit = true, .limit = 1000 };
+	struct iad_thr t = thr80();
+	struct iad_who first = { .present = true, .pid = 42, .uid = 1000, .comm = "fio" };
+	struct iad_who second = { .present = true, .pid = 43, .uid = 1000, .comm = "fio" };
+	struct iad_alert a;
+	char reason[200] = "";
+
+	(void)state;
+	t.horizon_s = 0;
+	assert_true(feed(&ob, 0, 990, &t, &a));
+	assert_true(iad_obj_fail(&ob, 1, &first, 12, 8192, 77, reason, sizeof(reason), &a));
+	/* Still full: no new level, no new FAILURE. */
+	assert_false(feed(&ob, 2, 950, &t, &a));
+	assert_false(iad_obj_fail(&ob, 3, &first, 12, 8192, 78, reason, sizeof(reason), &a));
+	/* Drained (the window has not passed: no CLEARED), then filled to 85 %. */
+	assert_false(feed(&ob, 4, 0, &t, &a));
+	assert_true(feed(&ob, 6, 850, &t, &a));
+	assert_int_equal(a.prev, IAD_FAILURE);
+	assert_int_equal(a.state, IAD_WARNING);
+	reason[0] = 0;
+	assert_true(iad_obj_fail(&ob, 7, &second, 12, 65536, 79, reason, sizeof(reason), &a));
+	assert_int_equal(a.state, IAD_FAILURE);
+	assert_int_equal(a.who.pid, 43);
+	/* Drained again (a poll sees it), then refused at once: a FAILURE again. */
+	assert_false(feed(&ob, 8, 0, &t, &a));
+	assert_true(iad_obj_fail(&ob, 9, &first, 12, 8192, 80, reason, sizeof(reason), &a));
+	assert_int_equal(a.who.pid, 42);
+}
+
 static void no_limit_means_no_alert_and_gone_clears(void **state)
 {
 	struct iad_obj ob = { .has_limit = false };
@@ -809,6 +845,7 @@ int main(void)
 		cmocka_unit_test(hysteresis_holds_then_clears),
 		cmocka_unit_test(trend_warns_before_the_level),
 		cmocka_unit_test(failure_holds_until_below_warn_minus_hysteresis),
+		cmocka_unit_test(failure_after_a_drain_is_a_new_episode),
 		cmocka_unit_test(no_limit_means_no_alert_and_gone_clears),
 		cmocka_unit_test(config_defaults_and_kind_sections),
 		cmocka_unit_test(config_errors_name_the_line_and_change_nothing),
