@@ -8,7 +8,7 @@
 #                        6.1 and 7.3), the selftests in QEMU on every kernel of the matrix
 #   make deb             Debian packages in build/deb (lintian-checked)
 #   make demo            the per-uid pot filling up and refusing, in a VM
-#   make bench           benchmarks (VM): hooks, daemon, qpair publishing
+#   make bench           benchmarks (VM): hooks, daemon, qpair publishing, real clients
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 # The release modules_install uses (Debian: kernel.release says 6.1.192,
@@ -107,3 +107,4 @@ bench:
 	scripts/bench
 	scripts/bench-daemon
 	scripts/bench-qpair
+	scripts/bench-clients --doc
