@@ -12,18 +12,18 @@
 #              exec to the guest's first instruction: the firmware's first
 #              instruction writes to isa-debug-exit, which ends QEMU (exit
 #              status 1 proves the guest ran). Includes QEMU's exit, which
-#              unmaps the guest RAM.
+#              unmaps the guest RAM. The CPU time of all its threads.
 #   testpmd    dpdk-testpmd on the e1000 bound to vfio-pci with 64 MiB of
 #              hugepages, from exec to its exit, with the newline it waits
 #              for already on its stdin: EAL and port start-up (mapping its
-#              segments), then the teardown.
-# One line per measurement: "SIDE CLIENT VALUE" (IOPS, or ns of guest time).
+#              segments), then the teardown. The CPU time of all its threads.
+# One line per measurement: "SIDE CLIENT VALUE" (IOPS, or ns of CPU time),
+# and "SIDE CLIENT-wall NS" (wall time, see runner below).
 # A benchmark, not a test: it asserts no time; a client that fails to run
 # prints "error CLIENT ..." and the run stops.
 rounds=${1:-5}
 tmp=$(mktemp -d)
 die() { echo "error $*"; exit 1; }
-now() { date +%s%N; }
 
 modprobe vfio-pci || die setup "modprobe vfio-pci"
 bind_vfio() {	# VENDOR DEVICE: the first such device, bound to vfio-pci; its BDF
@@ -54,31 +54,52 @@ fio_iops() {
 		die fio "$(head -n3 "$tmp/fio.err")"
 	jq -r '.jobs[0].read.iops | floor' "$tmp/fio.json"
 }
+# runner OUT CMD...: run CMD, then write "WALL_NS CPU_NS EXIT" to OUT. CPU_NS
+# is the user and system time of all its threads and waited-for children,
+# from wait4's rusage (the kernel's sum_exec_runtime; under -icount, guest
+# instructions on a CPU). Wall time also counts what the client waited for:
+# its binaries and libraries read over 9p from the host, timers; under
+# -icount with sleep=off that waiting is not instructions and moves from run
+# to run by several times, so the ratio is taken on CPU time.
+cat >"$tmp/runner.py" <<'PYEOF'
+import os, sys, time
+t0 = time.monotonic_ns()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, st, ru = os.wait4(pid, 0)
+t1 = time.monotonic_ns()
+with open(sys.argv[1], "w") as f:
+    print(t1 - t0, round((ru.ru_utime + ru.ru_stime) * 1e9), os.waitstatus_to_exitcode(st), file=f)
+PYEOF
 qemu_start() {
-	t0=$(now)
-	qemu-system-x86_64 -nodefaults -display none -accel tcg -M pc -m 256 -bios "$tmp/fw.bin" \
-		-device isa-debug-exit,iobase=0xf4,iosize=4 -device "vfio-pci,host=$edu" \
-		>"$tmp/qemu.out" 2>&1
-	rc=$?
-	t1=$(now)
-	[ $rc = 1 ] || die qemu "exit $rc, not the firmware's: $(head -n3 "$tmp/qemu.out")"
-	echo $((t1 - t0))
+	python3 "$tmp/runner.py" "$tmp/r" qemu-system-x86_64 -nodefaults -display none -accel tcg -M pc \
+		-m 256 -bios "$tmp/fw.bin" -device isa-debug-exit,iobase=0xf4,iosize=4 \
+		-device "vfio-pci,host=$edu" >"$tmp/qemu.out" 2>&1
+	read -r wall cpu rc <"$tmp/r"
+	[ "$rc" = 1 ] || die qemu "exit $rc, not the firmware's: $(head -n3 "$tmp/qemu.out")"
+	echo "$cpu $wall"
 }
 testpmd_run() {
-	t0=$(now)
 	# Two lcores on CPU 0 (the boot has one vCPU): the main one, one forwarding.
-	echo | dpdk-testpmd --lcores=0@0,1@0 -n 1 -a "$nic" --iova-mode=va -m 64 --file-prefix=ia-bench -- \
-		--total-num-mbufs=2048 --nb-cores=1 >"$tmp/tp.out" 2>&1
-	rc=$?
-	t1=$(now)
-	grep -q "Press enter to exit" "$tmp/tp.out" && [ $rc = 0 ] ||
+	echo | python3 "$tmp/runner.py" "$tmp/r" dpdk-testpmd --lcores=0@0,1@0 -n 1 -a "$nic" \
+		--iova-mode=va -m 64 --file-prefix=ia-bench -- --total-num-mbufs=2048 --nb-cores=1 \
+		>"$tmp/tp.out" 2>&1
+	read -r wall cpu rc <"$tmp/r"
+	grep -q "Press enter to exit" "$tmp/tp.out" && [ "$rc" = 0 ] ||
 		die testpmd "exit $rc: $(grep -m3 -iE 'error|fail|cannot' "$tmp/tp.out")"
-	echo $((t1 - t0))
+	echo "$cpu $wall"
 }
-# measure SIDE NAME FUNCTION: one line, or the function's error and the end.
+# measure SIDE NAME FUNCTION: one line ("SIDE NAME VALUE" and, for the
+# clients timed, "SIDE NAME-wall WALL"), or the function's error and the end.
 measure() {
 	v=$($3) || { echo "$v"; exit 1; }
-	echo "$1 $2 $v"
+	set -- "$1" "$2" $v
+	echo "$1 $2 $3"
+	[ -z "${4:-}" ] || echo "$1 $2-wall $4"
 }
 side() {
 	measure "$1" fio-iops fio_iops
