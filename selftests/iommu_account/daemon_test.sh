@@ -221,9 +221,11 @@ check "vfio: the kernel refuses entry 101 with ENOSPC" \
 	until_ok 1200 grep -q 'MAP_DMA #101 failed: No space left on device at boottime' "$tmp/vfio.txt"
 refused=$(sed -n 's/.* at boottime \([0-9.]*\)$/\1/p' "$tmp/vfio.txt")
 q=$(iommu-accountctl -j quotas --kind vfio)
-check "GET_QUOTA: the container holds 100 of 100 entries, owned by vfio_tool, 1 refusal (its record: ENOSPC, 4 KiB)" \
+# The refused mapper's cgroup (v2 id: the inode of its directory).
+cgid=$(stat -c %i "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$hold2/cgroup")")
+check "GET_QUOTA: the container holds 100 of 100 entries, owned by vfio_tool, 1 refusal (its record: ENOSPC, 4 KiB, vfio_tool's cgroup $cgid)" \
 	sh -c 'echo "$1" | grep -q "\"kind\":\"vfio-container\",\"id\":[0-9]*,\"unit\":\"entries\",\"used\":100,\"limit\":100,\"uid\":0,\"owner\":{\"pid\":[0-9]*,\"uid\":0,\"comm\":\"vfio_tool\"},\"refusals\":1[,}]" &&
-		echo "$1" | grep -q "\"last_failure\":{\"time_ns\":[0-9]*,\"errno\":28,\"iova\":[0-9]*,\"size\":4096,\"owner\":{\"pid\":[0-9]*,\"uid\":0,\"comm\":\"vfio_tool\"}}"' _ "$q"
+		echo "$1" | grep -q "\"last_failure\":{\"time_ns\":[0-9]*,\"errno\":28,\"iova\":[0-9]*,\"size\":4096,\"owner\":{\"pid\":[0-9]*,\"uid\":0,\"comm\":\"vfio_tool\"},\"cgroup_id\":$2}"' _ "$q" "$cgid"
 check "vfio: FAILURE relayed to the hook" until_ok 200 hook_has FAILURE vfio-container
 warned=$(hook_time WARNING vfio-container)
 echo "# vfio: WARNING ran at ${warned:-never}, the kernel refused at $refused (uptime, s)"
