@@ -26,6 +26,9 @@ tmp=$(mktemp -d)
 die() { echo "error $*"; exit 1; }
 
 modprobe vfio-pci || die setup "modprobe vfio-pci"
+# udev may still be loading the e1000 driver (70 s into an -icount boot):
+# while it probes, its driver directory has no unbind file yet.
+udevadm settle --timeout=600 || die setup "udevadm settle"
 bind_vfio() {	# VENDOR DEVICE: the first such device, bound to vfio-pci; its BDF
 	for d in /sys/bus/pci/devices/*; do
 		[ "$(cat "$d/vendor")" = "$1" ] && [ "$(cat "$d/device")" = "$2" ] || continue
