@@ -50,10 +50,10 @@ int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
 
 int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
 		 struct user_namespace *ns);
-/* @f as a failure nest at @attr (@cgroup_id 0: none). */
 /*
- * @cgpath: the refused process's cgroup path from the hierarchy's root, or
- * NULL; sent only to a reader in the initial cgroup namespace.
+ * @f as a failure nest at @attr (its cgroup_id 0: none). @cgpath: the
+ * refused process's cgroup path from the hierarchy's root, or NULL; sent
+ * only to a reader in the initial cgroup namespace.
  */
 int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f,
 		   const char *cgpath, struct user_namespace *ns);
