@@ -378,8 +378,7 @@ static void alert_fill(struct iad_alert *a, struct iad_obj *ob, enum iad_state t
 	a->obj = ob;
 	a->reason = reason;
 	a->who = ob->owner;
-	if (to == IAD_FAILURE || ob->state != to)
-		ob->drained = false;
+	ob->drained = false;	/* every alert is a transition, or a new episode's FAILURE */
 	ob->state = to;
 	ob->state_since = now;
 	ob->alerts++;
