@@ -8,7 +8,9 @@
  * and releases its buffers over and over (a cycle shorter than the window)
  * leaves the floor flat however high its peaks go; a leak raises it. Two
  * least-squares fits of the floor must agree that it rises: over the last
- * four windows (speed) and over the trend window (significance); the time
+ * four windows (speed) and over the trend window (significance), and its
+ * window-to-window steps over the trend window must drift, three standard
+ * errors above zero (a bounded random walk rises as far, by chance); the time
  * to exhaustion is the distance from the window's peak to the limit at the
  * short fit's rate, and it must stay within the horizon for persist_s before
  * WARNING, which then clears by the same signal (beyond 1.25 horizons, or
@@ -171,6 +173,13 @@ static void push_floor(struct iad_obj *ob, double t, double v)
 #define LONG_AGREE 8
 /* The span, in windows, over which the floor must climb in each third. */
 #define THIRDS_WINDOWS 8
+/*
+ * The floor's drift over the trend window: at least this many standard
+ * errors to start a prediction, and DRIFT_Z_HOLD to keep it (a real leak's
+ * z wavers as windows come and go; a walk's seldom reaches DRIFT_Z).
+ */
+#define DRIFT_Z 3.0
+#define DRIFT_Z_HOLD 2.0
 
 static double quarter_s(const struct iad_thr *thr)
 {
@@ -268,6 +277,48 @@ static bool floor_climbs(const struct iad_obj *ob, double span)
 	return m[0] < m[1] && m[1] < m[2];
 }
 
+/*
+ * How clearly the floor drifts upwards over @span: its increments one
+ * window apart (the floor points within a window share samples), their
+ * mean over their standard error, as a test of drift in a random walk. A
+ * leak climbs by about the same step each window (z large, infinite when
+ * the steps are equal); a walk's steps cancel, and its rise over the span is
+ * of the order of one standard error (|z| about 1) however far it wandered.
+ */
+static double floor_drift_z(const struct iad_obj *ob, double span, double window_s)
+{
+	double x[IAD_FLOORS], newest, next, mean = 0, var = 0, d;
+	unsigned int i, idx, n = 0, m;
+
+	if (!ob->nfloor)
+		return 0;
+	newest = ob->floor[(ob->fhead + IAD_FLOORS - 1) % IAD_FLOORS].t;
+	next = newest;
+	for (i = 0; i < ob->nfloor; i++) {
+		idx = (ob->fhead + IAD_FLOORS - 1 - i) % IAD_FLOORS;
+		if (newest - ob->floor[idx].t > span + 1e-6)
+			break;
+		if (ob->floor[idx].t <= next + 1e-6) {
+			x[n++] = ob->floor[idx].v;
+			next = ob->floor[idx].t - window_s;
+		}
+	}
+	if (n < 4)
+		return 0;	/* three steps at least */
+	m = n - 1;
+	for (i = 0; i < m; i++)
+		mean += x[i] - x[i + 1];
+	mean /= m;
+	for (i = 0; i < m; i++) {
+		d = x[i] - x[i + 1] - mean;
+		var += d * d;
+	}
+	var /= m - 1;
+	if (var <= 0)
+		return mean > 0 ? INFINITY : 0;
+	return mean * sqrt(m / var);
+}
+
 /* The floor's fits, the peak and the prediction, after a sample at @t. */
 static void predict(struct iad_obj *ob, double t, const struct iad_thr *thr)
 {
@@ -296,12 +347,15 @@ static void predict(struct iad_obj *ob, double t, const struct iad_thr *thr)
 	/*
 	 * Within the horizon once the prediction has persisted (so that the
 	 * WARNING lands a horizon ahead), and the trend window agrees: its fit
-	 * predicts exhaustion within LONG_AGREE times that.
+	 * predicts exhaustion within LONG_AGREE times that, and the floor's
+	 * rise over it is a drift, not a walk's excursion.
 	 */
 	lim = thr->horizon_s + persist(thr) + quarter_s(thr);
 	soon = ob->has_eta && k >= 3 && ob->eta_s < lim && ob->long_rate > 0 &&
 	       ((double)ob->limit - ob->peak) / ob->long_rate < LONG_AGREE * lim &&
-	       floor_climbs(ob, THIRDS_WINDOWS * thr->window_s);
+	       floor_climbs(ob, THIRDS_WINDOWS * thr->window_s) &&
+	       floor_drift_z(ob, trend_window(thr), thr->window_s) >=
+	       (ob->soon ? DRIFT_Z_HOLD : DRIFT_Z);
 	if (soon && !ob->soon)
 		ob->soon_since = t;
 	ob->soon = soon;

@@ -32,7 +32,7 @@ struct iad_thr {
 	double horizon_s;	/* WARNING when exhaustion is predicted sooner */
 	double window_s;	/* the floor: the minimum over the last window_s */
 	double trend_window_s;	/* the long fit of the floor (0: 30 windows) */
-	double persist_s;	/* the prediction must hold this long (0: 2 windows) */
+	double persist_s;	/* the prediction must hold this long (0: 3 windows) */
 };
 
 /* Floor points kept per object: a quarter window apart, the long fit's span. */
