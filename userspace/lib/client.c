@@ -2,6 +2,7 @@
 /* libia transport: family discovery, requests, the kernel's errors, events. */
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <linux/netlink.h>
 #include <netlink/genl/ctrl.h>
@@ -220,6 +221,22 @@ bool ia_in_initial_netns(void)
 	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
 }
 
+/*
+ * Room for bursts: several uids' event_burst at once (about 1.2 KiB of
+ * truesize per event). SO_RCVBUFFORCE needs CAP_NET_ADMIN; SO_RCVBUF is
+ * capped by the kernel at net.core.rmem_max. Either is best effort: the
+ * loss arithmetic covers whatever still overflows.
+ */
+#define IA_EVENTS_RCVBUF (8 << 20)
+
+static void events_rcvbuf(struct ia_client *c)
+{
+	int fd = nl_socket_get_fd(c->sk), sz = IA_EVENTS_RCVBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+}
+
 int ia_events_subscribe(struct ia_client *c)
 {
 	int grp, ret;
@@ -235,6 +252,7 @@ int ia_events_subscribe(struct ia_client *c)
 	if (ret)
 		return fail(c, -EIO, "cannot join the events group: %s", nl_geterror(ret));
 	c->events_group = grp;
+	events_rcvbuf(c);
 	nl_socket_disable_seq_check(c->sk);
 	return 0;
 }
