@@ -6,6 +6,8 @@
 #                        iommu-accountd, its unit, configuration, man pages)
 #   make check           host checks, the packages (make deb, DKMS in fresh roots of
 #                        6.1 and 7.3), the selftests in QEMU on every kernel of the matrix
+#   make sign KEY= CERT= sign the built module with a key the kernel trusts
+#                        (Secure Boot: an enrolled MOK), then make install-module
 #   make deb             Debian packages in build/deb (lintian-checked)
 #   make demo            the per-uid pot filling up and refusing, in a VM
 #   make bench           benchmarks (VM): hooks, daemon, qpair publishing, real clients
@@ -20,7 +22,7 @@ DKMS_SRC = $(DESTDIR)/usr/src/iommu-account-$(VERSION)
 DEMO_KERNEL ?= 6.12
 
 .PHONY: all module userspace selftests install install-module install-tools clean check check-host demo bench \
-	dkms-source dkms-install dkms-remove deb check-packages
+	dkms-source dkms-install dkms-remove deb check-packages sign
 
 all: module userspace selftests
 
@@ -42,6 +44,22 @@ install-tools:
 install-module: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
+
+# Sign iommu_account.ko with the kernel's own sign-file (linux-headers):
+# KEY the private key (PEM), CERT its certificate (DER or PEM), e.g. DKMS's
+# MOK: make sign KEY=/var/lib/dkms/mok.key CERT=/var/lib/dkms/mok.pub (as
+# root: the key is root's). Secure Boot loads it once that certificate is
+# enrolled (mokutil --import CERT, reboot). Then make install-module.
+SIGN_FILE ?= $(KDIR)/scripts/sign-file
+sign: module
+	@test -n "$(KEY)" && test -n "$(CERT)" || { echo "make sign: give KEY=private key (PEM) and CERT=its certificate (DER or PEM), e.g. KEY=/var/lib/dkms/mok.key CERT=/var/lib/dkms/mok.pub" >&2; exit 1; }
+	@test -r "$(KEY)" || { echo "make sign: cannot read KEY=$(KEY) (DKMS's is root's: run as root)" >&2; exit 1; }
+	@test -r "$(CERT)" || { echo "make sign: cannot read CERT=$(CERT)" >&2; exit 1; }
+	@test -x "$(SIGN_FILE)" || { echo "make sign: no $(SIGN_FILE): install linux-headers-$$(uname -r) or set KDIR" >&2; exit 1; }
+	@if tail -c 28 iommu_account.ko | grep -q '~Module signature appended~'; then \
+		echo "make sign: iommu_account.ko is signed already (rebuild it: make clean module)" >&2; exit 1; fi
+	$(SIGN_FILE) sha256 "$(KEY)" "$(CERT)" iommu_account.ko
+	@echo "iommu_account.ko signed by: $$(modinfo -F signer iommu_account.ko 2>/dev/null)"
 
 # The module's sources as DKMS wants them: /usr/src/iommu-account-VERSION
 # with dkms.conf (the version put in) and the project's own Kbuild.

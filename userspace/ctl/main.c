@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 		return cmds[i].fn(&ctx);
 	ret = ia_client_open(&ctx.cl);
 	if (ret == -ENOENT)
-		ret = IA_EXIT_NOMODULE;
+		ret = ctx.cl.nomodule_exit;
 	if (ret)
 		fprintf(stderr, "iommu-accountctl: %s\n", ctx.cl.errmsg);
 	else

@@ -67,6 +67,7 @@ struct iad {
 	struct ia_status st;
 	double next_poll;
 	double cur_interval;		/* interval, doubled while idle up to idle_interval */
+	double down_retry;		/* down: the wait before the next try, doubled */
 	bool poll_changed;		/* the last poll saw a change */
 
 	struct iad_objs objs;

@@ -48,6 +48,9 @@ void iad_thr_of(const struct iad *d, uint32_t kind, struct iad_thr *thr)
 	iad_config_thr(&d->cfg, iad_kind_name(d, kind, b, sizeof(b)), thr);
 }
 
+/* The longest wait between tries while the module is absent (each try loads it). */
+#define DOWN_RETRY_MAX_S 300.0
+
 /* --- nlctrl notifications --------------------------------------------- */
 
 static int ctrl_msg(struct nl_msg *msg, void *arg)
@@ -66,6 +69,7 @@ static int ctrl_msg(struct nl_msg *msg, void *arg)
 		d->said_waiting = true;
 	} else if (g->cmd == CTRL_CMD_NEWFAMILY) {
 		d->next_poll = 0;	/* connect and resync now */
+		d->down_retry = 0;
 	}
 	return NL_OK;
 }
@@ -394,9 +398,26 @@ double iad_source_tick(struct iad *d)
 	t0 = iad_mono();
 	if (!d->up) {
 		disconnect(d);
-		connect_source(d);
-		d->cur_interval = d->cfg.interval_s;
-		return d->cfg.interval_s;
+		if (!connect_source(d)) {
+			d->down_retry = 0;
+			d->cur_interval = d->cfg.interval_s;
+			return d->cfg.interval_s;
+		}
+		/*
+		 * Each try asks the kernel to load the module (genl autoload),
+		 * which a refusing kernel logs: back off, doubling up to
+		 * DOWN_RETRY_MAX_S. The module's arrival (nlctrl NEWFAMILY)
+		 * brings the next try forward at once.
+		 */
+		d->down_retry = d->down_retry ? d->down_retry * 2 : d->cfg.interval_s;
+		if (d->down_retry > DOWN_RETRY_MAX_S)
+			d->down_retry = DOWN_RETRY_MAX_S;
+		if (d->down_retry < d->cfg.interval_s)
+			d->down_retry = d->cfg.interval_s;
+		if (!d->ctrl && d->down_retry > d->cfg.interval_s * 8)
+			d->down_retry = d->cfg.interval_s * 8;	/* no notifications to wait for */
+		d->next_poll = d->now + d->down_retry;
+		return d->down_retry;
 	}
 	d->poll_changed = false;
 	err = poll_once(d, false);

@@ -46,9 +46,13 @@ int ia_client_open(struct ia_client *c)
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	c->family = genl_ctrl_resolve(c->sk, IOMMU_ACCOUNT_FAMILY_NAME);
-	if (c->family < 0)
-		return fail(c, -ENOENT, "%s",
-			    "iommu_account is not loaded: run `modprobe iommu_account`");
+	if (c->family < 0) {
+		struct ia_module_diag d;
+
+		ia_module_diagnose(&d);
+		c->nomodule_exit = ia_module_exit_status(&d);
+		return fail(c, -ENOENT, "iommu_account is not loaded: %s", d.text);
+	}
 	return 0;
 }
 

@@ -31,6 +31,7 @@ enum {
 	IA_EXIT_NOENT = 4,	/* the object asked for does not exist */
 	IA_EXIT_UNSUPP = 5,	/* the loaded module or kernel lacks it */
 	IA_EXIT_FAIL = 6,	/* any other failure */
+	IA_EXIT_SIGNATURE = 7,	/* the kernel refuses the module: signatures are enforced */
 };
 
 #ifndef IA_VERSION
@@ -44,15 +45,56 @@ struct ia_client {
 	/* The last failure: -errno, the kernel's extack text, a sentence. */
 	int err;
 	char extack[256];
-	char errmsg[512];
+	char errmsg[1100];
+	/* After -ENOENT from ia_client_open: IA_EXIT_NOMODULE or IA_EXIT_SIGNATURE. */
+	int nomodule_exit;
 };
 
 /*
  * Open a socket and resolve the family. Returns 0, -ENOENT when the module
- * is not loaded (errmsg says what to run), or another -errno.
+ * is not loaded (errmsg: why, from ia_module_diagnose(), and what to do;
+ * nomodule_exit: the exit status that says it), or another -errno.
  */
 int ia_client_open(struct ia_client *c);
 void ia_client_close(struct ia_client *c);
+/*
+ * Why the module is not loaded (after ia_client_open's -ENOENT): read from
+ * /proc, /sys, modules.dep and DKMS's tree, without privileges; text is the
+ * cause and the one thing to do. See diag.c.
+ */
+enum ia_module_cause {
+	IA_MOD_NO_MODULES,	/* the kernel has no module support */
+	IA_MOD_NO_FAMILY,	/* loaded, but its family is not registered */
+	IA_MOD_DISABLED,	/* kernel.modules_disabled=1 */
+	IA_MOD_NOT_INSTALLED,	/* no module for the running kernel */
+	IA_MOD_SIGNATURE,	/* signatures enforced, the module's not trusted */
+	IA_MOD_NOT_LOADED,	/* installed; nothing here explains it */
+};
+
+enum ia_module_sig {
+	IA_SIG_UNKNOWN,		/* unreadable */
+	IA_SIG_NONE,		/* no signature appended */
+	IA_SIG_DKMS,		/* signed with DKMS's key (/var/lib/dkms/mok.pub) */
+	IA_SIG_OTHER,		/* signed with another key */
+	IA_SIG_COMPRESSED,	/* compressed: not looked into */
+};
+
+struct ia_module_diag {
+	enum ia_module_cause cause;
+	char krel[65];		/* uname -r */
+	char path[384];		/* the installed module ("" when none) */
+	enum ia_module_sig sig;
+	bool sig_enforce;	/* module.sig_enforce */
+	bool enforced;		/* sig_enforce, or lockdown other than none */
+	char lockdown[24];	/* "none", "integrity", "confidentiality", "" unknown */
+	int secure_boot;	/* 1, 0, -1 unknown (no EFI variables) */
+	char text[1024];
+};
+
+enum ia_module_cause ia_module_diagnose(struct ia_module_diag *d);
+/* IA_EXIT_SIGNATURE for a signature refusal, else IA_EXIT_NOMODULE. */
+int ia_module_exit_status(const struct ia_module_diag *d);
+
 /* The exit status for a -errno returned by this library. */
 int ia_exit_status(int err);
 /* errno's symbolic name ("ENOSPC"), portable (no strerrorname_np). */
