@@ -349,7 +349,7 @@ enum ia_module_cause ia_module_diagnose(struct ia_module_diag *d)
 		return d->cause;
 	}
 	module_signature(d);
-	if (d->enforced && d->sig != IA_SIG_UNKNOWN && d->sig != IA_SIG_COMPRESSED) {
+	if (d->enforced && d->sig != IA_SIG_UNKNOWN) {
 		d->cause = IA_MOD_SIGNATURE;
 		enforced_by(d, by, sizeof(by));
 		if (d->sig == IA_SIG_NONE)
@@ -357,6 +357,13 @@ enum ia_module_cause ia_module_diagnose(struct ia_module_diag *d)
 				 "(%s) and %s is unsigned: reinstall iommu-account-dkms (DKMS signs "
 				 "with its key) and enroll that key, or sign it with a key the kernel "
 				 "trusts (`make sign KEY=... CERT=...` from a checkout)", by, d->path);
+		else if (d->sig == IA_SIG_COMPRESSED)
+			say(d->text, sizeof(d->text), "the kernel accepts only signed modules "
+			    "(%s) and did not load %s (compressed: its signature is not read "
+			    "here). Built by DKMS, it is signed with DKMS's key: enroll it with "
+			    "`mokutil --import %s`, reboot and confirm the enrollment in the MOK "
+			    "manager (`mokutil --test-key %s` tells whether it is enrolled)", by,
+			    d->path, DKMS_CERT, DKMS_CERT);
 		else if (d->sig == IA_SIG_DKMS)
 			say(d->text, sizeof(d->text), "the kernel accepts only signed modules "
 				 "(%s) and %s is signed with DKMS's key, which it does not trust: "
