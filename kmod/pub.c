@@ -188,7 +188,7 @@ static void ia_pub_event(const struct ia_pub *p, const struct ia_quota_rec *q,
 	struct ia_event ev;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.time_ns = ktime_get_ns();
+	ev.time_ns = ktime_get_real_ns();	/* wall clock, as every source's */
 	ev.kind = p->kind;
 	ev.type = type;
 	ev.who = p->owner;

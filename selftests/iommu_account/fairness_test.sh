@@ -39,6 +39,7 @@ crossings() {
 		grep -o '"count":[0-9]*' | cut -d: -f2 | awk '{s += $1} END {print s + 0}'
 }
 
+wall0=$(date +%s)
 iommu-accountctl -j events >"$tmp/ev.json" 2>&1 &
 evp=$!
 check "listener subscribed" until_ok 200 subscribed "$evp"
@@ -165,6 +166,13 @@ lost=$(sed -n 's/^{"lost":\([0-9]*\)}$/\1/p' "$tmp/ev.json" | awk '{s += $1} END
 check "received + reported lost = every sequence number ($got + $lost = $((s2 - s0)))" \
 	[ $((got + lost)) = $((s2 - s0)) ]
 check "STATUS: no failure was lost to a full queue" [ "$(status_num failures_dropped)" = 0 ]
+# Every source stamps its events with the wall clock (CLOCK_REALTIME), qpairs too.
+wall1=$(date +%s)
+bad=$(sed -n 's/.*"time_ns":\([0-9]*\).*"kind":"\([a-z0-9-]*\)".*/\2 \1/p' "$tmp/ev.json" |
+	awk -v a="$wall0" -v b="$wall1" '{ s = substr($2, 1, length($2) - 9) + 0; if (s < a - 1 || s > b + 1) print $1 }' | sort | uniq -c | tr '\n' ' ')
+kinds=$(grep -o '"kind":"[a-z-]*"' "$tmp/ev.json" | sort -u | tr -d '"' | sed 's/kind://' | tr '\n' ' ')
+check "every event's time_ns is wall-clock time within the run (kinds: $kinds; off: ${bad:-none})" \
+	sh -c "[ -z '$bad' ] && echo '$kinds' | grep -q qpair && echo '$kinds' | grep -q uid-pot"
 # Budgets of 100 per uid, and libia's listener asks for an 8 MiB buffer (root: SO_RCVBUFFORCE).
 check "the listener lost nothing to the floods (lost $lost)" [ "$lost" = 0 ]
 kill "$evp"
