@@ -253,7 +253,11 @@ check "explain pid 1: exit 1 (explain takes uid N)" [ $rc = 1 ]
 # libnl reports as "out of memory"). When it resumes it says how many
 # events were lost and keeps following.
 echo 1 >$lim
-iommu-accountctl events >"$tmp/ov.txt" 2>&1 &
+IA_EVENTS_RCVBUF=abc iommu-accountctl events --count 1 2>"$tmp/rb.err"; rc=$?
+check "events with a bad IA_EVENTS_RCVBUF: exit 6, says what it takes" \
+	sh -c "[ $rc = 6 ] && grep -q 'IA_EVENTS_RCVBUF=.abc. is not a number of bytes' '$tmp/rb.err'"
+# The kernel's default buffer (rmem_default: about 170 events), not libia's 8 MiB.
+IA_EVENTS_RCVBUF=0 iommu-accountctl events >"$tmp/ov.txt" 2>&1 &
 evpid=$!
 check "overrun: listener subscribed" until_ok 100 subscribed "$evpid"
 kill -STOP $evpid

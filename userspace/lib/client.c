@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libia transport: family discovery, requests, the kernel's errors, events. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -229,16 +230,31 @@ bool ia_in_initial_netns(void)
  * Room for bursts: several uids' event_burst at once (about 1.2 KiB of
  * truesize per event). SO_RCVBUFFORCE needs CAP_NET_ADMIN; SO_RCVBUF is
  * capped by the kernel at net.core.rmem_max. Either is best effort: the
- * loss arithmetic covers whatever still overflows.
+ * loss arithmetic covers whatever still overflows. IA_EVENTS_RCVBUF=BYTES
+ * asks for another size; 0 keeps the kernel's default (rmem_default).
  */
 #define IA_EVENTS_RCVBUF (8 << 20)
 
-static void events_rcvbuf(struct ia_client *c)
+static int events_rcvbuf(struct ia_client *c)
 {
+	const char *env = getenv("IA_EVENTS_RCVBUF");
 	int fd = nl_socket_get_fd(c->sk), sz = IA_EVENTS_RCVBUF;
+	unsigned long long v;
+	char *end;
 
+	if (env) {
+		errno = 0;
+		v = strtoull(env, &end, 10);
+		if (errno || end == env || *end || v > (1u << 30))
+			return fail(c, -EINVAL, "IA_EVENTS_RCVBUF='%s' is not a number of bytes "
+				    "(0 to 1073741824; 0 keeps the kernel's default)", env);
+		if (!v)
+			return 0;
+		sz = (int)v;
+	}
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	return 0;
 }
 
 int ia_events_subscribe(struct ia_client *c)
@@ -256,7 +272,9 @@ int ia_events_subscribe(struct ia_client *c)
 	if (ret)
 		return fail(c, -EIO, "cannot join the events group: %s", nl_geterror(ret));
 	c->events_group = grp;
-	events_rcvbuf(c);
+	ret = events_rcvbuf(c);
+	if (ret)
+		return ret;
 	nl_socket_disable_seq_check(c->sk);
 	return 0;
 }
