@@ -46,22 +46,12 @@ static void say(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The root all paths are read under: "" on a live system (tests: a fake tree). */
-static const char *root(void)
-{
-	const char *r = getenv("IA_DIAG_ROOT");
-
-	return r ? r : "";
-}
-
 static int read_small(const char *path, char *buf, size_t len)
 {
-	char p[512];
 	ssize_t n;
 	int fd;
 
-	say(p, sizeof(p), "%s%s", root(), path);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
@@ -74,22 +64,19 @@ static int read_small(const char *path, char *buf, size_t len)
 
 static bool exists(const char *path)
 {
-	char p[512];
 	struct stat st;
 
-	say(p, sizeof(p), "%s%s", root(), path);
-	return !stat(p, &st);
+	return !stat(path, &st);
 }
 
 /* iommu_account in /proc/modules. */
 static bool module_listed(void)
 {
-	char p[512], line[256];
+	char line[256];
 	bool found = false;
 	FILE *f;
 
-	say(p, sizeof(p), "%s/proc/modules", root());
-	f = fopen(p, "re");
+	f = fopen("/proc/modules", "re");
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
@@ -105,7 +92,7 @@ static void module_path(const char *krel, char *out, size_t len)
 	FILE *f;
 
 	out[0] = '\0';
-	say(p, sizeof(p), "%s/lib/modules/%s/modules.dep", root(), krel);
+	say(p, sizeof(p), "/lib/modules/%s/modules.dep", krel);
 	f = fopen(p, "re");
 	if (!f)
 		return;
@@ -197,7 +184,6 @@ static void module_signature(struct ia_module_diag *d)
 {
 	unsigned char tail[12 + sizeof(MODSIG_MAGIC) - 1], *sig = NULL, cert[4096], serial[64];
 	const size_t ml = sizeof(MODSIG_MAGIC) - 1;
-	char p[512];
 	size_t slen, clen;
 	uint32_t siglen;
 	struct stat st;
@@ -211,8 +197,7 @@ static void module_signature(struct ia_module_diag *d)
 		d->sig = IA_SIG_COMPRESSED;	/* the signature is inside the compressed data */
 		return;
 	}
-	say(p, sizeof(p), "%s%s", root(), d->path);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(tail) ||
@@ -242,6 +227,12 @@ out:
 	close(fd);
 }
 
+/* Lockdown at integrity or above (which enforces module signatures). */
+static bool locked_down(const struct ia_module_diag *d)
+{
+	return d->lockdown[0] && strcmp(d->lockdown, "none");
+}
+
 /* Signatures enforced, and by what. */
 static void enforcement(struct ia_module_diag *d)
 {
@@ -264,19 +255,17 @@ static void enforcement(struct ia_module_diag *d)
 		d->secure_boot = sb[4] == 1;	/* 4 bytes of attributes, then the value */
 	else if (exists("/sys/firmware/efi"))
 		d->secure_boot = n == -ENOENT ? 0 : -1;
-	d->enforced = d->sig_enforce || (d->lockdown[0] && strcmp(d->lockdown, "none"));
+	d->enforced = d->sig_enforce || locked_down(d);
 }
 
 /* DKMS: the newest version directory it holds for us ("" when none). */
 static void dkms_version(char *out, size_t len)
 {
-	char p[512];
 	struct dirent *e;
 	DIR *dir;
 
 	out[0] = '\0';
-	say(p, sizeof(p), "%s%s", root(), DKMS_TREE);
-	dir = opendir(p);
+	dir = opendir(DKMS_TREE);
 	if (!dir)
 		return;
 	while ((e = readdir(dir)))
@@ -287,11 +276,11 @@ static void dkms_version(char *out, size_t len)
 
 static const char *enforced_by(const struct ia_module_diag *d, char *buf, size_t len)
 {
+	bool ld = locked_down(d);
+
 	say(buf, len, "%s%s%s%s%s", d->sig_enforce ? "module.sig_enforce=1" : "",
-		 d->sig_enforce && d->lockdown[0] && strcmp(d->lockdown, "none") ? ", " : "",
-		 d->lockdown[0] && strcmp(d->lockdown, "none") ? "lockdown=" : "",
-		 d->lockdown[0] && strcmp(d->lockdown, "none") ? d->lockdown : "",
-		 d->secure_boot == 1 ? " (Secure Boot is on)" : "");
+	    d->sig_enforce && ld ? ", " : "", ld ? "lockdown=" : "", ld ? d->lockdown : "",
+	    d->secure_boot == 1 ? " (Secure Boot is on)" : "");
 	return buf;
 }
 
