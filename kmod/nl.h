@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal interfaces of the netlink layer: nl.c holds the family, the
- * permission rules and the dump/reply machinery; nl_uid.c and nl_vfio.c the
- * attributes of each source.
+ * Internal interfaces of the netlink layer: nl.c holds the family and the
+ * event sink; nl_util.c (a leaf) the permission rules and the dump/reply
+ * machinery; nl_uid.c, nl_quota.c, nl_proc.c and nl_vfio.c the attributes
+ * of each source. Calls go one way: nl.c -> nl_<source>.c -> nl_util.c.
  */
 #ifndef _IA_NL_H
 #define _IA_NL_H
@@ -11,6 +12,9 @@
 
 #include "ia.h"
 
+/* nl_util.c */
+/* The family replies and dumps are sent as (before it is registered). */
+void ia_nl_util_init(const struct genl_family *family);
 /* Seeing what belongs to other uids needs CAP_SYS_ADMIN (see nl.c). */
 bool ia_nl_admin(const struct sk_buff *skb);
 /* The caller's cgroup namespace is rooted at the cgroup hierarchy's root. */
