@@ -428,6 +428,42 @@ void ia_memlock_thresholds_get(struct ia_thresholds *t, u32 *margin);
 void ia_memlock_thresholds_set(const struct ia_thresholds *t, u32 margin);
 u64 ia_memlock_probes_missed(void);
 
+/* --- source: processes and what they hold (proc.c) ----------------------- */
+
+struct ia_proc_info {
+	pid_t pid;
+	kuid_t uid;
+	char comm[TASK_COMM_LEN];
+	u64 cgid;
+	struct cgroup *cgrp;		/* a reference while collecting, then NULL */
+	char cgpath[IA_CGPATH_LEN];	/* "" when unknown */
+	u64 soft, hard;			/* bytes, U64_MAX: unlimited */
+	u64 locked_vm, pinned_vm;	/* pages */
+	u64 pages[IA_CONS_COUNT];
+	u32 rings;
+	u32 uring_fds;			/* U32_MAX: unknown */
+};
+
+struct ia_proc_snap {
+	unsigned int nr;
+	struct ia_proc_info p[];	/* sorted by pid */
+};
+
+/* Who the request is about: a pid, a uid, or (nothing) the charging ones. */
+struct ia_proc_scope {
+	bool by_pid, by_uid;
+	bool all_of_uid;	/* every process of uid, not only charging ones */
+	pid_t pid;
+	kuid_t uid;
+};
+
+/*
+ * The processes @sc asks for, sorted by pid; -EAGAIN when processes kept
+ * appearing faster than the snapshot could grow. Free with ia_proc_snap_free().
+ */
+struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc);
+void ia_proc_snap_free(void *snap);
+
 /* --- source: quotas published by applications (pub.c) --------------------- */
 
 struct ia_pub_snap {

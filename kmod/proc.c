@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes and what they hold: a walk of every process (pid, uid, comm,
+ * cgroup, RLIMIT_MEMLOCK, mm->locked_vm and pinned_vm, io_uring fds) joined
+ * with memlock.c's record of what each still holds of its uid's pot. The
+ * source of GET_PROC (nl_proc.c puts it into messages).
+ */
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/fdtable.h>
+#include <linux/fs.h>
+#include <linux/nsproxy.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "compat.h"
+#include "ia.h"
+#include "wrapper/kallsyms.h"
+
+static u64 ia_rlim(unsigned long v)
+{
+	return v == RLIM_INFINITY ? U64_MAX : (u64)v;
+}
+
+static bool ia_proc_wanted(const struct ia_proc_scope *sc, struct task_struct *p, kuid_t uid,
+			   const struct ia_memlock_procs *ml)
+{
+	if (sc->by_pid)
+		return task_tgid_nr(p) == sc->pid;
+	if (sc->by_uid && !uid_eq(uid, sc->uid))
+		return false;
+	if (sc->all_of_uid)
+		return true;
+	return ia_memlock_proc_find(ml, task_tgid_nr(p));
+}
+
+/*
+ * The cgroup paths, outside RCU (cgroup_path_ns takes cgroup_mutex), in the
+ * caller's cgroup namespace; the references taken while collecting go.
+ */
+static void ia_proc_cgroup_paths(struct ia_proc_snap *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++) {
+		struct ia_proc_info *o = &s->p[i];
+
+		o->cgpath[0] = 0;
+		if (!o->cgrp)
+			continue;
+#ifdef CONFIG_CGROUPS
+		if (cgroup_path_ns(o->cgrp, o->cgpath, sizeof(o->cgpath),
+				   current->nsproxy->cgroup_ns) < 0)
+			o->cgpath[0] = 0;
+		cgroup_put(o->cgrp);
+#endif
+		o->cgrp = NULL;
+	}
+}
+
+/* io_uring's file_operations (static in io_uring/io_uring.c), or NULL. */
+static const struct file_operations *ia_uring_fops;
+
+static int ia_count_uring_fd(const void *arg, struct file *file, unsigned int fd)
+{
+	if (file->f_op == ia_uring_fops)
+		(*(u32 *)arg)++;
+	return 0;
+}
+
+static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
+			   const struct ia_proc_scope *sc, const struct ia_memlock_procs *ml)
+{
+	struct task_struct *p;
+	unsigned int n = 0;
+	int ret = 0;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		const struct ia_memlock_proc *m;
+		struct ia_proc_info *o;
+		kuid_t uid;
+
+		if ((p->flags & PF_KTHREAD) || READ_ONCE(p->exit_state))
+			continue;
+		uid = __task_cred(p)->uid;
+		if (!ia_proc_wanted(sc, p, uid, ml))
+			continue;
+		if (n == cap) {
+			ret = -ENOSPC;
+			break;
+		}
+		o = &s->p[n++];
+		memset(o, 0, sizeof(*o));
+		o->pid = task_tgid_nr(p);
+		o->uid = uid;
+		o->cgid = ia_task_cgroup_id(p);
+#ifdef CONFIG_CGROUPS
+		o->cgrp = task_dfl_cgroup(p);
+		if (!css_tryget(&o->cgrp->self))
+			o->cgrp = NULL;
+#endif
+		o->soft = ia_rlim(task_rlimit(p, RLIMIT_MEMLOCK));
+		o->hard = ia_rlim(task_rlimit_max(p, RLIMIT_MEMLOCK));
+		o->uring_fds = ia_uring_fops ? 0 : U32_MAX;
+		task_lock(p);
+		strscpy(o->comm, p->comm, sizeof(o->comm));
+		if (p->mm) {
+			o->locked_vm = READ_ONCE(p->mm->locked_vm);
+			o->pinned_vm = atomic64_read(&p->mm->pinned_vm);
+		}
+		/* task_lock, then the table's lock: the order /proc/PID/fdinfo uses. */
+		if (ia_uring_fops && p->files)
+			iterate_fd(p->files, 0, ia_count_uring_fd, &o->uring_fds);
+		task_unlock(p);
+		m = ia_memlock_proc_find(ml, o->pid);
+		if (m) {
+			memcpy(o->pages, m->pages, sizeof(o->pages));
+			o->rings = m->rings;
+		}
+	}
+	rcu_read_unlock();
+	s->nr = n;
+	ia_proc_cgroup_paths(s);
+	return ret;
+}
+
+static int ia_proc_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct ia_proc_info *)a)->pid;
+	pid_t y = ((const struct ia_proc_info *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
+{
+	struct ia_memlock_procs *ml = ia_memlock_procs();
+	struct ia_proc_snap *s = NULL;
+	unsigned int cap, tries;
+	int ret = -ENOSPC;
+
+	if (IS_ERR(ml))
+		return ERR_CAST(ml);
+	if (!READ_ONCE(ia_uring_fops))
+		WRITE_ONCE(ia_uring_fops, (const struct file_operations *)
+			   ia_kallsyms_lookup_name("io_uring_fops"));
+	cap = ia_count_processes();
+	for (tries = 0; tries < 4 && ret == -ENOSPC; tries++) {
+		cap += cap / 4 + 64;
+		s = kvmalloc(struct_size(s, p, cap), GFP_KERNEL);
+		if (!s) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = ia_proc_collect(s, cap, sc, ml);
+		if (ret) {
+			kvfree(s);
+			s = NULL;
+		}
+	}
+	kvfree(ml);
+	if (ret)
+		return ERR_PTR(ret == -ENOSPC ? -EAGAIN : ret);
+	sort(s->p, s->nr, sizeof(s->p[0]), ia_proc_cmp, NULL);
+	return s;
+}
+
+void ia_proc_snap_free(void *snap)
+{
+	kvfree(snap);
+}
