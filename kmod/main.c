@@ -4,14 +4,25 @@
  * iommu_account: occupancy of kernel quotas that fail with misleading errors
  * (the per-uid RLIMIT_MEMLOCK pot, VFIO DMA mapping slots, and the pools
  * applications publish through /dev/iommu-account) exported over
- * generic netlink. Sources start first, the family last, so no request ever
- * meets a source that is not ready; exit goes the other way.
+ * generic netlink.
+ *
+ * The order of initialisation, and why:
+ * 1. the hooks= parameter is checked (a bad value refuses the load);
+ * 2. kallsyms lookups are found, once (wrapper/kallsyms.c): every source
+ *    resolves its symbols with them, and reports a feature off without them;
+ * 3. the sources, which do not depend on one another: uid.c, memlock.c,
+ *    vfio.c, pub.c, reset.c. Each records its features (core.c) and may
+ *    queue events, which events.c drops while no sink is registered;
+ * 4. the netlink family last: it registers the event sink, and no request
+ *    ever meets a source that is not ready.
+ * Exit goes the other way; events.c is flushed after the last source.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
 
 #include "ia.h"
 #include "wrapper/hook.h"
+#include "wrapper/kallsyms.h"
 
 static int __init ia_init(void)
 {
@@ -20,6 +31,7 @@ static int __init ia_init(void)
 	ret = ia_hooks_check();
 	if (ret)
 		return ret;
+	ia_kallsyms_init();
 	ret = ia_uid_init();
 	if (ret)
 		return ret;

@@ -1140,10 +1140,10 @@ static void ia_ml_xdp_init(void)
 int ia_memlock_init(void)
 {
 	const char *release = NULL;
-	char why[80];
+	const char *why = ia_kallsyms_unavailable();
 	unsigned int i;
 
-	if (ia_kallsyms_init(why, sizeof(why))) {
+	if (why) {
 		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s", why);
 		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "%s", why);
 		return 0;

@@ -63,13 +63,11 @@ static bool ia_uidhash_contains(const struct user_struct *want)
 int ia_uid_init(void)
 {
 	unsigned long table, lock, size;
-	char why[80];
-	int ret;
+	const char *why = ia_kallsyms_unavailable();
 
 	ia_feature_set(IA_FEAT_UID_TASKS, true, "task list walk");
 
-	ret = ia_kallsyms_init(why, sizeof(why));
-	if (ret) {
+	if (why) {
 		ia_feature_set(IA_FEAT_UID_ORPHANS, false, "%s", why);
 		return 0;
 	}

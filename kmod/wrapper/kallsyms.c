@@ -56,7 +56,9 @@ static bool ia_ibt_forbids_call(unsigned long entry)
 #endif
 }
 
-int ia_kallsyms_init(char *why, size_t len)
+static char ia_lookup_why[80] = "kallsyms lookups not initialised";
+
+static int ia_kallsyms_find(char *why, size_t len)
 {
 	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
 	char buf[KSYM_SYMBOL_LEN];
@@ -83,6 +85,17 @@ int ia_kallsyms_init(char *why, size_t len)
 	}
 	ia_lookup = (ia_lookup_fn)addr;
 	return 0;
+}
+
+void ia_kallsyms_init(void)
+{
+	if (!ia_lookup && !ia_kallsyms_find(ia_lookup_why, sizeof(ia_lookup_why)))
+		ia_lookup_why[0] = 0;
+}
+
+const char *ia_kallsyms_unavailable(void)
+{
+	return ia_lookup ? NULL : ia_lookup_why;
 }
 
 bool ia_kallsyms_callable(unsigned long entry)

@@ -7,8 +7,13 @@
 #ifndef _IA_WRAPPER_KALLSYMS_H
 #define _IA_WRAPPER_KALLSYMS_H
 
-/* 0 on success; -errno with @why filled when lookups are impossible. */
-int ia_kallsyms_init(char *why, size_t len);
+/*
+ * Find it: once, from main.c, before any source starts. Never fatal: a
+ * failure leaves every lookup 0, and ia_kallsyms_unavailable() says why.
+ */
+void ia_kallsyms_init(void);
+/* NULL when lookups work, else why they cannot (for a feature's reason). */
+const char *ia_kallsyms_unavailable(void);
 /* Address of a kernel symbol (text or data), or 0. */
 unsigned long ia_kallsyms_lookup_name(const char *name);
 /* May @entry (a function's first byte) be called indirectly? (IBT: ENDBR) */
