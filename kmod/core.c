@@ -4,6 +4,10 @@
  * The core: features and owners. The feature table is written from module
  * notifiers and init while netlink readers copy it, so both sides take the
  * same lock.
+ *
+ * Locking: ia_feat_lock (irqsave) guards the feature table and is a leaf:
+ * nothing is called under it, and no other lock of this module is held
+ * when ia_feature_set(), ia_features_copy() or ia_feature_active() takes it.
  */
 #include <linux/kernel.h>
 #include <linux/sched.h>

@@ -265,6 +265,7 @@ static bool ia_event_put_locked(struct ia_event *ev, struct ia_budget *b)
 	unsigned int room = ev->type == IA_EV_FAILURE ? IA_EVQ_LEN : IA_EVQ_LEN - IA_EVQ_RESERVE;
 	unsigned int tail = (ia_evq_head + ia_evq_len) % IA_EVQ_LEN;
 
+	lockdep_assert_held(&ia_evq_lock);
 	ev->seq = ++ia_ev_seq;
 	if (ia_evq_len >= room) {
 		ia_ev_dropped++;

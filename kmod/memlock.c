@@ -36,6 +36,14 @@
  *
  * A ring being closed (io_uring_release, the fops' release) marks its
  * records as pending release; so does the exit of the charging process.
+ *
+ * Locking: ia_ml_lock (a spinlock, irqsave: the hooks run in atomic
+ * context) guards the users, the records and the actives. Taken with it,
+ * in this order: the kernel's kernfs lock inside cgroup_path() (a failure's
+ * cgroup path), then ia_evq_lock (events are queued under ia_ml_lock, and
+ * ia_event_queue() takes nothing else). Nothing that sleeps, allocates
+ * other than GFP_ATOMIC or calls into netlink runs under it; no other lock
+ * of this module is held when it is taken.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -266,6 +274,7 @@ static void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u6
 	struct ia_event ev;
 	int l;
 
+	lockdep_assert_held(&ia_ml_lock);
 	if (limit == RLIM_INFINITY || !limit)
 		return;
 	/* Per mille of the limit, before and after this charge. */
@@ -301,6 +310,7 @@ static void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 p
 	struct ia_event ev;
 	u32 count;
 
+	lockdep_assert_held(&ia_ml_lock);
 	u->refusals++;
 	ia_ml_event_init(&ev, IA_EV_FAILURE, u->uid, consumer, pages, pot, limit);
 	ev.err = err;

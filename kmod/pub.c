@@ -30,6 +30,12 @@
  * Objects are open to every user, so they are bounded: quota_max_per_uid
  * live objects per real uid (EDQUOT past it), and their memory is charged
  * to the creator's memory cgroup.
+ *
+ * Locking, in the order taken: ia_pub_lock (a mutex: the objects' xarray,
+ * the per-uid counts, the kind's thresholds), then an object's p->lock (a
+ * spinlock: its thresholds in effect, what it last read, its state page),
+ * then ia_evq_lock (events are queued under p->lock). NOTIFY takes p->lock
+ * alone. The state page is written only under p->lock.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
@@ -98,6 +104,7 @@ static void ia_pub_read_locked(struct ia_pub *p, struct ia_quota_rec *q)
 	int tries;
 	u32 bad = 0;
 
+	lockdep_assert_held(&p->lock);
 	/*
 	 * submitted minus completed is in use at the moment submitted was read
 	 * if completed did not move meanwhile; a publisher busy on other CPUs
@@ -171,6 +178,7 @@ static void ia_pub_set_thr_locked(struct ia_pub *p, const struct ia_thresholds *
 {
 	struct iommu_account_quota_state *st = p->st;
 
+	lockdep_assert_held(&p->lock);
 	p->thr = *t;
 	WRITE_ONCE(st->warn_at, ia_pub_at(p->capacity, t->warn));
 	WRITE_ONCE(st->crit_at, ia_pub_at(p->capacity, t->crit));
@@ -213,6 +221,7 @@ static void ia_pub_rejections_locked(struct ia_pub *p, const struct ia_quota_rec
 {
 	u64 n = q->refusals - p->rej_reported;
 
+	lockdep_assert_held(&p->lock);
 	p->rej_reported = q->refusals;
 	WRITE_ONCE(p->st->reject_armed, 0);
 	if (!p->rej_work_armed) {
@@ -238,6 +247,7 @@ static void ia_pub_eval_locked(struct ia_pub *p, bool want)
 	struct ia_quota_rec q;
 	int l;
 
+	lockdep_assert_held(&p->lock);
 	ia_pub_read_locked(p, &q);
 	for (l = 0; l < IA_LEVEL_COUNT; l++) {
 		if (!(raised & bit[l]) && q.used >= at[l]) {

@@ -14,6 +14,9 @@
  *
  * Both walks only copy into a preallocated array (no allocation under RCU or
  * under the irq-safe uidhash_lock); the array is then sorted and merged.
+ *
+ * Locking: this file owns no lock. It takes the kernel's uidhash_lock
+ * (irqsave) with no lock of this module held, and only copies under it.
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>

@@ -41,6 +41,15 @@
  * Handlers run in atomic context under kprobes and may be preempted under
  * ftrace: either way state is under one irq-safe spinlock, allocations are
  * GFP_ATOMIC, events go through the core's queue.
+ *
+ * Locking, in the order taken: ia_attach_mutex (registering and removing
+ * the hooks, type1's module reference), then ia_lock (an irq-safe spinlock:
+ * containers, mappings, groups, actives), then ia_evq_lock. The hooks build
+ * their events on the stack under ia_lock and queue them after releasing
+ * it, to keep ia_lock's hold short on the mapping path; the coalescing
+ * flush (a work item, once per interval) queues under ia_lock, which the
+ * order allows. ia_feature_set() (ia_feat_lock, a leaf) may be called under
+ * ia_attach_mutex, never under ia_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -233,6 +242,7 @@ static void ia_dma_del(struct ia_dma *d)
 {
 	struct ia_container *c = d->c;
 
+	lockdep_assert_held(&ia_lock);
 	hash_del(&d->hnode);
 	list_del(&d->cnode);
 	if (c->info.entries)
