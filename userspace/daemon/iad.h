@@ -5,11 +5,17 @@
  *
  *   source.c    netlink (libia): STATUS and GET_QUOTA every interval, the
  *               events group, nlctrl notifications (module gone/back)
+ *   alert.c     iad_raise(): an alert to every sink registered (a leaf)
+ *   kinds.c     the kinds' names, units and thresholds (a leaf)
  *   log.c       journald (structured fields) / syslog / stderr
  *   exec.c      the exec hook: JSON on stdin, timeout, at most N at once
  *   exporter.c  Prometheus text format and /alerts (libmicrohttpd, driven
  *               from the loop through its epoll fd)
- *   main.c      options, configuration, signals, the loop, sd_notify
+ *   main.c      options, configuration, signals, the loop, sd_notify;
+ *               registers the sinks
+ *
+ * Calls go down only: main.c -> source.c -> model.c, alert.c, kinds.c,
+ * log.c; alert.c reaches log.c and exec.c through the sinks registered.
  */
 #ifndef IAD_H
 #define IAD_H
@@ -46,6 +52,11 @@ struct iad_exec {
 	bool warned_missing;
 };
 
+struct iad;
+/* Where an alert goes (log.c, exec.c): registered by main.c. */
+typedef void (*iad_sink_fn)(struct iad *d, const struct iad_alert *a);
+#define IAD_SINKS 4
+
 struct iad {
 	struct iad_config cfg;
 	const char *cfg_path;
@@ -78,6 +89,9 @@ struct iad {
 	uint64_t alerts[IAD_NSTATES];	/* by new state; [IAD_OK] = CLEARED */
 	double last_poll_s;		/* duration of the last poll */
 
+	iad_sink_fn sinks[IAD_SINKS];
+	unsigned int nsinks;
+
 	struct iad_exec exec;
 	struct MHD_Daemon *mhd;
 	int mhd_fd;
@@ -94,20 +108,22 @@ int iad_source_event_fd(struct iad *d);
 int iad_source_ctrl_fd(struct iad *d);
 void iad_source_events(struct iad *d);
 void iad_source_ctrl(struct iad *d);
+
+/* --- kinds.c --- */
 /* The kind's name ("kind-N" when the module does not say). */
 const char *iad_kind_name(const struct iad *d, uint32_t kind, char *buf, size_t len);
 const char *iad_kind_unit(const struct iad *d, uint32_t kind);
-
-/* --- main.c --- */
-/* CLOCK_MONOTONIC in seconds. */
-double iad_mono(void);
-
-/* --- alerts: main.c fans out to the sinks --- */
-void iad_raise(struct iad *d, const struct iad_alert *a);
 /* Thresholds for @kind from the configuration. */
 void iad_thr_of(const struct iad *d, uint32_t kind, struct iad_thr *thr);
 
+/* --- alert.c --- */
+void iad_sink_add(struct iad *d, iad_sink_fn sink);
+/* Stamp, count and hand @a to every sink. */
+void iad_raise(struct iad *d, const struct iad_alert *a);
+
 /* --- log.c --- */
+/* CLOCK_MONOTONIC in seconds. */
+double iad_mono(void);
 void iad_log_open(struct iad *d);
 __attribute__((format(printf, 3, 4)))
 void iad_log(struct iad *d, int prio, const char *fmt, ...);

@@ -22,21 +22,6 @@
 #include "iad.h"
 
 
-void iad_raise(struct iad *d, const struct iad_alert *alert)
-{
-	struct iad_alert a = *alert;
-
-	/* Raised while an event is handled (the event path): the kernel's when. */
-	if (d->cur_event) {
-		if (!a.seq)
-			a.seq = d->cur_event->seq;
-		a.kernel_time_ns = d->cur_event->time_ns;
-	}
-	d->alerts[a.state]++;
-	iad_log_alert(d, &a);
-	iad_exec_alert(d, &a);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: iommu-accountd [-f|--foreground] [-d|--debug] [-c|--config PATH]\n"
@@ -167,6 +152,9 @@ int main(int argc, char **argv)
 	if (!d.foreground)
 		daemonize();
 	iad_log_open(&d);
+	/* Where alerts go: the log, then the exec hook (the exporter reads the model). */
+	iad_sink_add(&d, iad_log_alert);
+	iad_sink_add(&d, iad_exec_alert);
 	sfd = signals(&set);
 	if (sfd < 0) {
 		iad_log(&d, LOG_ERR, "signalfd: %s", strerror(errno));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libia transport: family discovery, requests, the kernel's errors, events. */
+/* libia transport: family discovery, requests, the kernel's errors. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@
 #define SOL_NETLINK 270
 #endif
 
-static int fail(struct ia_client *c, int err, const char *fmt, const char *arg)
+int ia_fail(struct ia_client *c, int err, const char *fmt, const char *arg)
 {
 	c->err = err;
 	snprintf(c->errmsg, sizeof(c->errmsg), fmt, arg);
@@ -33,9 +33,9 @@ int ia_client_open(struct ia_client *c)
 	c->events_group = -1;
 	c->sk = nl_socket_alloc();
 	if (!c->sk)
-		return fail(c, -ENOMEM, "%s", "out of memory");
+		return ia_fail(c, -ENOMEM, "%s", "out of memory");
 	if (genl_connect(c->sk))
-		return fail(c, -EIO, "%s", "cannot open a generic netlink socket");
+		return ia_fail(c, -EIO, "%s", "cannot open a generic netlink socket");
 	/*
 	 * No NLM_F_ACK: every do of the family replies with a message (or an
 	 * error), every dump ends with DONE. An ACK after those would be left
@@ -52,7 +52,7 @@ int ia_client_open(struct ia_client *c)
 
 		ia_module_diagnose(&d);
 		c->nomodule_exit = ia_module_exit_status(&d);
-		return fail(c, -ENOENT, "iommu_account is not loaded: %s", d.text);
+		return ia_fail(c, -ENOENT, "iommu_account is not loaded: %s", d.text);
 	}
 	return 0;
 }
@@ -180,11 +180,11 @@ int ia_request(struct ia_client *c, struct nl_msg *msg, int maxattr, ia_msg_fn f
 	int ret;
 
 	if (!msg)
-		return fail(c, -ENOMEM, "%s", "out of memory");
+		return ia_fail(c, -ENOMEM, "%s", "out of memory");
 	nlcb = nl_cb_clone(nl_socket_get_cb(c->sk));
 	if (!nlcb) {
 		nlmsg_free(msg);
-		return fail(c, -ENOMEM, "%s", "out of memory");
+		return ia_fail(c, -ENOMEM, "%s", "out of memory");
 	}
 	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, &r);
 	nl_cb_err(nlcb, NL_CB_CUSTOM, err_cb, c);
@@ -199,9 +199,9 @@ int ia_request(struct ia_client *c, struct nl_msg *msg, int maxattr, ia_msg_fn f
 	if (r.ret)
 		return r.ret;
 	if (c->err)
-		return fail(c, c->err, "%s", c->extack[0] ? c->extack : strerror(-c->err));
+		return ia_fail(c, c->err, "%s", c->extack[0] ? c->extack : strerror(-c->err));
 	if (ret < 0)
-		return fail(c, -EIO, "netlink: %s", nl_geterror(ret));
+		return ia_fail(c, -EIO, "netlink: %s", nl_geterror(ret));
 	return 0;
 }
 
@@ -224,124 +224,4 @@ bool ia_in_initial_netns(void)
 	if (stat("/proc/self/ns/net", &self) || stat("/proc/1/ns/net", &init))
 		return true;	/* cannot tell: say nothing */
 	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
-}
-
-/*
- * Room for bursts: several uids' event_burst at once (about 1.2 KiB of
- * truesize per event). SO_RCVBUFFORCE needs CAP_NET_ADMIN; SO_RCVBUF is
- * capped by the kernel at net.core.rmem_max. Either is best effort: the
- * loss arithmetic covers whatever still overflows. IA_EVENTS_RCVBUF=BYTES
- * asks for another size; 0 keeps the kernel's default (rmem_default).
- */
-#define IA_EVENTS_RCVBUF (8 << 20)
-
-static int events_rcvbuf(struct ia_client *c)
-{
-	const char *env = getenv("IA_EVENTS_RCVBUF");
-	int fd = nl_socket_get_fd(c->sk), sz = IA_EVENTS_RCVBUF;
-	unsigned long long v;
-	char *end;
-
-	if (env) {
-		errno = 0;
-		v = strtoull(env, &end, 10);
-		if (errno || end == env || *end || v > (1u << 30))
-			return fail(c, -EINVAL, "IA_EVENTS_RCVBUF='%s' is not a number of bytes "
-				    "(0 to 1073741824; 0 keeps the kernel's default)", env);
-		if (!v)
-			return 0;
-		sz = (int)v;
-	}
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	return 0;
-}
-
-int ia_events_subscribe(struct ia_client *c)
-{
-	int grp, ret;
-
-	grp = genl_ctrl_resolve_grp(c->sk, IOMMU_ACCOUNT_FAMILY_NAME, IOMMU_ACCOUNT_MCGRP_EVENTS);
-	if (grp < 0)
-		return fail(c, -EOPNOTSUPP, "%s",
-			    "the loaded iommu_account offers no events group (see `status`, "
-			    "feature \"events\")");
-	ret = nl_socket_add_membership(c->sk, grp);
-	if (ret == -NLE_PERM)
-		return fail(c, -EPERM, "%s", "cannot join the events group: needs CAP_SYS_ADMIN");
-	if (ret)
-		return fail(c, -EIO, "cannot join the events group: %s", nl_geterror(ret));
-	c->events_group = grp;
-	ret = events_rcvbuf(c);
-	if (ret)
-		return ret;
-	nl_socket_disable_seq_check(c->sk);
-	return 0;
-}
-
-struct evstate {
-	struct ia_events_cb *cb;
-	int ret;
-};
-
-static int event_msg_cb(struct nl_msg *msg, void *arg)
-{
-	struct evstate *s = arg;
-	struct ia_events_cb *cb = s->cb;
-	struct nlattr *tb[IOMMU_ACCOUNT_A_EVENT_MAX + 1];
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct ia_event ev;
-	uint64_t lost = 0;
-	int ret;
-
-	if (genlmsg_parse(nlh, 0, tb, IOMMU_ACCOUNT_A_EVENT_MAX, NULL))
-		return NL_SKIP;
-	if (ia_parse_event(nlh, tb, &ev))
-		return NL_SKIP;
-	/* A gap: events dropped by the module's queue or by our socket. */
-	if (cb->last_seq && ev.seq > cb->last_seq + 1)
-		lost = ev.seq - cb->last_seq - 1;
-	/*
-	 * The kernel reports ENOBUFS before the events still queued, so the
-	 * overrun shows as the next gap, not at the next event.
-	 */
-	ret = cb->event(&ev, lost, cb->overrun && lost, cb->arg);
-	ia_free_event(&ev);
-	if (lost)
-		cb->overrun = false;
-	cb->last_seq = ev.seq;
-	if (ret) {
-		s->ret = ret;
-		return NL_STOP;
-	}
-	return NL_OK;
-}
-
-int ia_events_recv(struct ia_client *c, struct ia_events_cb *cb)
-{
-	struct evstate s = { cb, 0 };
-	struct nl_cb *nlcb;
-	int ret;
-
-	nlcb = nl_cb_clone(nl_socket_get_cb(c->sk));
-	if (!nlcb)
-		return fail(c, -ENOMEM, "%s", "out of memory");
-	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, event_msg_cb, &s);
-	ret = nl_recvmsgs(c->sk, nlcb);
-	nl_cb_put(nlcb);
-	if (s.ret)
-		return s.ret;
-	/*
-	 * The socket overran (ENOBUFS, which libnl reports as NLE_NOMEM):
-	 * events were lost; the next event's sequence number tells how many.
-	 */
-	if (ret == -NLE_NOMEM && errno == ENOBUFS) {
-		cb->overrun = true;
-		return 0;
-	}
-	if (ret == -NLE_INTR || ret == -NLE_AGAIN)
-		return 0;
-	if (ret < 0)
-		return fail(c, -EIO, "netlink: %s", nl_geterror(ret));
-	return 0;
 }

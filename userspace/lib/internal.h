@@ -9,6 +9,9 @@
 
 #define IA_MAX_ATTRS 64
 
+/* Record @err and its message (@fmt with one %s, @arg) in @c; returns @err. */
+int ia_fail(struct ia_client *c, int err, const char *fmt, const char *arg);
+
 /* Called per reply with its attributes parsed up to the request's maxattr. */
 typedef int (*ia_msg_fn)(struct nlmsghdr *nlh, struct nlattr **tb, void *arg);
 
