@@ -4,6 +4,8 @@
 #   make install         the module (install-module: /lib/modules/KVER/updates,
 #                        depmod) and the tools (install-tools: iommu-accountctl,
 #                        iommu-accountd, its unit, configuration, man pages)
+#   make check-one TEST=memlock_test [KERNEL=6.12]
+#                        one selftest in a VM, in the boot it belongs to
 #   make check           host checks, the packages (make deb, DKMS in fresh roots of
 #                        6.1 and 7.3), the selftests in QEMU on every kernel of the matrix
 #   make sign KEY= CERT= sign the built module with a key the kernel trusts
@@ -21,7 +23,7 @@ VERSION := $(shell cat $(CURDIR)/VERSION)
 DKMS_SRC = $(DESTDIR)/usr/src/iommu-account-$(VERSION)
 DEMO_KERNEL ?= 6.12
 
-.PHONY: all module userspace selftests install install-module install-tools clean check check-host demo bench \
+.PHONY: all module userspace selftests install install-module install-tools clean check check-one check-host demo bench \
 	dkms-source dkms-install dkms-remove deb check-packages sign
 
 all: module userspace selftests
@@ -105,6 +107,13 @@ clean:
 		*.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests/iommu_account clean
+
+# One selftest in the VM of one kernel (or several: KERNEL="6.1 7.3"), no host
+# checks: the inner loop. The module build is incremental.
+KERNEL ?= 6.12
+check-one:
+	@test -n "$(TEST)" || { echo "usage: make check-one TEST=NAME [KERNEL=6.12] (NAME: a file of selftests/iommu_account)"; exit 2; }
+	ONLY=$(TEST) scripts/check $(KERNEL)
 
 check:
 	scripts/deps
