@@ -339,9 +339,9 @@ TEST(fuzz_as_unprivileged_changes_nothing)
 	 * Its sockets' credentials are freed after an RCU grace period, and
 	 * its user_struct with them: wait (bounded) until the uid is gone.
 	 */
-	for (st = 0; st < 200 && ia_locked(&nl, 42301) >= 0; st++)
+	for (st = 0; st < 200 * ia_timeout_scale() && ia_locked(&nl, 42301) >= 0; st++)
 		usleep(25000);
-	EXPECT_GT(200, st);
+	EXPECT_GT(200 * ia_timeout_scale(), st);
 	take(_metadata, &nl, &b1);
 	/* Its own uid came and went; nothing else moved, not even a threshold. */
 	same(_metadata, &b0, &b1, true);

@@ -4,7 +4,8 @@
  * multiplied by $IA_TIMEOUT_SCALE (a whole number, 1 to 20; default 1). The
  * VM harness sets it on debug kernels (KASAN, lockdep and kmemleak under TCG
  * run the same tests three to five times slower); the limits stay what they
- * are for: a bound on a hung test, never a measure of speed.
+ * are for: a bound on a hung test, never a measure of speed. The waits
+ * inside the tests scale by the same factor (ia_timeout_scale(), ia_nl.c).
  */
 #ifndef IA_HARNESS_H
 #define IA_HARNESS_H

@@ -786,9 +786,30 @@ static void parse_event(const struct nlmsghdr *nlh, struct ia_event *ev)
 static char ev_buf[16384];
 static int ev_len, ev_off;
 
+int ia_timeout_scale(void)
+{
+	static int k;
+	const char *e;
+	char *end;
+	long v;
+
+	if (k)
+		return k;
+	k = 1;
+	e = getenv("IA_TIMEOUT_SCALE");
+	if (e && *e) {
+		v = strtol(e, &end, 10);
+		if (!*end && v >= 1 && v <= 20)
+			k = (int)v;
+	}
+	return k;
+}
+
 int ia_event_read(struct ia_nl *s, struct ia_event *ev, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = mnl_socket_get_fd(s->nl), .events = POLLIN };
+
+	timeout_ms *= ia_timeout_scale();
 
 	for (;;) {
 		while (ev_off < ev_len) {

@@ -126,7 +126,13 @@ int ia_dump_procs(struct ia_nl *s, bool by_uid, uint32_t uid, struct ia_proc *ou
 int ia_get_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit);
 /* Join the events group (on a socket of its own: events arrive unasked). */
 int ia_events_join(struct ia_nl *s);
-/* Next event within @timeout_ms: 1, 0 on time-out, or -errno. */
+/*
+ * $IA_TIMEOUT_SCALE (1 to 20, else 1): every wait of the tests for something
+ * expected is multiplied by it (debug kernels run three to five times
+ * slower). ia_event_read() applies it itself.
+ */
+int ia_timeout_scale(void);
+/* Next event within @timeout_ms (times ia_timeout_scale()): 1, 0 on time-out, or -errno. */
 int ia_event_read(struct ia_nl *s, struct ia_event *ev, int timeout_ms);
 
 /*

@@ -310,7 +310,7 @@ static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want, int64_t *last
 	struct ia_uid u;
 	int i, ret;
 
-	for (i = 0; i < 800; i++) {
+	for (i = 0; i < 800 * ia_timeout_scale(); i++) {
 		ret = ia_get_uid(nl, uid, &u);
 		*last = ret ? ret : (int64_t)u.locked;
 		if (ret == -ENOENT && !want)

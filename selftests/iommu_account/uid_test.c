@@ -168,9 +168,9 @@ TEST_F(pot, orphan_pot_reported_until_ring_closed)
 	EXPECT_FALSE(u.has_min);
 	EXPECT_FALSE(u.has_headroom);
 
-	/* Teardown is deferred to a workqueue: wait up to 20 s for the drain. */
+	/* Teardown is deferred to a workqueue: wait up to 20 s (times the scale) for the drain. */
 	close(ring);
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 200 * ia_timeout_scale(); i++) {
 		v = ia_locked(&self->nl, uid);
 		if (v <= 0)
 			break;

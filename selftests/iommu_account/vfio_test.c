@@ -200,7 +200,7 @@ TEST_F(vfio, owner_killed_container_gone)
 	EXPECT_EQ(10, ct.entries);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	for (i = 0; i < 50; i++) {
+	for (i = 0; i < 50 * ia_timeout_scale(); i++) {
 		ret = ia_get_container(&self->nl, ct.id, &ct);
 		if (ret == -ENOENT)
 			break;
