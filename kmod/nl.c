@@ -5,8 +5,9 @@
  * live in nl_uid.c, nl_quota.c, nl_proc.c and nl_vfio.c; the permission
  * test and the dump and reply machinery they share in nl_util.c. The YNL spec
  * (Documentation/netlink/specs/iommu_account.yaml) is the reference: the
- * numbers come from the uapi header generated from it, and `make check`
- * compares the policies below with it (scripts/ynl-check).
+ * numbers come from the uapi header generated from it, and the policies and
+ * the operation table are generated from it too (nl-gen.c, by
+ * scripts/ynl-gen-kernel.py; scripts/ynl-check compares).
  *
  * Permissions: the pots and containers are machine-wide (user_structs are
  * not per network namespace), so seeing other users' objects, changing
@@ -35,47 +36,6 @@
 #include "nl.h"
 
 static struct genl_family ia_family;
-
-/* --- policies (checked against the spec by scripts/ynl-check) ---------------- */
-
-static const struct nla_policy ia_uid_policy[IOMMU_ACCOUNT_A_UID_UID + 1] = {
-	[IOMMU_ACCOUNT_A_UID_UID] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy ia_group_policy[IOMMU_ACCOUNT_A_GROUP_ID + 1] = {
-	[IOMMU_ACCOUNT_A_GROUP_ID] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy ia_container_policy[IOMMU_ACCOUNT_A_CONTAINER_ID + 1] = {
-	[IOMMU_ACCOUNT_A_CONTAINER_ID] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy ia_thresholds_policy[IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN + 1] = {
-	[IOMMU_ACCOUNT_A_THRESHOLDS_WARN] = { .type = NLA_U32 },
-	[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT] = { .type = NLA_U32 },
-	[IOMMU_ACCOUNT_A_THRESHOLDS_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_MAX),
-	[IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy ia_thresholds_get_policy[IOMMU_ACCOUNT_A_THRESHOLDS_KIND + 1] = {
-	[IOMMU_ACCOUNT_A_THRESHOLDS_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_MAX),
-};
-
-static const struct nla_policy ia_proc_policy[IOMMU_ACCOUNT_A_PROC_UID + 1] = {
-	[IOMMU_ACCOUNT_A_PROC_PID] = { .type = NLA_U32 },
-	[IOMMU_ACCOUNT_A_PROC_UID] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy ia_quota_policy[IOMMU_ACCOUNT_A_QUOTA_PID + 1] = {
-	[IOMMU_ACCOUNT_A_QUOTA_KIND] = NLA_POLICY_MAX(NLA_U32, IA_KIND_MAX),
-	[IOMMU_ACCOUNT_A_QUOTA_ID] = { .type = NLA_U32 },
-	[IOMMU_ACCOUNT_A_QUOTA_UID] = { .type = NLA_U32 },
-	[IOMMU_ACCOUNT_A_QUOTA_PID] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy ia_reset_policy[IOMMU_ACCOUNT_A_RESET_ADDRESS + 1] = {
-	[IOMMU_ACCOUNT_A_RESET_ADDRESS] = { .type = NLA_NUL_STRING, .len = 31 },
-};
 
 enum ia_mcgrp {
 	IA_MCGRP_EVENTS,
@@ -182,7 +142,7 @@ static int ia_put_status(struct sk_buff *msg, const void *view, unsigned int unu
 	return 0;
 }
 
-static int ia_get_status_doit(struct sk_buff *skb, struct genl_info *info)
+int ia_nl_get_status_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	/* Not on the stack: IA_FEAT_COUNT details are over 2 KiB. */
 	struct ia_status_view *v;
@@ -249,7 +209,7 @@ static u32 ia_thr_kind(struct genl_info *info)
 	return a ? nla_get_u32(a) : IA_KIND_VFIO_CONTAINER;
 }
 
-static int ia_get_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
+int ia_nl_get_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ia_thr_reply r;
 
@@ -257,7 +217,11 @@ static int ia_get_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, ia_put_thresholds, &r, 0);
 }
 
-static int ia_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
+/*
+ * CAP_SYS_ADMIN is checked here, not with GENL_ADMIN_PERM (that is
+ * CAP_NET_ADMIN).
+ */
+int ia_nl_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *margin = info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN];
 	u32 kind = ia_thr_kind(info);
@@ -401,90 +365,14 @@ static const struct ia_event_sink ia_nl_sink = {
 
 /* --- the family -------------------------------------------------------------------- */
 
-static const struct genl_ops ia_ops[] = {
-	{
-		.cmd = IOMMU_ACCOUNT_CMD_GET_STATUS,
-		.doit = ia_get_status_doit,
-	},
-	{
-		.cmd = IOMMU_ACCOUNT_CMD_GET_UID,
-		.doit = ia_nl_get_uid_doit,
-		.start = ia_nl_get_uid_start,
-		.dumpit = ia_nl_get_uid_dumpit,
-		.done = ia_snap_dump_done,
-		.policy = ia_uid_policy,
-		.maxattr = ARRAY_SIZE(ia_uid_policy) - 1,
-	},
-	{
-		.cmd = IOMMU_ACCOUNT_CMD_GET_GROUP,
-		.doit = ia_nl_get_group_doit,
-		.start = ia_nl_get_group_start,
-		.dumpit = ia_nl_get_group_dumpit,
-		.done = ia_snap_dump_done,
-		.policy = ia_group_policy,
-		.maxattr = ARRAY_SIZE(ia_group_policy) - 1,
-	},
-	{
-		.cmd = IOMMU_ACCOUNT_CMD_GET_CONTAINER,
-		.doit = ia_nl_get_container_doit,
-		.start = ia_nl_get_container_start,
-		.dumpit = ia_nl_get_container_dumpit,
-		.done = ia_snap_dump_done,
-		.policy = ia_container_policy,
-		.maxattr = ARRAY_SIZE(ia_container_policy) - 1,
-	},
-	{
-		.cmd = IOMMU_ACCOUNT_CMD_GET_THRESHOLDS,
-		.doit = ia_get_thresholds_doit,
-		.policy = ia_thresholds_get_policy,
-		.maxattr = ARRAY_SIZE(ia_thresholds_get_policy) - 1,
-	},
-	{
-		/* CAP_SYS_ADMIN is checked in the handler (not GENL_ADMIN_PERM:
-		 * that is CAP_NET_ADMIN).
-		 */
-		.cmd = IOMMU_ACCOUNT_CMD_SET_THRESHOLDS,
-		.doit = ia_set_thresholds_doit,
-		.policy = ia_thresholds_policy,
-		.maxattr = ARRAY_SIZE(ia_thresholds_policy) - 1,
-	},
-	{
-		.cmd = IOMMU_ACCOUNT_CMD_GET_PROC,
-		.doit = ia_nl_get_proc_doit,
-		.start = ia_nl_get_proc_start,
-		.dumpit = ia_nl_get_proc_dumpit,
-		.done = ia_snap_dump_done,
-		.policy = ia_proc_policy,
-		.maxattr = ARRAY_SIZE(ia_proc_policy) - 1,
-	},
-	{
-		.cmd = IOMMU_ACCOUNT_CMD_GET_QUOTA,
-		.doit = ia_nl_get_quota_doit,
-		.start = ia_nl_get_quota_start,
-		.dumpit = ia_nl_get_quota_dumpit,
-		.done = ia_snap_dump_done,
-		.policy = ia_quota_policy,
-		.maxattr = ARRAY_SIZE(ia_quota_policy) - 1,
-	},
-	{
-		.cmd = IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE,
-		.doit = ia_nl_get_reset_doit,
-		.start = ia_nl_get_reset_start,
-		.dumpit = ia_nl_get_reset_dumpit,
-		.done = ia_snap_dump_done,
-		.policy = ia_reset_policy,
-		.maxattr = ARRAY_SIZE(ia_reset_policy) - 1,
-	},
-};
-
 static struct genl_family ia_family __ro_after_init = {
 	.name = IOMMU_ACCOUNT_FAMILY_NAME,
 	.version = IOMMU_ACCOUNT_FAMILY_VERSION,
 	.netnsok = true,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
-	.ops = ia_ops,
-	.n_ops = ARRAY_SIZE(ia_ops),
+	.ops = ia_nl_ops,		/* nl-gen.c, from the YNL spec */
+	.n_ops = IA_NL_N_OPS,
 	.mcgrps = ia_mcgrps,
 	.n_mcgrps = IA_HAVE_MCAST_CAP ? ARRAY_SIZE(ia_mcgrps) : 0,
 	.resv_start_op = IOMMU_ACCOUNT_CMD_GET_STATUS,

@@ -4,6 +4,8 @@
  * event sink; nl_util.c (a leaf) the permission rules and the dump/reply
  * machinery; nl_uid.c, nl_quota.c, nl_proc.c and nl_vfio.c the attributes
  * of each source. Calls go one way: nl.c -> nl_<source>.c -> nl_util.c.
+ * The handlers' prototypes and the operation table are generated from the
+ * YNL spec (nl-gen.h, nl-gen.c).
  */
 #ifndef _IA_NL_H
 #define _IA_NL_H
@@ -11,6 +13,7 @@
 #include <net/genetlink.h>
 
 #include "ia.h"
+#include "nl-gen.h"
 
 /* nl_util.c */
 /* The family replies and dumps are sent as (before it is registered). */
@@ -42,7 +45,6 @@ void ia_snap_dump_init(struct netlink_callback *cb, void *snap, unsigned int nr,
 		       void (*free)(void *snap));
 int ia_snap_dumpit(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
 		   ia_put_elem_t put);
-int ia_snap_dump_done(struct netlink_callback *cb);
 /* Start a dump message (NLM_F_MULTI) of @cmd. */
 void *ia_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd);
 /* An element that does not fit an empty message: end the dump with an error. */
@@ -65,9 +67,6 @@ int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f,
 /* nl_uid.c */
 /* One nest of consumer-bytes per consumer with pages, as @attr. */
 int ia_put_consumers(struct sk_buff *msg, int attr, const u64 *pages);
-int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info);
-int ia_nl_get_uid_start(struct netlink_callback *cb);
-int ia_nl_get_uid_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 /* The pots with their breakdown (ml); free with ia_uid_snap_free(). */
 struct ia_uid_snap *ia_uid_snapshot_ml(bool filter, kuid_t only);
 void ia_uid_snap_free(void *p);
@@ -77,27 +76,9 @@ void ia_uid_snap_free(void *p);
 int ia_nl_put_quota_nest(struct sk_buff *msg, int attr, const struct ia_quota_rec *q,
 			 struct user_namespace *ns);
 int ia_nl_put_quota_kinds(struct sk_buff *msg, const struct ia_feature_info *feat);
-int ia_nl_get_quota_doit(struct sk_buff *skb, struct genl_info *info);
-int ia_nl_get_quota_start(struct netlink_callback *cb);
-int ia_nl_get_quota_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
-
-/* nl_proc.c */
-int ia_nl_get_proc_doit(struct sk_buff *skb, struct genl_info *info);
-int ia_nl_get_proc_start(struct netlink_callback *cb);
-int ia_nl_get_proc_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* nl_vfio.c */
-int ia_nl_get_container_doit(struct sk_buff *skb, struct genl_info *info);
-int ia_nl_get_container_start(struct netlink_callback *cb);
-int ia_nl_get_container_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
-int ia_nl_get_group_doit(struct sk_buff *skb, struct genl_info *info);
-int ia_nl_get_group_start(struct netlink_callback *cb);
-int ia_nl_get_group_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
-int ia_nl_get_group_done(struct netlink_callback *cb);
 int ia_nl_put_vfio_event(struct sk_buff *msg, const struct ia_event *ev);
-int ia_nl_get_reset_doit(struct sk_buff *skb, struct genl_info *info);
-int ia_nl_get_reset_start(struct netlink_callback *cb);
-int ia_nl_get_reset_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* nl.c */
 int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev);

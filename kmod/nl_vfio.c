@@ -402,7 +402,7 @@ static int ia_put_reset_elem(struct sk_buff *msg, const void *view, unsigned int
 	return 0;
 }
 
-int ia_nl_get_reset_doit(struct sk_buff *skb, struct genl_info *info)
+int ia_nl_get_reset_scope_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[IOMMU_ACCOUNT_A_RESET_ADDRESS];
 	struct ia_reset_view *v;
@@ -433,7 +433,7 @@ int ia_nl_get_reset_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-int ia_nl_get_reset_start(struct netlink_callback *cb)
+int ia_nl_get_reset_scope_start(struct netlink_callback *cb)
 {
 	struct ia_reset_view *v = ia_reset_view(cb->skb, NULL);
 
@@ -443,7 +443,7 @@ int ia_nl_get_reset_start(struct netlink_callback *cb)
 	return 0;
 }
 
-int ia_nl_get_reset_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+int ia_nl_get_reset_scope_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return ia_snap_dumpit(skb, cb, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE, ia_put_reset_elem);
 }
