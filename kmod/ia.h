@@ -73,6 +73,28 @@ struct ia_owner {
 
 void ia_owner_current(struct ia_owner *o);
 
+/*
+ * Which objects a source's snapshot takes (zeroed, IA_FILTER_ALL: all):
+ * @by_id: the one with @id; @by_uid: those of @uid (a pot's uid, an object
+ * owner's real uid); @pid: those whose owner is that process (0: any). The
+ * netlink layer fills it from the request and the caller's permissions.
+ */
+struct ia_filter {
+	bool by_id;
+	u32 id;
+	bool by_uid;
+	kuid_t uid;
+	pid_t pid;
+};
+
+#define IA_FILTER_ALL (&(const struct ia_filter){ })
+
+static inline bool ia_filter_pass(const struct ia_filter *f, u32 id, kuid_t uid, pid_t pid)
+{
+	return (!f->by_id || id == f->id) && (!f->by_uid || uid_eq(uid, f->uid)) &&
+	       (!f->pid || pid == f->pid);
+}
+
 /* A cgroup v2 path's room (a kubepods path is about 200 characters). */
 #define IA_CGPATH_LEN 256
 
@@ -270,8 +292,8 @@ u64 ia_task_cgroup_id(struct task_struct *task);
 /* Its cgroup v2 path from the hierarchy's root into @buf ("" without cgroups). */
 void ia_task_cgroup_path(struct task_struct *task, char *buf, size_t len);
 void ia_uid_exit(void);
-/* Snapshot of every user (or of @only when @filter), sorted by uid; kvfree() it. */
-struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only);
+/* Snapshot of every user (@f: by_uid alone applies), sorted by uid; kvfree() it. */
+struct ia_uid_snap *ia_uid_snapshot(const struct ia_filter *f);
 
 /* --- source: VFIO type1 (vfio.c) ------------------------------------------- */
 
@@ -331,12 +353,8 @@ struct pci_dev;
 
 int ia_vfio_init(void);
 void ia_vfio_exit(void);
-/*
- * @filter: only the container with that id; @uid_filter: only that owner.
- * Sorted by id; free with ia_container_snap_free().
- */
-struct ia_container_snap *ia_container_snapshot(bool filter, u32 id,
-						bool uid_filter, kuid_t uid);
+/* The containers @f passes (id, owner), sorted by id; free with ia_container_snap_free(). */
+struct ia_container_snap *ia_container_snapshot(const struct ia_filter *f);
 void ia_container_snap_free(struct ia_container_snap *s);
 struct ia_group_snap *ia_group_snapshot(void);
 /* @pdev as a group lists it; false (group left 0) when it has no IOMMU group. */
@@ -473,13 +491,8 @@ struct ia_pub_snap {
 
 int ia_pub_init(void);
 void ia_pub_exit(void);
-/*
- * The published objects of @kind (-1: all), only @id when @one, only those
- * of @uid when @uid_filter, only those whose owner is @pid when @pid > 0;
- * kvfree() it.
- */
-struct ia_pub_snap *ia_pub_snapshot(s64 kind, bool one, u32 id, bool uid_filter,
-				    kuid_t uid, pid_t pid);
+/* The published objects of @kind (-1: all) that @f passes (id, owner); kvfree() it. */
+struct ia_pub_snap *ia_pub_snapshot(s64 kind, const struct ia_filter *f);
 void ia_pub_thresholds_get(struct ia_thresholds *t, u32 *margin);
 /* New thresholds of the kind, applied at once to objects without their own. */
 void ia_pub_thresholds_set(const struct ia_thresholds *t, u32 margin);

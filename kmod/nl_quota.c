@@ -158,14 +158,10 @@ static void ia_quota_from_container(struct ia_quota_rec *q, const struct ia_cont
 	q->last = c->last;
 }
 
-/* What a request asks for: -1 or the kind; one object; an owner's uid or pid. */
+/* What a request asks for: -1 or the kind; one object (by id); an owner's uid or pid. */
 struct ia_quota_filter {
 	s64 kind;
-	bool one;
-	u32 id;
-	bool by_uid;
-	kuid_t uid;
-	pid_t pid;		/* 0: any */
+	struct ia_filter obj;
 };
 
 static bool ia_quota_want(const struct ia_quota_filter *f, u32 kind)
@@ -186,27 +182,35 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 	struct ia_pub_snap *ps = NULL;
 	struct ia_uid_snap *us = NULL;
 	bool admin = ia_nl_admin(skb);
-	bool by_uid = f->by_uid || !admin;
-	kuid_t uid = f->by_uid ? f->uid : current_uid();
+	bool by_uid = f->obj.by_uid || !admin;
+	kuid_t uid = f->obj.by_uid ? f->obj.uid : current_uid();
 	struct ia_quota_snap *snap;
 	unsigned int n = 0, i;
+	struct ia_filter of;
 	kuid_t only;
 
 	/* Someone else's objects, unprivileged: none. */
-	if (!admin && f->by_uid && !uid_eq(f->uid, current_uid()))
+	if (!admin && f->obj.by_uid && !uid_eq(f->obj.uid, current_uid()))
 		return kvzalloc(sizeof(*snap), GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
+	/* Containers and qpairs: by id, owner and pid, as the caller may see. */
+	of = f->obj;
+	of.by_uid = by_uid;
+	of.uid = uid;
 	/* A pot has no owning process: a pid filter leaves none. */
-	if (ia_quota_want(f, IA_KIND_UID_POT) && ia_feature_active(IA_FEAT_UID_TASKS) && !f->pid) {
-		only = f->one ? make_kuid(ns, f->id) : uid;
-		if (!f->one || (uid_valid(only) && (!by_uid || uid_eq(only, uid)))) {
-			us = ia_uid_snapshot_ml(f->one || by_uid, only);
+	if (ia_quota_want(f, IA_KIND_UID_POT) && ia_feature_active(IA_FEAT_UID_TASKS) &&
+	    !f->obj.pid) {
+		only = f->obj.by_id ? make_kuid(ns, f->obj.id) : uid;
+		if (!f->obj.by_id || (uid_valid(only) && (!by_uid || uid_eq(only, uid)))) {
+			struct ia_filter uf = { .by_uid = f->obj.by_id || by_uid, .uid = only };
+
+			us = ia_uid_snapshot_ml(&uf);
 			if (IS_ERR(us))
 				return ERR_CAST(us);
 			n += us->nr;
 		}
 	}
 	if (ia_quota_want(f, IA_KIND_VFIO_CONTAINER) && ia_feature_active(IA_FEAT_VFIO_TYPE1)) {
-		cs = ia_container_snapshot(f->one, f->id, by_uid, uid);
+		cs = ia_container_snapshot(&of);
 		if (IS_ERR(cs)) {
 			snap = ERR_CAST(cs);
 			cs = NULL;
@@ -215,7 +219,7 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 		n += cs->nr;
 	}
 	if (ia_quota_want(f, IA_KIND_QPAIR) && ia_feature_active(IA_FEAT_PUBLISHED)) {
-		ps = ia_pub_snapshot(f->kind, f->one, f->id, by_uid, uid, f->pid);
+		ps = ia_pub_snapshot(f->kind, &of);
 		if (IS_ERR(ps)) {
 			snap = ERR_CAST(ps);
 			ps = NULL;
@@ -230,11 +234,8 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 	}
 	snap->nr = 0;
 	/* In the order of the kind enum, each sorted by id. */
-	for (i = 0; cs && i < cs->nr; i++) {
-		if (f->pid && cs->c[i].owner.pid != f->pid)
-			continue;
+	for (i = 0; cs && i < cs->nr; i++)
 		ia_quota_from_container(&snap->rec[snap->nr++], &cs->c[i]);
-	}
 	for (i = 0; us && i < us->nr; i++)
 		ia_quota_from_uid(&snap->rec[snap->nr++], &us->rec[i], us->ml, ns);
 	for (i = 0; ps && i < ps->nr; i++)
@@ -264,17 +265,17 @@ static int ia_quota_filter_of(struct nlattr **attrs, struct ia_quota_filter *f,
 		f->kind = nla_get_u32(a);
 	a = attrs[IOMMU_ACCOUNT_A_QUOTA_UID];
 	if (a) {
-		f->by_uid = true;
-		f->uid = make_kuid(current_user_ns(), nla_get_u32(a));
-		if (!uid_valid(f->uid)) {
+		f->obj.by_uid = true;
+		f->obj.uid = make_kuid(current_user_ns(), nla_get_u32(a));
+		if (!uid_valid(f->obj.uid)) {
 			NL_SET_ERR_MSG_ATTR(extack, a, "no such uid in this user namespace");
 			return -EINVAL;
 		}
 	}
 	a = attrs[IOMMU_ACCOUNT_A_QUOTA_PID];
 	if (a) {
-		f->pid = nla_get_u32(a);
-		if (f->pid <= 0) {
+		f->obj.pid = nla_get_u32(a);
+		if (f->obj.pid <= 0) {
 			NL_SET_ERR_MSG_ATTR(extack, a, "pid must be positive");
 			return -EINVAL;
 		}
@@ -294,8 +295,8 @@ int ia_nl_get_quota_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = ia_quota_filter_of(info->attrs, &f, info->extack);
 	if (ret)
 		return ret;
-	f.one = true;
-	f.id = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_QUOTA_ID]);
+	f.obj.by_id = true;
+	f.obj.id = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_QUOTA_ID]);
 	snap = ia_quota_snapshot(skb, &f);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);

@@ -125,14 +125,14 @@ void ia_uid_snap_free(void *p)
  * between the two readings makes unattributed smaller, never negative
  * (clamped), and a charge in between shows as unattributed for a moment.
  */
-struct ia_uid_snap *ia_uid_snapshot_ml(bool filter, kuid_t only)
+struct ia_uid_snap *ia_uid_snapshot_ml(const struct ia_filter *f)
 {
 	struct ia_memlock_uids *ml = ia_memlock_uids();
 	struct ia_uid_snap *snap;
 
 	if (IS_ERR(ml))
 		return ERR_CAST(ml);
-	snap = ia_uid_snapshot(filter, only);
+	snap = ia_uid_snapshot(f);
 	if (IS_ERR(snap)) {
 		kvfree(ml);
 		return snap;
@@ -142,32 +142,32 @@ struct ia_uid_snap *ia_uid_snapshot_ml(bool filter, kuid_t only)
 }
 
 /*
- * Which uid a request may see: sets filter and only; an unprivileged caller is
- * confined to its own real uid.
+ * Which uid a request may see (@f->by_uid, @f->uid); an unprivileged caller
+ * is confined to its own real uid.
  */
 static int ia_uid_scope(const struct sk_buff *skb, struct nlattr **attrs,
-			struct netlink_ext_ack *extack, bool *filter, kuid_t *only)
+			struct netlink_ext_ack *extack, struct ia_filter *f)
 {
 	struct nlattr *a = attrs ? attrs[IOMMU_ACCOUNT_A_UID_UID] : NULL;
 	bool admin = ia_nl_admin(skb);
 
-	*filter = false;
+	memset(f, 0, sizeof(*f));
 	if (a) {
-		*only = make_kuid(current_user_ns(), nla_get_u32(a));
-		if (!uid_valid(*only)) {
+		f->uid = make_kuid(current_user_ns(), nla_get_u32(a));
+		if (!uid_valid(f->uid)) {
 			NL_SET_ERR_MSG_ATTR(extack, a,
 					    "uid has no mapping in the caller's user namespace");
 			return -EINVAL;
 		}
-		*filter = true;
-		if (!admin && !uid_eq(*only, current_uid())) {
+		f->by_uid = true;
+		if (!admin && !uid_eq(f->uid, current_uid())) {
 			NL_SET_ERR_MSG_ATTR(extack, a,
 					    "seeing another uid needs CAP_SYS_ADMIN");
 			return -EPERM;
 		}
 	} else if (!admin) {
-		*only = current_uid();
-		*filter = true;
+		f->uid = current_uid();
+		f->by_uid = true;
 	}
 	return 0;
 }
@@ -175,16 +175,15 @@ static int ia_uid_scope(const struct sk_buff *skb, struct nlattr **attrs,
 int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ia_uid_snap *snap;
-	bool filter;
-	kuid_t only;
+	struct ia_filter f;
 	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_UID_UID))
 		return -EINVAL;
-	ret = ia_uid_scope(skb, info->attrs, info->extack, &filter, &only);
+	ret = ia_uid_scope(skb, info->attrs, info->extack, &f);
 	if (ret)
 		return ret;
-	snap = ia_uid_snapshot_ml(filter, only);
+	snap = ia_uid_snapshot_ml(&f);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	if (snap->nr) {
@@ -201,14 +200,13 @@ int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info)
 int ia_nl_get_uid_start(struct netlink_callback *cb)
 {
 	struct ia_uid_snap *snap;
-	bool filter;
-	kuid_t only;
+	struct ia_filter f;
 	int ret;
 
-	ret = ia_uid_scope(cb->skb, ia_dump_attrs(cb), cb->extack, &filter, &only);
+	ret = ia_uid_scope(cb->skb, ia_dump_attrs(cb), cb->extack, &f);
 	if (ret)
 		return ret;
-	snap = ia_uid_snapshot_ml(filter, only);
+	snap = ia_uid_snapshot_ml(&f);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	ia_snap_dump_init(cb, snap, snap->nr, ia_uid_snap_free);

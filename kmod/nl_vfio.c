@@ -71,22 +71,29 @@ static void ia_container_snap_release(void *snap)
 	ia_container_snap_free(snap);
 }
 
-/* Containers the caller may see: all for an admin, its own otherwise. */
+/* Containers the caller may see (all for an admin, its own otherwise): @id's, or all. */
 static struct ia_container_snap *
-ia_container_scope(const struct sk_buff *skb, bool filter, u32 id)
+ia_container_scope(const struct sk_buff *skb, const u32 *id)
 {
-	return ia_container_snapshot(filter, id, !ia_nl_admin(skb), current_uid());
+	struct ia_filter f = { .by_uid = !ia_nl_admin(skb), .uid = current_uid() };
+
+	if (id) {
+		f.by_id = true;
+		f.id = *id;
+	}
+	return ia_container_snapshot(&f);
 }
 
 int ia_nl_get_container_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ia_container_snap *snap;
 	int ret;
+	u32 id;
 
 	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_CONTAINER_ID))
 		return -EINVAL;
-	snap = ia_container_scope(skb, true,
-				  nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_CONTAINER_ID]));
+	id = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_CONTAINER_ID]);
+	snap = ia_container_scope(skb, &id);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	if (snap->nr) {
@@ -105,7 +112,7 @@ int ia_nl_get_container_start(struct netlink_callback *cb)
 {
 	struct ia_container_snap *snap;
 
-	snap = ia_container_scope(cb->skb, false, 0);
+	snap = ia_container_scope(cb->skb, NULL);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	ia_snap_dump_init(cb, snap, snap->nr, ia_container_snap_release);
@@ -336,7 +343,7 @@ static struct ia_reset_view *ia_reset_view(const struct sk_buff *skb, struct pci
 		ia_reset_view_free(v);
 		return ERR_CAST(err);
 	}
-	v->cs = ia_container_snapshot(false, 0, false, GLOBAL_ROOT_UID);
+	v->cs = ia_container_snapshot(IA_FILTER_ALL);
 	if (IS_ERR(v->cs)) {
 		ia_reset_view_free(v);
 		return ERR_PTR(-ENOMEM);

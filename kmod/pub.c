@@ -585,8 +585,7 @@ static struct miscdevice ia_pub_dev = {
 
 /* --- snapshots and thresholds --------------------------------------------------------- */
 
-struct ia_pub_snap *ia_pub_snapshot(s64 kind, bool one, u32 id, bool uid_filter,
-				    kuid_t uid, pid_t pid)
+struct ia_pub_snap *ia_pub_snapshot(s64 kind, const struct ia_filter *f)
 {
 	struct ia_pub_snap *snap;
 	struct ia_pub *p;
@@ -602,8 +601,8 @@ struct ia_pub_snap *ia_pub_snapshot(s64 kind, bool one, u32 id, bool uid_filter,
 	}
 	snap->nr = 0;
 	xa_for_each(&ia_pub_objs, i, p) {
-		if ((kind >= 0 && p->kind != kind) || (one && p->id != id) ||
-		    (uid_filter && !uid_eq(p->owner.uid, uid)) || (pid > 0 && p->owner.pid != pid))
+		if ((kind >= 0 && p->kind != kind) ||
+		    !ia_filter_pass(f, p->id, p->owner.uid, p->owner.pid))
 			continue;
 		spin_lock(&p->lock);
 		ia_pub_read_locked(p, &snap->rec[snap->nr++]);

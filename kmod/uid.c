@@ -276,7 +276,7 @@ static unsigned int ia_merge(struct ia_uid_rec *rec, unsigned int n)
 	return out;
 }
 
-struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only)
+struct ia_uid_snap *ia_uid_snapshot(const struct ia_filter *f)
 {
 	struct ia_uid_snap *snap;
 	unsigned int cap, nr, tries;
@@ -289,7 +289,7 @@ struct ia_uid_snap *ia_uid_snapshot(bool filter, kuid_t only)
 		snap = kvmalloc(struct_size(snap, rec, cap), GFP_KERNEL);
 		if (!snap)
 			return ERR_PTR(-ENOMEM);
-		ret = ia_collect(snap->rec, cap, &nr, filter, only);
+		ret = ia_collect(snap->rec, cap, &nr, f->by_uid, f->uid);
 		if (ret)
 			kvfree(snap);
 	}

@@ -1066,8 +1066,7 @@ void ia_container_snap_free(struct ia_container_snap *s)
  * One allocation: the header, the infos, then every container's groups and
  * group owners. Sized by counting under the lock, retried if it grew.
  */
-struct ia_container_snap *ia_container_snapshot(bool filter, u32 id,
-						bool uid_filter, kuid_t uid)
+struct ia_container_snap *ia_container_snapshot(const struct ia_filter *f)
 {
 	unsigned int cap = 0, gcap = 0, n, ng;
 	u64 missed = READ_ONCE(ia_krp_ioctl.nmissed);
@@ -1094,9 +1093,7 @@ struct ia_container_snap *ia_container_snapshot(bool filter, u32 id,
 		hash_for_each(ia_containers, bkt, c, hnode) {
 			struct ia_container_info *ci;
 
-			if (filter && c->info.id != id)
-				continue;
-			if (uid_filter && !uid_eq(c->info.owner.uid, uid))
+			if (!ia_filter_pass(f, c->info.id, c->info.owner.uid, c->info.owner.pid))
 				continue;
 			if (n < cap && ng + c->ngroups <= gcap) {
 				ci = &snap->c[n];
@@ -1193,7 +1190,7 @@ struct ia_group_snap *ia_group_snapshot(void)
 	sort(w.dev, w.n, sizeof(*w.dev), ia_group_dev_cmp, NULL);
 	g->dev = w.dev;
 	g->ndev = w.n;
-	g->containers = ia_container_snapshot(false, 0, false, GLOBAL_ROOT_UID);
+	g->containers = ia_container_snapshot(IA_FILTER_ALL);
 	if (IS_ERR(g->containers)) {
 		g->containers = NULL;
 		goto nomem;
