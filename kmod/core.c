@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 /*
- * The core: features and owners. The feature table is written from module
+ * The core: features, owners and the snapshot idiom. The feature table is written from module
  * notifiers and init while netlink readers copy it, so both sides take the
  * same lock.
  *
@@ -12,8 +12,10 @@
 #include <linux/kernel.h>
 #include <linux/sched.h>
 #include <linux/cred.h>
+#include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stdarg.h>
 #include <linux/string.h>
@@ -70,6 +72,27 @@ bool ia_feature_active(enum ia_feature f)
 	active = ia_features[f].active;
 	spin_unlock_irqrestore(&ia_feat_lock, flags);
 	return active;
+}
+
+void *ia_snapshot_take(size_t hdr, size_t elem, unsigned int cap, ia_snap_fill_t fill,
+		       void *arg, unsigned int *nr)
+{
+	unsigned int tries, n;
+	void *buf;
+
+	for (tries = 0; tries < 4; tries++) {
+		buf = kvzalloc(size_add(hdr, size_mul(cap, elem)), GFP_KERNEL);
+		if (!buf)
+			return ERR_PTR(-ENOMEM);
+		n = fill(buf, cap, arg);
+		if (n <= cap) {
+			*nr = n;
+			return buf;
+		}
+		kvfree(buf);
+		cap = n + n / 4 + 16;
+	}
+	return ERR_PTR(-EAGAIN);
 }
 
 void ia_owner_current(struct ia_owner *o)

@@ -95,6 +95,23 @@ static inline bool ia_filter_pass(const struct ia_filter *f, u32 id, kuid_t uid,
 	       (!f->pid || pid == f->pid);
 }
 
+/*
+ * Collect at most @cap elements into the snapshot @buf and return how many
+ * there are; more than @cap (cap + 1 when the total is unknown): nothing is
+ * kept, the snapshot is taken again, bigger.
+ */
+typedef unsigned int (*ia_snap_fill_t)(void *buf, unsigned int cap, void *arg);
+
+/*
+ * The snapshot idiom, once (core.c): a zeroed buffer of @hdr bytes (the
+ * offset of its flexible array) and @cap elements of @elem bytes, filled by
+ * @fill in process context; while it needed more, grown to that and a
+ * quarter more, four tries at most (-EAGAIN: the set kept outgrowing it).
+ * *@nr: the elements filled. kvfree() it.
+ */
+void *ia_snapshot_take(size_t hdr, size_t elem, unsigned int cap, ia_snap_fill_t fill,
+		       void *arg, unsigned int *nr);
+
 /* A cgroup v2 path's room (a kubepods path is about 200 characters). */
 #define IA_CGPATH_LEN 256
 

@@ -1252,54 +1252,56 @@ static int ia_ml_uid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct ia_memlock_uids *ia_memlock_uids(void)
+static unsigned int ia_ml_uids_fill(void *buf, unsigned int cap, void *arg)
 {
-	struct ia_memlock_uids *s;
+	struct ia_memlock_uids *s = buf;
 	struct ia_ml_user *u;
 	struct ia_ml_rec *r;
 	unsigned long flags;
-	unsigned int bkt, n, i, cap = 16;
+	unsigned int bkt, n = 0, i;
 
-	for (;;) {
-		s = kvzalloc(struct_size(s, u, cap), GFP_KERNEL);
-		if (!s)
-			return ERR_PTR(-ENOMEM);
-		n = 0;
-		spin_lock_irqsave(&ia_ml_lock, flags);
-		hash_for_each(ia_ml_users, bkt, u, hnode)
-			n++;
-		if (n > cap) {
-			spin_unlock_irqrestore(&ia_ml_lock, flags);
-			kvfree(s);
-			cap = n + 16;
-			continue;
-		}
-		n = 0;
-		hash_for_each(ia_ml_users, bkt, u, hnode) {
-			struct ia_memlock_uid *o = &s->u[n++];
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_for_each(ia_ml_users, bkt, u, hnode)
+		n++;
+	if (n > cap)
+		goto out;
+	n = 0;
+	hash_for_each(ia_ml_users, bkt, u, hnode) {
+		struct ia_memlock_uid *o = &s->u[n++];
 
-			o->uid = u->uid;
-			memcpy(o->pages, u->pages, sizeof(o->pages));
-			o->charges = u->charges;
-			o->refusals = u->refusals;
-			o->inexact = u->inexact;
-			o->has_last = u->has_last;
-			o->last = u->last;
-			if (u->last_cgpath)
-				strscpy(o->last_cgpath, u->last_cgpath, sizeof(o->last_cgpath));
-			else
-				o->last_cgpath[0] = 0;
-		}
-		hash_for_each(ia_ml_recs, bkt, r, hnode) {
-			if (!ia_ml_rec_pending(r))
-				continue;
-			for (i = 0; i < n; i++)
-				if (uid_eq(s->u[i].uid, r->uid))
-					s->u[i].pending_pages += r->pages;
-		}
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		break;
+		o->uid = u->uid;
+		memcpy(o->pages, u->pages, sizeof(o->pages));
+		o->charges = u->charges;
+		o->refusals = u->refusals;
+		o->inexact = u->inexact;
+		o->has_last = u->has_last;
+		o->last = u->last;
+		if (u->last_cgpath)
+			strscpy(o->last_cgpath, u->last_cgpath, sizeof(o->last_cgpath));
+		else
+			o->last_cgpath[0] = 0;
 	}
+	hash_for_each(ia_ml_recs, bkt, r, hnode) {
+		if (!ia_ml_rec_pending(r))
+			continue;
+		for (i = 0; i < n; i++)
+			if (uid_eq(s->u[i].uid, r->uid))
+				s->u[i].pending_pages += r->pages;
+	}
+out:
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return n;
+}
+
+struct ia_memlock_uids *ia_memlock_uids(void)
+{
+	struct ia_memlock_uids *s;
+	unsigned int n;
+
+	s = ia_snapshot_take(offsetof(struct ia_memlock_uids, u), sizeof(s->u[0]), 16,
+			     ia_ml_uids_fill, NULL, &n);
+	if (IS_ERR(s))
+		return s;
 	s->nr = n;
 	s->probe_missed = ia_memlock_probes_missed() != 0;
 	sort(s->u, n, sizeof(s->u[0]), ia_ml_uid_cmp, NULL);
@@ -1331,55 +1333,57 @@ static int ia_ml_proc_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static unsigned int ia_ml_procs_fill(void *buf, unsigned int cap, void *arg)
+{
+	struct ia_memlock_procs *s = buf;
+	struct ia_ml_rec *r, *q;
+	unsigned long flags;
+	unsigned int bkt, bkt2, n = 0, i;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_for_each(ia_ml_recs, bkt, r, hnode)
+		n++;
+	if (n > cap)
+		goto out;
+	n = 0;
+	hash_for_each(ia_ml_recs, bkt, r, hnode) {
+		pid_t pid = pid_nr(r->pid);
+		bool first_ring = true;
+
+		for (i = 0; i < n && s->p[i].pid != pid; i++)
+			;
+		if (i == n) {
+			s->p[n].pid = pid;
+			n++;
+		}
+		s->p[i].pages[r->consumer] += r->pages;
+		if (r->consumer != IA_CONS_URING_BUFFERS)
+			continue;
+		/* Count each ring once per process. */
+		hash_for_each(ia_ml_recs, bkt2, q, hnode) {
+			if (q == r)
+				break;
+			if (q->consumer == IA_CONS_URING_BUFFERS && q->ctx == r->ctx &&
+			    q->pid == r->pid)
+				first_ring = false;
+		}
+		s->p[i].rings += first_ring;
+	}
+out:
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return n;
+}
+
 /* What each live charging process holds: pages by consumer, rings. */
 struct ia_memlock_procs *ia_memlock_procs(void)
 {
 	struct ia_memlock_procs *s;
-	struct ia_ml_rec *r, *q;
-	unsigned long flags;
-	unsigned int bkt, bkt2, n, i, cap = 16;
+	unsigned int n;
 
-	for (;;) {
-		s = kvzalloc(struct_size(s, p, cap), GFP_KERNEL);
-		if (!s)
-			return ERR_PTR(-ENOMEM);
-		n = 0;
-		spin_lock_irqsave(&ia_ml_lock, flags);
-		hash_for_each(ia_ml_recs, bkt, r, hnode)
-			n++;
-		if (n > cap) {
-			spin_unlock_irqrestore(&ia_ml_lock, flags);
-			kvfree(s);
-			cap = n + 16;
-			continue;
-		}
-		n = 0;
-		hash_for_each(ia_ml_recs, bkt, r, hnode) {
-			pid_t pid = pid_nr(r->pid);
-			bool first_ring = true;
-
-			for (i = 0; i < n && s->p[i].pid != pid; i++)
-				;
-			if (i == n) {
-				s->p[n].pid = pid;
-				n++;
-			}
-			s->p[i].pages[r->consumer] += r->pages;
-			if (r->consumer != IA_CONS_URING_BUFFERS)
-				continue;
-			/* Count each ring once per process. */
-			hash_for_each(ia_ml_recs, bkt2, q, hnode) {
-				if (q == r)
-					break;
-				if (q->consumer == IA_CONS_URING_BUFFERS && q->ctx == r->ctx &&
-				    q->pid == r->pid)
-					first_ring = false;
-			}
-			s->p[i].rings += first_ring;
-		}
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		break;
-	}
+	s = ia_snapshot_take(offsetof(struct ia_memlock_procs, p), sizeof(s->p[0]), 16,
+			     ia_ml_procs_fill, NULL, &n);
+	if (IS_ERR(s))
+		return s;
 	s->nr = n;
 	sort(s->p, n, sizeof(s->p[0]), ia_ml_proc_cmp, NULL);
 	return s;

@@ -136,12 +136,27 @@ static int ia_proc_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct ia_proc_fill {
+	const struct ia_proc_scope *sc;
+	const struct ia_memlock_procs *ml;
+};
+
+static unsigned int ia_proc_fill(void *buf, unsigned int cap, void *arg)
+{
+	const struct ia_proc_fill *a = arg;
+	struct ia_proc_snap *s = buf;
+
+	if (ia_proc_collect(s, cap, a->sc, a->ml))
+		return cap + 1;
+	return s->nr;
+}
+
 struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
 {
 	struct ia_memlock_procs *ml = ia_memlock_procs();
-	struct ia_proc_snap *s = NULL;
-	unsigned int cap, tries;
-	int ret = -ENOSPC;
+	struct ia_proc_fill a = { .sc = sc, .ml = ml };
+	struct ia_proc_snap *s;
+	unsigned int cap, nr;
 
 	if (IS_ERR(ml))
 		return ERR_CAST(ml);
@@ -149,22 +164,12 @@ struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
 		WRITE_ONCE(ia_uring_fops, (const struct file_operations *)
 			   ia_kallsyms_lookup_name("io_uring_fops"));
 	cap = ia_count_processes();
-	for (tries = 0; tries < 4 && ret == -ENOSPC; tries++) {
-		cap += cap / 4 + 64;
-		s = kvmalloc(struct_size(s, p, cap), GFP_KERNEL);
-		if (!s) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = ia_proc_collect(s, cap, sc, ml);
-		if (ret) {
-			kvfree(s);
-			s = NULL;
-		}
-	}
+	cap += cap / 4 + 64;
+	s = ia_snapshot_take(offsetof(struct ia_proc_snap, p), sizeof(s->p[0]), cap,
+			     ia_proc_fill, &a, &nr);
 	kvfree(ml);
-	if (ret)
-		return ERR_PTR(ret == -ENOSPC ? -EAGAIN : ret);
+	if (IS_ERR(s))
+		return s;
 	sort(s->p, s->nr, sizeof(s->p[0]), ia_proc_cmp, NULL);
 	return s;
 }

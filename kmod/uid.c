@@ -276,25 +276,29 @@ static unsigned int ia_merge(struct ia_uid_rec *rec, unsigned int n)
 	return out;
 }
 
+static unsigned int ia_uid_fill(void *buf, unsigned int cap, void *arg)
+{
+	const struct ia_filter *f = arg;
+	struct ia_uid_snap *snap = buf;
+	unsigned int nr;
+
+	if (ia_collect(snap->rec, cap, &nr, f->by_uid, f->uid))
+		return cap + 1;
+	return nr;
+}
+
 struct ia_uid_snap *ia_uid_snapshot(const struct ia_filter *f)
 {
 	struct ia_uid_snap *snap;
-	unsigned int cap, nr, tries;
-	int ret = -ENOSPC;
+	unsigned int cap, nr;
 
+	/* Room for what is born between counting and walking. */
 	cap = ia_count_processes() + ia_count_users();
-	for (tries = 0; tries < 4 && ret == -ENOSPC; tries++) {
-		/* Room for what was born between counting and walking. */
-		cap += cap / 4 + 64;
-		snap = kvmalloc(struct_size(snap, rec, cap), GFP_KERNEL);
-		if (!snap)
-			return ERR_PTR(-ENOMEM);
-		ret = ia_collect(snap->rec, cap, &nr, f->by_uid, f->uid);
-		if (ret)
-			kvfree(snap);
-	}
-	if (ret)
-		return ERR_PTR(-EAGAIN);
+	cap += cap / 4 + 64;
+	snap = ia_snapshot_take(offsetof(struct ia_uid_snap, rec), sizeof(snap->rec[0]), cap,
+				ia_uid_fill, (void *)f, &nr);
+	if (IS_ERR(snap))
+		return snap;
 	snap->ml = NULL;
 	sort(snap->rec, nr, sizeof(snap->rec[0]), ia_rec_cmp, NULL);
 	snap->nr = ia_merge(snap->rec, nr);
