@@ -2,18 +2,24 @@
 /*
  * iommu_account: the core shared by every quota source.
  *
- *   core.c     features (the state of each data source, locked), owners
+ *   main.c     the order of initialisation
+ *   core.c     features (the state of each data source, locked), owners,
+ *              filters and the snapshot idiom
  *   events.c   the event queue: sequence numbers, per-object coalescing of
  *              failures, one sink (registered by the netlink layer, so no
  *              source ever calls netlink)
  *   uid.c      source: the per-uid locked-memory pot (task list, uid hash)
  *   memlock.c  source: the pot's charge paths (consumers, holders, events)
- *   vfio.c     source: VFIO type1 containers and IOMMU groups
+ *   proc.c     source: processes and what they hold
+ *   vfio.c     source: VFIO type1 containers
+ *   groups.c   source: IOMMU groups with PCI devices
  *   pub.c      source: quotas applications publish (/dev/iommu-account)
  *   reset.c    source: the hot-reset scope of PCI devices (as vfio-pci decides)
- *   nl*.c      the generic netlink family (nl.c: family, permissions,
- *              status, thresholds; nl_uid.c, nl_vfio.c: each source's
- *              attributes; nl_quota.c: every kind in one shape)
+ *   nl*.c      the generic netlink family (nl.c: family, status,
+ *              thresholds, the event sink; nl-gen.c: policies and
+ *              operations, generated from the YNL spec; nl_uid.c,
+ *              nl_proc.c, nl_vfio.c: each source's attributes; nl_quota.c:
+ *              every kind in one shape; nl_util.c: permissions, dumps)
  *
  * Sources depend on this header only.
  */
@@ -373,6 +379,7 @@ void ia_vfio_exit(void);
 /* The containers @f passes (id, owner), sorted by id; free with ia_container_snap_free(). */
 struct ia_container_snap *ia_container_snapshot(const struct ia_filter *f);
 void ia_container_snap_free(struct ia_container_snap *s);
+/* groups.c */
 struct ia_group_snap *ia_group_snapshot(void);
 /* @pdev as a group lists it; false (group left 0) when it has no IOMMU group. */
 bool ia_group_dev_fill(struct ia_group_dev *d, struct pci_dev *pdev);
