@@ -24,7 +24,8 @@ check "status names the running kernel" sh -c "echo \"\$1\" | grep -q \"kernel r
 for args in "uids --json --uid 0" "--json uids --uid 0" "uids --uid 0 --json" "uids -j --uid=0"; do
 	# shellcheck disable=SC2086
 	json=$(iommu-accountctl $args); rc=$?
-	check "$args: exits 0 with the stable keys" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '^\[{\"uid\":0,\"locked_bytes\":[0-9]*,\"tasks\":[0-9]*,\"memlock_min\":'" _ "$json"
+	check "$args: exits 0 with uid 0's pot, its tasks and limits" rc_jqt $rc '.[0] | .uid == 0 and (.locked_bytes | type) == "number" and
+			(.tasks | type) == "number" and has("memlock_min")' "$json"
 done
 
 iommu-accountctl uids --uid 3999999999 2>"$tmp/err"; rc=$?
@@ -35,23 +36,20 @@ check "uids --uid abc: exit 1" [ $rc = 1 ]
 iommu-accountctl status --count 3 2>"$tmp/err"; rc=$?
 check "status --count 3: exit 1, names the option" sh -c "[ $rc = 1 ] && grep -q 'does not take --count' '$tmp/err'"
 json=$(iommu-accountctl status -j); rc=$?
-# Each key on its own (the object's keys may come in any order).
 check "status -j: JSON with features, vfio_untracked, quota kinds, events_seq and the budgets" \
-	sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '^{.*}\$' &&
-		echo \"\$1\" | grep -q '\"features\":\[{\"name\":' &&
-		echo \"\$1\" | grep -q '\"vfio_untracked\":0[,}]' &&
-		echo \"\$1\" | grep -q '\"events_seq\":[0-9]*[,}]' &&
-		echo \"\$1\" | grep -q '\"events_suppressed\":[0-9]*[,}]' &&
-		echo \"\$1\" | grep -q '\"failures_dropped\":[0-9]*[,}]' &&
-		echo \"\$1\" | grep -q '\"budget\":\[' &&
-		echo \"\$1\" | grep -q '\"quota_kinds\":\[{\"name\":\"vfio-container\",\"unit\":\"entries\"},{\"name\":\"uid-pot\",\"unit\":\"bytes\"},{\"name\":\"qpair\",\"unit\":\"descriptors\"}\]'" _ "$json"
+	rc_jqt $rc '(.features[0].name | type) == "string" and .vfio_untracked == 0 and
+		(.events_seq | type) == "number" and (.events_suppressed | type) == "number" and
+		(.failures_dropped | type) == "number" and (.budget | type) == "array" and
+		.quota_kinds == [{"name": "vfio-container", "unit": "entries"},
+			{"name": "uid-pot", "unit": "bytes"}, {"name": "qpair", "unit": "descriptors"}]' "$json"
 
 iommu-accountctl quotas --kind nosuch 2>"$tmp/err"; rc=$?
 check "quotas --kind nosuch: exit 4, names the kinds' source" sh -c "[ $rc = 4 ] && grep -q \"follows no kind 'nosuch'\" '$tmp/err'"
 iommu-accountctl quotas --margin 5 2>"$tmp/err"; rc=$?
 check "quotas --margin 5: exit 1 (thresholds only)" sh -c "[ $rc = 1 ] && grep -q 'does not take --margin' '$tmp/err'"
 json=$(iommu-accountctl -j quotas --kind uid-pot); rc=$?
-check "quotas --kind uid-pot -j: uid 0's pot in the generic shape" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '{\"kind\":\"uid-pot\",\"id\":0,\"unit\":\"bytes\",\"used\":[0-9]*,\"limit\":[0-9]*,\"uid\":0,\"refusals\":[0-9]*[,}]'" _ "$json"
+check "quotas --kind uid-pot -j: uid 0's pot in the generic shape" rc_jqt $rc 'any(.[]; .kind == "uid-pot" and .id == 0 and .unit == "bytes" and (.used | type) == "number" and
+		(.limit | type) == "number" and .uid == 0 and (.refusals | type) == "number")' "$json"
 # A qpair publisher (qpair_demo, held after its first round: both qpairs
 # full, 512 rejected each) and the events it raised.
 iommu-accountctl events --count 6 >"$tmp/qev.txt" 2>&1 &
@@ -65,8 +63,10 @@ until_ok 200 grep -q paused "$tmp/qp.txt"
 iommu-accountctl quotas --kind qpair >"$tmp/qt.txt"; rc=$?
 cnt=$(grep -cE "^qpair +[0-9]+ failing-qp[01] +512 +512 +100.0% +512 +0 +qpair_demo\[$qpid\] uid 0 +512 0/0\$" "$tmp/qt.txt")
 check "quotas --kind qpair: both qpairs full, named, with owner, peak and rejections" test "$rc" = 0 -a "$cnt" = 2
-iommu-accountctl -j quotas --pid "$qpid" | sed 's/},{"kind"/}\n{"kind"/g' >"$tmp/qj.txt"; rc=$?
-cnt=$(grep -c "\"kind\":\"qpair\",\"id\":[0-9]*,\"unit\":\"descriptors\",\"used\":512,\"limit\":512,\"uid\":0,.*\"refusals\":512,\"name\":\"failing-qp[01]\",\"cgroup_id\":[0-9]*,\"peak\":512,\"submitted\":512,\"completed\":0,\"deferred_now\":0,\"deferred_total\":0,\"warn\":800,\"crit\":950,\"inconsistent\":false}" "$tmp/qj.txt")
+cnt=$(iommu-accountctl -j quotas --pid "$qpid" | jq '[.[] | select(.kind == "qpair" and .unit == "descriptors" and
+	.used == 512 and .limit == 512 and .uid == 0 and .refusals == 512 and (.name | test("^failing-qp[01]$")) and
+	(.cgroup_id | type) == "number" and .peak == 512 and .submitted == 512 and .completed == 0 and
+	.deferred_now == 0 and .deferred_total == 0 and .warn == 800 and .crit == 950 and .inconsistent == false)] | length')
 check "quotas --pid: the publisher's two, with the published figures in JSON" [ "$cnt" = 2 ]
 out=$(iommu-accountctl -j quotas --kind qpair --uid 4242); rc=$?
 check "quotas --kind qpair --uid 4242: none of that uid" test "$rc" = 0 -a "$out" = "[]"
@@ -140,25 +140,27 @@ check "vfio_tool: the kernel refuses entry 101 with ENOSPC" \
 
 json=$(iommu-accountctl --json containers); rc=$?
 check "containers --json exits 0" [ $rc = 0 ]
-check "containers --json: 100/100, one ENOSPC, exact" sh -c "echo \"\$1\" | grep -q '\"entries\":100,\"limit\":100,.*\"fail_enospc\":1,.*\"inexact\":0'" _ "$json"
-id=$(echo "$json" | sed -n 's/^\[{"id":\([0-9]*\).*/\1/p')
-grp=$(echo "$json" | sed -n 's/^\[{"id":[0-9]*,"groups":\[\([0-9]*\).*/\1/p')
+check "containers --json: 100/100, one ENOSPC, exact" \
+	jqt 'any(.[]; .entries == 100 and .limit == 100 and .fail_enospc == 1 and .inexact == 0)' "$json"
+id=$(echo "$json" | jq '.[0].id')
+grp=$(echo "$json" | jq '.[0].groups[0]')
 gj=$(iommu-accountctl groups --json --id "$grp"); rc=$?
-check "groups --json --id: attached to the container, vfio-pci device" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '\"backend\":\"vfio-container\",\"container\":$id,.*\"driver\":\"vfio-pci\"'" _ "$gj"
+check "groups --json --id: attached to the container, vfio-pci device" rc_jqt $rc "any(.[]; .backend == \"vfio-container\" and .container == $id and
+		any(.devices[]; .driver == \"vfio-pci\"))" "$gj"
 iommu-accountctl containers >"$tmp/table.txt"; rc=$?
 check "containers table: 100/100 at 100%, owner vfio_tool" sh -c "[ $rc = 0 ] && grep -q ' 100/100  100.0% .* vfio_tool\[[0-9]*\] uid 0$' '$tmp/table.txt'"
 
 wait $evpid; rc=$?
 check "events --count 3 exits 0 after three events" [ $rc = 0 ]
-check "events: warn, crit, then the ENOSPC failure" sh -c "
-	sed -n 1p '$tmp/ev.json' | grep -q '\"type\":\"threshold\".*\"entries\":80,.*\"level\":\"warn\"' &&
-	sed -n 2p '$tmp/ev.json' | grep -q '\"type\":\"threshold\".*\"entries\":95,.*\"level\":\"crit\"' &&
-	sed -n 3p '$tmp/ev.json' | grep -q '\"type\":\"failure\".*\"entries\":100,\"limit\":100,.*\"errno\":28,.*\"count\":1'"
+check "events: warn, crit, then the ENOSPC failure" jq -e -s '
+	(.[0] | .type == "threshold" and .entries == 80 and .level == "warn") and
+	(.[1] | .type == "threshold" and .entries == 95 and .level == "crit") and
+	(.[2] | .type == "failure" and .entries == 100 and .limit == 100 and .errno == 28 and .count == 1)' "$tmp/ev.json"
 
 iommu-accountctl thresholds 900 900 2>"$tmp/err"; rc=$?
 check "thresholds 900 900: exit 6 with the kernel's reason" sh -c "[ $rc = 6 ] && grep -q 'warn must be below crit' '$tmp/err'"
 iommu-accountctl --json thresholds >"$tmp/th.json"; rc=$?
-check "thresholds unchanged after the refusal" sh -c "[ $rc = 0 ] && grep -q '{\"warn\":800,\"crit\":950}' '$tmp/th.json'"
+check "thresholds unchanged after the refusal" rc_jqt $rc '. == {"warn": 800, "crit": 950}' "$(cat "$tmp/th.json")"
 iommu-accountctl containers --id 999999 2>/dev/null; rc=$?
 check "containers --id 999999: exit 4" [ $rc = 4 ]
 
@@ -171,20 +173,24 @@ check "vfio_tool exits when its stdin closes" [ $rc = 0 ]
 iommu-accountctl thresholds --kind uid-pot --margin 40 700 900 >/dev/null; rc=$?
 json=$(iommu-accountctl -j thresholds --kind uid-pot)
 check "thresholds --kind uid-pot --margin 40 700 900: set, read back" \
-	sh -c "[ $rc = 0 ] && [ '$json' = '{\"kind\":\"uid-pot\",\"warn\":700,\"crit\":900,\"margin\":40}' ]"
+	rc_jqt $rc '. == {"kind": "uid-pot", "warn": 700, "crit": 900, "margin": 40}' "$json"
 json=$(iommu-accountctl -j thresholds)
-check "thresholds of VFIO untouched by the pot's" [ "$json" = '{"warn":800,"crit":950}' ]
+check "thresholds of VFIO untouched by the pot's" jqt '. == {"warn": 800, "crit": 950}' "$json"
 iommu-accountctl thresholds --kind uid-pot 800 950 --margin 50 >/dev/null
 iommu-accountctl thresholds --kind bogus 2>"$tmp/err"; rc=$?
 check "thresholds --kind bogus: exit 1, says what it takes" sh -c "[ $rc = 1 ] && grep -q 'vfio, uid-pot or qpair' '$tmp/err'"
 iommu-accountctl procs --uid 0 --pid 1 2>/dev/null; rc=$?
 check "procs --uid 0 --pid 1: exit 1" [ $rc = 1 ]
 json=$(iommu-accountctl procs --pid 1 -j); rc=$?
-check "procs --pid 1 -j: pid 1 with limits and cgroup id" sh -c "[ $rc = 0 ] && echo \"\$1\" | grep -q '^\[{\"pid\":1,\"uid\":0,\"comm\":\"init\",\"cgroup_id\":[0-9]*,\"cgroup\":\"/\",\"memlock_soft\":'" _ "$json"
+check "procs --pid 1 -j: pid 1 with limits and cgroup id" rc_jqt $rc '. | length == 1 and (.[0] | .pid == 1 and .uid == 0 and .comm == "init" and
+		(.cgroup_id | type) == "number" and .cgroup == "/" and has("memlock_soft"))' "$json"
 iommu-accountctl procs --pid 4000000 2>"$tmp/err"; rc=$?
 check "procs --pid 4000000: exit 4, no such process" sh -c "[ $rc = 4 ] && grep -q 'no such process' '$tmp/err'"
 json=$(iommu-accountctl uids --uid 0 -j)
-check "uids --uid 0 -j: the breakdown keys" sh -c "echo \"\$1\" | grep -q '\"consumers\":{.*},\"unattributed_bytes\":[0-9]*,\"pending_bytes\":[0-9]*,\"cgroups\":[0-9]*,\"charges\":[0-9]*,\"refusals\":[0-9]*,\"inexact\":0}'" _ "$json"
+check "uids --uid 0 -j: the breakdown keys" jqt '.[0] | (.consumers | type) == "object" and
+	(.unattributed_bytes | type) == "number" and (.pending_bytes | type) == "number" and
+	(.cgroups | type) == "number" and (.charges | type) == "number" and
+	(.refusals | type) == "number" and .inexact == 0' "$json"
 
 # explain: the ancestor that set the limit, the processes of each cgroup.
 # A shell sets 4 MiB (ours has the default) and starts two processes of uid
@@ -195,16 +201,18 @@ sh -c "ulimit -l 4096; runas 43001 uring_bench hold 3145728 >'$tmp/h1' &
 	n=0; until grep -q hold '$tmp/h1' || [ \$n -gt 250 ]; do usleep 20000; n=\$((n + 1)); done
 	runas 43001 uring_bench hold 2097152 >'$tmp/h2' & wait" &
 setter=$!
-two_procs() { [ "$(iommu-accountctl procs --uid 43001 -j | grep -o '"pid":' | wc -l)" = 2 ]; }
+two_procs() { [ "$(iommu-accountctl procs --uid 43001 -j | jq length)" = 2 ]; }
 check "explain: two processes of uid 43001 running" until_ok 100 two_procs
-pids=$(iommu-accountctl procs --uid 43001 -j | grep -o '"pid":[0-9]*' | cut -d: -f2)
+pids=$(iommu-accountctl procs --uid 43001 -j | jq '.[].pid')
 cg=/sys/fs/cgroup/ia-ctl-$$
 mkdir "$cg" && echo "$pids" | tail -n 1 >"$cg/cgroup.procs"
 json=$(iommu-accountctl explain uid 43001 -j); rc=$?
-check "explain uid 43001 -j: 2 processes in 2 cgroups, one each" sh -c "[ $rc = 0 ] &&
-	echo \"\$1\" | grep -q '\"processes\":2,\"cgroups\":\[{.*\"processes\":1,.*\"cgroup\":\"/ia-ctl-$$\",\"processes\":1,'" _ "$json"
+check "explain uid 43001 -j: 2 processes in 2 cgroups, one each" rc_jqt $rc ".processes == 2 and (.cgroups | length) == 2 and all(.cgroups[]; .processes == 1) and
+		any(.cgroups[]; .cgroup == \"/ia-ctl-$$\")" "$json"
 check "explain uid 43001 -j: limit 4 MiB set by the shell (pid $setter), whose parent has 8 MiB" \
-	sh -c "echo \"\$1\" | grep -q '\"limits\":\[{\"memlock\":4194304,\"processes\":2,\"origin\":{\"pid\":$setter,\"comm\":\"sh\"},\"origin_parent\":{\"pid\":$$,\"comm\":\"[^\"]*\",\"memlock\":8388608}}'" _ "$json"
+	jqt ".limits[0] | .memlock == 4194304 and .processes == 2 and
+		.origin == {\"pid\": $setter, \"comm\": \"sh\"} and
+		.origin_parent.pid == $$ and .origin_parent.memlock == 8388608" "$json"
 check "explain: the second holder was refused with ENOMEM" until_ok 100 grep -q 'hold -12' "$tmp/h2"
 iommu-accountctl explain uid 43001 >"$tmp/explain.txt"; rc=$?
 check "explain uid 43001: names the ancestor in plain words" sh -c "[ $rc = 0 ] &&
@@ -237,7 +245,9 @@ check "explain: the refused process (in $cg2) got ENOMEM and is gone with its cg
 	sh -c "grep -q 'hold -12' '$tmp/h4' && [ ! -d '$cg2' ]"
 json=$(iommu-accountctl explain uid 43001 -j)
 check "explain uid 43001 -j: last_failure names the refused pid and its removed cgroup /ia-ctl-refused-$$" \
-	sh -c "echo \"\$1\" | grep -q '\"last_failure\":{\"time_ns\":[0-9]*,\"errno\":12,\"iova\":0,\"size\":2097152,\"owner\":{\"pid\":$h4,\"uid\":43001,\"comm\":\"uring_bench\"},\"cgroup_id\":[0-9]*,\"cgroup\":\"/ia-ctl-refused-$$\"}'" _ "$json"
+	jqt ".last_failure | (.time_ns | type) == \"number\" and .errno == 12 and .iova == 0 and .size == 2097152 and
+		.owner == {\"pid\": $h4, \"uid\": 43001, \"comm\": \"uring_bench\"} and
+		(.cgroup_id | type) == \"number\" and .cgroup == \"/ia-ctl-refused-$$\"" "$json"
 iommu-accountctl explain uid 43001 >"$tmp/explain.txt"
 check "explain uid 43001: the last refusal in plain words, its cgroup holding none of the pot, the pot shared" \
 	sh -c "grep -q 'The last refusal: uring_bench\[$h4\] (uid 43001) in /ia-ctl-refused-$$, a charge of 2.0 MiB (ENOMEM), [0-9]* s ago: that cgroup holds none of the pot now' '$tmp/explain.txt' &&

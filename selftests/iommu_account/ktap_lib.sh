@@ -21,6 +21,13 @@ until_ok() {
 	return 1
 }
 
+# jqt FILTER JSON: jq's FILTER holds on the document JSON, parsed (key order
+# and spacing do not matter; a number is a number).
+jqt() { printf '%s' "$2" | jq -e "$1" >/dev/null 2>&1; }
+# rc_jqt RC FILTER JSON: a command's exit status RC is 0 and FILTER holds on
+# its output JSON.
+rc_jqt() { [ "$1" = 0 ] && jqt "$2" "$3"; }
+
 # subscribed PID: one of PID's sockets is generic netlink (protocol 16) with a
 # multicast group bit set (/proc/net/netlink: Eth, Groups and Inode columns).
 subscribed() {
