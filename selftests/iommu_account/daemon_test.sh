@@ -38,10 +38,16 @@ metric_gt() { v=$(metric "$1"); [ -n "$v" ] && [ "$v" -gt "$2" ]; }
 journal_count() { grep -c "$1" "$tmp/journal.txt"; }
 hook_count() { hook_lines "$@" | wc -l; }
 journal_has() { grep -q "$1" "$tmp/journal.txt" 2>/dev/null; }
-# The hook's lines for one alert of one object: ALERT KIND [OBJECT]
+# The hook's lines ("UPTIME DOC") for one alert of one object: ALERT KIND
+# [OBJECT], chosen by the document's parsed fields.
 hook_lines() {
-	grep "\"alert\":\"$1\",[^}]*\"kind\":\"$2\",\"object\":${3:-[0-9]*}," "$tmp/hook.log" 2>/dev/null
+	jq -R -r --arg a "$1" --arg k "$2" --arg o "${3:-}" '
+		(index(" ")) as $i | (.[$i + 1:] | fromjson? // {}) as $j |
+		select($j.alert == $a and $j.kind == $k and ($o == "" or ($j.object | tostring) == $o))' \
+		"$tmp/hook.log" 2>/dev/null
 }
+# The document of a hook line.
+hook_doc() { printf '%s' "${1#* }"; }
 hook_has() { [ -n "$(hook_lines "$@")" ]; }
 # The uptime at which the hook ran for the first ALERT KIND [OBJECT].
 hook_time() { hook_lines "$@" | head -n 1 | cut -d' ' -f1; }
@@ -133,12 +139,12 @@ check "pot: the kernel refuses a buffer of uid 1000 with ENOMEM" \
 refused=$(sed -n 's/.* at boottime \([0-9.]*\)$/\1/p' "$tmp/pot.txt")
 nbuf=$(sed -n 's/.*buffer #\([0-9]*\) refused.*/\1/p' "$tmp/pot.txt")
 # GET_QUOTA against what the kernel did: buffers 1..N-1 of 256 KiB were charged.
-q=$(iommu-accountctl -j quotas --kind uid-pot | sed 's/},{/}\n{/g' | grep '"id":1000,')
+q=$(iommu-accountctl -j quotas --kind uid-pot)
 check "GET_QUOTA: uid 1000's pot holds the $((nbuf - 1)) accepted buffers, limit 8 MiB" \
-	sh -c 'echo "$1" | grep -q "\"used\":$2,\"limit\":8388608,\"uid\":1000,"' _ "$q" $(((nbuf - 1) * 262144))
+	jqt "any(.[]; .id == 1000 and .used == $(((nbuf - 1) * 262144)) and .limit == 8388608 and .uid == 1000)" "$q"
 q=$(runas 1000 iommu-accountctl -j quotas)
 check "GET_QUOTA unprivileged (uid 1000): its own pot only" \
-	sh -c 'echo "$1" | grep -q "^\[{\"kind\":\"uid-pot\",\"id\":1000,[^]]*}\]$"' _ "$q"
+	jqt 'length == 1 and .[0].kind == "uid-pot" and .[0].id == 1000' "$q"
 check "pot: FAILURE relayed to the hook" until_ok 200 hook_has FAILURE uid-pot 1000
 warned=$(hook_time WARNING uid-pot 1000)
 echo "# pot: WARNING ran at ${warned:-never}, the kernel refused at $refused (uptime, s)"
@@ -148,9 +154,10 @@ c=$(hook_count WARNING uid-pot 1000)
 check "pot: WARNING said once (no repeats while it holds)" [ "$c" = 1 ]
 fl=$(hook_lines FAILURE uid-pot 1000 | head -n 1)
 check "pot: FAILURE says who: comm pot_leak, uid 1000, ENOMEM, the size asked" \
-	sh -c 'echo "$1" | grep -q "\"uid\":1000,\"pid\":[0-9]*,\"comm\":\"pot_leak\".*\"errno\":\"ENOMEM\",\"size\":262144"' _ "$fl"
+	jqt '.uid == 1000 and (.pid | type) == "number" and .comm == "pot_leak" and .errno == "ENOMEM" and
+		.size == 262144' "$(hook_doc "$fl")"
 check "pot: FAILURE carries the kernel's event sequence number and time" \
-	sh -c 'echo "$1" | grep -q "\"seq\":[1-9][0-9]*,\"kernel_time_ns\":1[0-9]\{18\}}"' _ "$fl"
+	jqt '.seq >= 1 and .kernel_time_ns >= 1000000000000000000' "$(hook_doc "$fl")"
 # One record (fields, then an empty line) per alert of ALERT KIND.
 journal_record() {
 	awk -v a="IOMMU_ACCOUNT_ALERT=$1" -v k="QUOTA_KIND=$2" 'BEGIN { RS = "" }
@@ -201,7 +208,8 @@ check "top not on a terminal: one plain frame, no escape codes" \
 # row of /alerts and no line of the log; the daemon writes them as '?'.
 POT_LEAK_COMM="$(printf 'ev\til\nOK')" pot_leak 1001 1048576 262144 20 </dev/null >"$tmp/evil.txt" 2>&1
 check "hostile comm: its FAILURE names it with '?' for the control characters" \
-	until_ok 200 sh -c "grep '\"kind\":\"uid-pot\",\"object\":1001,' '$tmp/hook.log' | grep -q '\"comm\":\"ev?il?OK\"'"
+	until_ok 200 eval 'l=$(hook_lines FAILURE uid-pot 1001 | head -n 1) && [ -n "$l" ] &&
+		jqt ".comm == \"ev?il?OK\"" "$(hook_doc "$l")"'
 rows=$(wget -q -O - "http://127.0.0.1:$port/alerts" | awk -F '\t' 'NR > 2 && NF != 14' | wc -l)
 check "hostile comm: every /alerts row has its 14 fields" [ "$rows" = 0 ]
 check "hostile comm: no log line starts with the injected text" sh -c "! grep -q '^OK' '$tmp/journal.txt'"
@@ -225,8 +233,10 @@ q=$(iommu-accountctl -j quotas --kind vfio)
 # The refused mapper's cgroup (v2 id: the inode of its directory).
 cgid=$(stat -c %i "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$hold2/cgroup")")
 check "GET_QUOTA: the container holds 100 of 100 entries, owned by vfio_tool, 1 refusal (its record: ENOSPC, 4 KiB, vfio_tool's cgroup $cgid)" \
-	sh -c 'echo "$1" | grep -q "\"kind\":\"vfio-container\",\"id\":[0-9]*,\"unit\":\"entries\",\"used\":100,\"limit\":100,\"uid\":0,\"owner\":{\"pid\":[0-9]*,\"uid\":0,\"comm\":\"vfio_tool\"},\"refusals\":1[,}]" &&
-		echo "$1" | grep -q "\"last_failure\":{\"time_ns\":[0-9]*,\"errno\":28,\"iova\":[0-9]*,\"size\":4096,\"owner\":{\"pid\":[0-9]*,\"uid\":0,\"comm\":\"vfio_tool\"},\"cgroup_id\":$2}"' _ "$q" "$cgid"
+	jqt "any(.[]; .kind == \"vfio-container\" and .unit == \"entries\" and .used == 100 and .limit == 100 and
+		.uid == 0 and .owner.uid == 0 and .owner.comm == \"vfio_tool\" and .refusals == 1 and
+		(.last_failure | .errno == 28 and .size == 4096 and .owner.uid == 0 and
+			.owner.comm == \"vfio_tool\" and .cgroup_id == $cgid))" "$q"
 check "vfio: FAILURE relayed to the hook" until_ok 200 hook_has FAILURE vfio-container
 warned=$(hook_time WARNING vfio-container)
 echo "# vfio: WARNING ran at ${warned:-never}, the kernel refused at $refused (uptime, s)"
@@ -234,7 +244,7 @@ check "vfio: WARNING ran before the kernel's refusal" \
 	awk -v w="$warned" -v r="$refused" 'BEGIN { exit !(w != "" && w + 0 < r + 0) }'
 fl=$(hook_lines FAILURE vfio-container | head -n 1)
 check "vfio: FAILURE says ENOSPC by vfio_tool" \
-	sh -c 'echo "$1" | grep -q "\"comm\":\"vfio_tool\".*\"errno\":\"ENOSPC\""' _ "$fl"
+	jqt '.comm == "vfio_tool" and .errno == "ENOSPC"' "$(hook_doc "$fl")"
 check "vfio: the exporter's figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
 check "vfio, polling only: FAILURE from the kernel's refusal count" \
 	until_ok 200 grep -q 'FAILURE vfio-container [0-9]*: the kernel refused 1 time(s) since the last poll (no event came)' "$tmp/p.err"
@@ -385,7 +395,7 @@ exec 3>"$tmp/hold5"
 		# The next round starts from the 2 MiB base: the ring's teardown is
 		# deferred (on the debug kernel two of the 12 rounds were not held,
 		# most likely the round before's 4 MiB still charged after 2 s).
-		until_ok 400 eval 'iommu-accountctl -j uids --uid 4600 | grep -q "\"locked_bytes\":2097152,"'
+		until_ok 400 eval 'jqt ".[0].locked_bytes == 2097152" "$(iommu-accountctl -j uids --uid 4600)"'
 		usleep 2000000
 		i=$((i + 1))
 	done

@@ -28,15 +28,17 @@ cleanup() {
 trap cleanup EXIT
 echo "TAP version 13"
 
-status_num() { iommu-accountctl -j status | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2; }
+status_num() { iommu-accountctl -j status | jq ".$1"; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
-# The listener's events of one kind and uid (pot: its uid; qpair: the owner in the quota nest).
-pot_events() { grep "\"kind\":\"uid-pot\",\"uid\":$1," "$tmp/ev.json"; }
-qpair_events() { grep "\"kind\":\"qpair\"" "$tmp/ev.json" | grep "\"id\":$1,"; }
+# The listener's events (one JSON document a line; a line that is not one is
+# skipped) that FILTER selects, one a line.
+events() { jq -R -c "fromjson? | select($1)" "$tmp/ev.json"; }
+# Of uid-pot UID; of qpair ID (its id in the quota nest).
+pot_events() { events ".kind == \"uid-pot\" and .uid == $1"; }
+qpair_events() { events ".kind == \"qpair\" and .quota.id == $1"; }
 # The sum of "count" over the threshold events of qpair ID at LEVEL.
 crossings() {
-	qpair_events "$1" | grep "\"type\":\"threshold\"" | grep "\"level\":\"$2\"" |
-		grep -o '"count":[0-9]*' | cut -d: -f2 | awk '{s += $1} END {print s + 0}'
+	qpair_events "$1" | jq -s "[.[] | select(.type == \"threshold\" and .level == \"$2\") | .count] | add // 0"
 }
 
 wall0=$(date +%s)
@@ -65,16 +67,17 @@ echo "# flooder: qpair $qid, $rounds rounds, $notifies NOTIFY calls ($rate per s
 check "flooder: it made rounds and NOTIFY calls ($rounds, $notifies)" \
 	sh -c "[ '${rounds:-0}' -gt 10 ] && [ '${notifies:-0}' -ge '${rounds:-0}' ]"
 check "uid 4100: its CRIT reached the listener" \
-	until_ok 200 sh -c "grep '\"kind\":\"uid-pot\",\"uid\":4100,' '$tmp/ev.json' | grep '\"type\":\"threshold\"' | grep -q '\"level\":\"crit\"'"
-fl=$(pot_events 4100 | grep '"type":"failure"' | head -n 1)
-pid=$(echo "$fl" | grep -o '"owner":{"pid":[0-9]*' | grep -o '[0-9]*$')
+	until_ok 200 eval '[ -n "$(events ".kind == \"uid-pot\" and .uid == 4100 and .type == \"threshold\" and .level == \"crit\"")" ]'
+fl=$(pot_events 4100 | jq -c 'select(.type == "failure")' | head -n 1)
+pid=$(echo "$fl" | jq '.owner.pid // empty')
 echo "# uid 4100's failure: $fl"
 check "uid 4100: its FAILURE reached the listener, with the pid of a uid-4100 process ($pid)" \
-	sh -c "[ -n '$pid' ] && grep -q '^Uid:[[:space:]]*4100[[:space:]]' /proc/$pid/status &&
-		echo '$fl' | grep -q '\"comm\":\"pot_leak\"'"
+	eval '[ -n "$pid" ] && grep -q "^Uid:[[:space:]]*4100[[:space:]]" /proc/$pid/status &&
+		jqt ".owner.comm == \"pot_leak\"" "$fl"'
 q=$(iommu-accountctl -j quotas --kind uid-pot --uid 4100)
 check "uid 4100: GET_QUOTA keeps its last refusal: ENOMEM, 128 KiB, that pid" \
-	sh -c "echo '$q' | grep -q '\"last_failure\":{\"time_ns\":[0-9]*,\"errno\":12,\"iova\":0,\"size\":131072,\"owner\":{\"pid\":$pid,\"uid\":4100,\"comm\":\"pot_leak\"}'"
+	jqt "any(.[]; .last_failure | .errno == 12 and .iova == 0 and .size == 131072 and
+		.owner == {\"pid\": $pid, \"uid\": 4100, \"comm\": \"pot_leak\"})" "$q"
 # Held crossings leave at the end of their interval: wait for them, then count.
 crossings_are() { [ "$(crossings "$qid" "$1")" = "$2" ]; }
 check "flooder: its warn events' counts add up to its $rounds rounds" \
@@ -82,7 +85,7 @@ check "flooder: its warn events' counts add up to its $rounds rounds" \
 check "flooder: its crit events' counts add up to its $rounds rounds" \
 	until_ok 200 crossings_are crit "$rounds"
 echo "# flooder's events: warn $(crossings "$qid" warn), crit $(crossings "$qid" crit) crossings"
-n=$(qpair_events "$qid" | grep -c '"type":"threshold"')
+n=$(qpair_events "$qid" | jq -s '[.[] | select(.type == "threshold")] | length')
 check "flooder: $((2 * rounds)) crossings in $n events, at most one per level and second (<= 26)" \
 	[ "$n" -le 26 ]
 co1=$(status_num events_coalesced)
@@ -96,7 +99,7 @@ bp="" lp=""
 rate=$(cat /sys/module/iommu_account/parameters/event_rate)
 burst=$(cat /sys/module/iommu_account/parameters/event_burst)
 mkfifo "$tmp/leak2.in"
-before=$(grep -c '"kind":"qpair"' "$tmp/ev.json")
+before=$(events '.kind == "qpair"' | wc -l)
 t0=$(uptime_s)
 qpair_flood 1000 10 >"$tmp/flood.txt" 2>&1 &
 fp=$!
@@ -108,16 +111,16 @@ check "uid 4101: the kernel refuses its buffer (ENOMEM) during the flood" \
 wait "$fp"
 t1=$(uptime_s)
 check "uid 4101: its FAILURE reached the listener" \
-	until_ok 200 sh -c "grep '\"kind\":\"uid-pot\",\"uid\":4101,' '$tmp/ev.json' | grep -q '\"type\":\"failure\"'"
-sup=$(iommu-accountctl -j status | grep -o '"budget":\[.*' | grep -o '{"uid":0,"suppressed":[0-9]*' | grep -o '[0-9]*$')
+	until_ok 200 eval '[ -n "$(events ".kind == \"uid-pot\" and .uid == 4101 and .type == \"failure\"")" ]'
+sup=$(iommu-accountctl -j status | jq '[.budget[] | select(.uid == 0) | .suppressed] | add // empty')
 check "STATUS: root's events over its budget are counted against it (${sup:-none})" \
 	[ "${sup:-0}" -gt 0 ]
 check "STATUS: uid 4101 has nothing over its budget" \
-	sh -c "! iommu-accountctl -j status | grep -q '{\"uid\":4101,'"
+	jqt 'all(.budget[]; .uid != 4101)' "$(iommu-accountctl -j status)"
 exec 4>&-
 wait "$lp"
 lp=""
-after=$(grep -c '"kind":"qpair"' "$tmp/ev.json")
+after=$(events '.kind == "qpair"' | wc -l)
 bound=$(awk -v b="$burst" -v r="$rate" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%d", b + r * (t1 - t0 + 2) }')
 echo "# 1,000 qpairs: $((after - before)) events in $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s (budget $burst + $rate/s)"
 check "root's flood: within its budget ($((after - before)) <= $bound)" \
@@ -139,18 +142,14 @@ check "vfio: the kernel refuses the container 20,001 times (ENOSPC)" \
 check "uid 4102: the kernel refuses its buffer (ENOMEM) meanwhile" \
 	until_ok 400 grep -q 'refused: Cannot allocate memory' "$tmp/leak3.out"
 check "uid 4102: its FAILURE reached the listener" \
-	until_ok 200 sh -c "grep '\"kind\":\"uid-pot\",\"uid\":4102,' '$tmp/ev.json' | grep -q '\"type\":\"failure\"'"
-# The container vfio_tool owns (one object per line; its own "id" is its only one).
-ct=$(iommu-accountctl -j containers | sed 's/},{"/}\n{"/g' | grep "\"owner\":{\"pid\":$bp," |
-	grep -o '"id":[0-9]*' | head -n 1 | cut -d: -f2)
-fails() {
-	grep "\"type\":\"failure\"" "$tmp/ev.json" | grep "\"container\":$ct," |
-		grep -o '"count":[0-9]*' | cut -d: -f2 | awk '{s += $1} END {print s + 0}'
-}
+	until_ok 200 eval '[ -n "$(events ".kind == \"uid-pot\" and .uid == 4102 and .type == \"failure\"")" ]'
+# The container vfio_tool owns.
+ct=$(iommu-accountctl -j containers | jq "[.[] | select(.owner.pid == $bp) | .id] | first // empty")
+fails() { events ".type == \"failure\" and .container == ${ct:-0}" | jq -s '[.[].count] | add // 0'; }
 fails_are() { [ "$(fails)" = 20001 ]; }
 check "vfio: the container's failure events add up to its 20,001 refusals (container ${ct:-?})" \
 	until_ok 200 fails_are
-n=$(grep "\"type\":\"failure\"" "$tmp/ev.json" | grep -c "\"container\":$ct,")
+n=$(events ".type == \"failure\" and .container == ${ct:-0}" | wc -l)
 check "vfio: in a few events, at most one per second ($n)" [ "$n" -le 12 ]
 exec 3>&- 4>&-
 wait "$bp" "$lp"
@@ -159,18 +158,18 @@ echo 65535 >$lim
 
 # --- the listener's loss: exact, and no failure among it -------------------------
 s2=$(status_num events_seq)
-seen_last() { grep -q "\"seq\":$s2," "$tmp/ev.json"; }
+seen_last() { [ -n "$(events ".seq == $s2")" ]; }
 check "the listener has the last event ($s2)" until_ok 400 seen_last
-got=$(grep -c '"seq":' "$tmp/ev.json")
-lost=$(sed -n 's/^{"lost":\([0-9]*\)}$/\1/p' "$tmp/ev.json" | awk '{s += $1} END {print s + 0}')
+got=$(events 'has("seq")' | wc -l)
+lost=$(events 'has("lost")' | jq -s '[.[].lost] | add // 0')
 check "received + reported lost = every sequence number ($got + $lost = $((s2 - s0)))" \
 	[ $((got + lost)) = $((s2 - s0)) ]
 check "STATUS: no failure was lost to a full queue" [ "$(status_num failures_dropped)" = 0 ]
 # Every source stamps its events with the wall clock (CLOCK_REALTIME), qpairs too.
 wall1=$(date +%s)
-bad=$(sed -n 's/.*"time_ns":\([0-9]*\).*"kind":"\([a-z0-9-]*\)".*/\2 \1/p' "$tmp/ev.json" |
-	awk -v a="$wall0" -v b="$wall1" '{ s = substr($2, 1, length($2) - 9) + 0; if (s < a - 1 || s > b + 1) print $1 }' | sort | uniq -c | tr '\n' ' ')
-kinds=$(grep -o '"kind":"[a-z-]*"' "$tmp/ev.json" | sort -u | tr -d '"' | sed 's/kind://' | tr '\n' ' ')
+bad=$(events 'has("time_ns")' | jq -r --argjson a "$wall0" --argjson b "$wall1" \
+	'(.time_ns / 1000000000 | floor) as $s | select($s < $a - 1 or $s > $b + 1) | .kind' | sort | uniq -c | tr '\n' ' ')
+kinds=$(events 'has("kind")' | jq -r .kind | sort -u | tr '\n' ' ')
 check "every event's time_ns is wall-clock time within the run (kinds: $kinds; off: ${bad:-none})" \
 	sh -c "[ -z '$bad' ] && echo '$kinds' | grep -q qpair && echo '$kinds' | grep -q uid-pot"
 # Budgets of 100 per uid, and libia's listener asks for an 8 MiB buffer (root: SO_RCVBUFFORCE).

@@ -74,7 +74,7 @@ fresh_container() {
 	exec 3>"$tmp/hold"
 	until_ok 400 grep -q 'failed: No space left on device' "$tmp/leak.txt"
 	check "$1: a fresh container counts 100/100 with 1 ENOSPC, exactly" \
-		sh -c "iommu-accountctl -j containers | grep -q '\"entries\":100,\"limit\":100,.*\"fail_enospc\":1,'"
+		jqt 'any(.[]; .entries == 100 and .limit == 100 and .fail_enospc == 1)' "$(iommu-accountctl -j containers)"
 	exec 3>&-
 	wait "$hold"
 	hold=""
@@ -101,7 +101,7 @@ fresh_pot() {
 	# the kernel's own figure for uid 1001 is back at zero, so no charge from
 	# this holder is released under the next load (CI on 6.1 once read the
 	# hooks=kprobes pot while the previous 1 MiB was most likely still there).
-	until_ok 400 eval '! iommu-accountctl -j uids --uid 1001 | grep -q "\"locked_bytes\":[1-9]"'
+	until_ok 400 eval '! jqt "any(.[]; .locked_bytes > 0)" "$(iommu-accountctl -j uids --uid 1001)"'
 }
 fresh_pot "after the reloads"
 
@@ -131,7 +131,7 @@ p=/sys/module/iommu_account/parameters
 rate0=$(cat $p/event_rate) iv0=$(cat $p/event_interval_ms)
 echo 0 >$p/event_rate
 echo 0 >$p/event_interval_ms
-seq_now() { iommu-accountctl -j status | sed -n 's/.*"events_seq":\([0-9]*\).*/\1/p'; }
+seq_now() { iommu-accountctl -j status | jq .events_seq; }
 iommu-accountctl -j events >"$tmp/ev.json" 2>&1 &
 evp=$!
 check "flood: listener subscribed" until_ok 200 subscribed "$evp"
@@ -147,10 +147,10 @@ qpair_flood 1 1 >>"$tmp/flood.txt" 2>&1
 s2=$(seq_now)
 check "flood: 20,000 events raised while the listener was stopped ($((s1 - s0)))" \
 	[ $((s1 - s0)) -ge 20000 ]
-seen_last() { tail -n 1 "$tmp/ev.json" | grep -q "\"seq\":$s2,"; }
+seen_last() { jqt ".seq == $s2" "$(tail -n 1 "$tmp/ev.json")"; }
 check "flood: the listener follows again (it printed event $s2)" until_ok 400 seen_last
-got=$(grep -c '"seq":' "$tmp/ev.json")
-lost=$(sed -n 's/^{"lost":\([0-9]*\)}$/\1/p' "$tmp/ev.json" | awk '{s += $1} END {print s + 0}')
+got=$(jq -R -c 'fromjson? | select(has("seq"))' "$tmp/ev.json" | wc -l)
+lost=$(jq -R -c 'fromjson? | select(has("lost")) | .lost' "$tmp/ev.json" | awk '{s += $1} END {print s + 0}')
 check "flood: received + reported lost = every sequence number ($got + $lost = $((s2 - s0)))" \
 	[ $((got + lost)) = $((s2 - s0)) ]
 kill "$evp"

@@ -61,8 +61,8 @@ module_set() {
 # The value of a key that occurs once in a reset-scope object ("verdict",
 # "errno", "scope", "reset_set", "vfio_device"), wherever it stands: the
 # object's other keys may come in any order.
-field() {	# KEY: from stdin, a string, number, boolean or null
-	sed 's/"affected":\[[^]]*\]//' | tr ',{' '\n\n' | sed -n "s/^\"$1\":\"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p"
+field() {	# KEY: from the reset scope on stdin, a string, number, boolean or null
+	jq -r "(if type == \"array\" then .[0] else . end) | .$1 | if . == null then \"null\" else tostring end"
 }
 verdict() { iommu-accountctl -j reset-scope "$1" --uid "$2" | field verdict; }
 predicted_errno() { iommu-accountctl -j reset-scope "$1" --uid "$2" | field errno; }
@@ -169,7 +169,7 @@ scope=$(iommu-accountctl -j reset-scope "$e0" | field scope)
 check "(ii) the module: scope none ($scope), verdict no-reset" \
 	sh -c "[ '$scope' = none ] && [ '$(verdict "$e0" 0)' = no-reset ]"
 check "(ii) no function reset either (the kernel's reset_method is empty)" \
-	sh -c "iommu-accountctl -j reset-scope '$e0' | grep -q '\"function_reset\":\[\]'"
+	jqt '.function_reset == []' "$(iommu-accountctl -j reset-scope "$e0")"
 check "(ii) the kernel refuses the reset itself (ENODEV), as the verdict said" agrees "$e0" 1000
 
 # --- (iii) the SR-IOV PF, the VFs' groups held by another uid ---------------
@@ -210,8 +210,8 @@ check "(iv) VF: verdict not-in-reset-set, a VF alone in its set, the fix a funct
 check "(iv) VF: the kernel agrees (EINVAL with the fds of all three groups)" agrees "$vf1" 1000
 set=$(iommu-accountctl -j reset-scope "$vf1" | field reset_set)
 check "(iv) the module: the VF's reset set is its own ($set), the PF's other" \
-	sh -c "[ '$set' = device ] &&
-		iommu-accountctl -j reset-scope '$vf1' | grep -q '\"address\":\"$pf\"[^}]*\"reset_set\":\"other\"'"
+	eval '[ "$set" = device ] && jqt "any(.affected[]; .address == \"$pf\" and .reset_set == \"other\")" \
+		"$(iommu-accountctl -j reset-scope "$vf1")"'
 
 # --- (v) a conventional bus: the reset reaches a bridge and the bus below ----
 reset_tool info "$ce" | sort >"$tmp/k5"
@@ -246,9 +246,8 @@ check "(vii) the edu below the other downstream port: alone, only its group to o
 check "(vii) the kernel agrees for it" agrees "$sw2" 1000
 
 # --- groups: does each device's reset stay in its group? -----------------
-# One device per line (a line also holds the next group's header, never its devices).
-iommu-accountctl -j groups | sed 's/{"address"/\n{"address"/g' >"$tmp/g"
-hr() { grep "\"address\":\"$1\"" "$tmp/g" | tr ',' '\n' | sed -n 's/^"hot_reset":"\([a-z-]*\)".*/\1/p'; }
+iommu-accountctl -j groups >"$tmp/g"
+hr() { jq -r --arg a "$1" '[.[].devices[]? | select(.address == $a) | .hot_reset // "null"] | .[]' "$tmp/g"; }
 check "groups: $e1's reset stays in its group" [ "$(hr "$e1")" = in-group ]
 check "groups: $e0 has no reset" [ "$(hr "$e0")" = none ]
 check "groups: $pf's reset is refused (VFs outside its reset set)" [ "$(hr "$pf")" = refused ]
