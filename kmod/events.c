@@ -130,16 +130,16 @@ bool ia_events_wanted(void)
 
 static kuid_t ia_event_uid(const struct ia_event *ev)
 {
-	return ev->kind == IA_KIND_UID_POT ? ev->pot_uid : ev->who.uid;
+	return ev->kind == IA_KIND_UID_POT ? ev->pot.uid : ev->who.uid;
 }
 
 static u32 ia_event_id(const struct ia_event *ev)
 {
 	switch (ev->kind) {
 	case IA_KIND_UID_POT:
-		return __kuid_val(ev->pot_uid);
+		return __kuid_val(ev->pot.uid);
 	case IA_KIND_VFIO_CONTAINER:
-		return ev->container;
+		return ev->vfio.id;
 	default:
 		return ev->q.id;
 	}

@@ -194,23 +194,14 @@ enum ia_consumer {
 	IA_CONS_COUNT,
 };
 
-/* One event of a VFIO container or of a uid's pot. */
+/* One event of any source: what every kind has, then the kind's own (a union, by kind). */
 struct ia_event {
 	u64 seq;
-	u64 time_ns;
-	enum ia_kind kind;
+	u64 time_ns;			/* CLOCK_REALTIME, every source */
+	enum ia_kind kind;		/* which member of the union is filled */
 	enum ia_event_type type;
-	/* uid-pot */
-	kuid_t pot_uid;
-	enum ia_consumer consumer;
-	u64 cgroup_id;
-	/* vfio-container */
-	u32 container;
-	unsigned int ngroups;		/* listed in groups[] */
-	unsigned int group_count;	/* attached; > ngroups when cut */
-	u32 groups[IA_EV_MAX_GROUPS];
-	u32 entries, limit;
 	struct ia_owner who;
+	u64 cgroup_id;
 	/* failure */
 	int err;
 	u64 iova, size;
@@ -219,8 +210,20 @@ struct ia_event {
 	/* threshold */
 	enum ia_level level;
 	u32 threshold;			/* per mille */
-	/* published kinds: the object at that moment */
-	struct ia_quota_rec q;
+	union {
+		struct {			/* IA_KIND_UID_POT */
+			kuid_t uid;
+			enum ia_consumer consumer;
+		} pot;
+		struct {			/* IA_KIND_VFIO_CONTAINER */
+			u32 id;
+			unsigned int ngroups;		/* listed in groups[] */
+			unsigned int group_count;	/* attached; > ngroups when cut */
+			u32 groups[IA_EV_MAX_GROUPS];
+			u32 entries, limit;
+		} vfio;
+		struct ia_quota_rec q;		/* published kinds: the object at that moment */
+	};
 };
 
 /*

@@ -252,8 +252,8 @@ static void ia_ml_event_init(struct ia_event *ev, enum ia_event_type type, kuid_
 	ev->kind = IA_KIND_UID_POT;
 	ev->type = type;
 	ev->time_ns = ktime_get_real_ns();
-	ev->pot_uid = uid;
-	ev->consumer = consumer;
+	ev->pot.uid = uid;
+	ev->pot.consumer = consumer;
 	ev->size = pages << PAGE_SHIFT;
 	ev->locked_bytes = pot_pages << PAGE_SHIFT;
 	ev->memlock = limit;

@@ -281,8 +281,8 @@ static int ia_nl_put_pot_event(struct sk_buff *msg, const struct ia_event *ev)
 	const int pad = IOMMU_ACCOUNT_A_EVENT_PAD;
 
 	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_UID,
-			from_kuid_munged(&init_user_ns, ev->pot_uid)) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_CONSUMER, ev->consumer) ||
+			from_kuid_munged(&init_user_ns, ev->pot.uid)) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_CONSUMER, ev->pot.consumer) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_CGROUP_ID, ev->cgroup_id, pad) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SIZE, ev->size, pad) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES, ev->locked_bytes, pad) ||

@@ -290,11 +290,11 @@ int ia_nl_put_vfio_event(struct sk_buff *msg, const struct ia_event *ev)
 {
 	const int pad = IOMMU_ACCOUNT_A_EVENT_PAD;
 
-	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID, ev->container) ||
-	    ia_put_groups(msg, IOMMU_ACCOUNT_A_EVENT_GROUP, ev->groups, ev->ngroups) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT, ev->group_count) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ENTRIES, ev->entries) ||
-	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LIMIT, ev->limit))
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID, ev->vfio.id) ||
+	    ia_put_groups(msg, IOMMU_ACCOUNT_A_EVENT_GROUP, ev->vfio.groups, ev->vfio.ngroups) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT, ev->vfio.group_count) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ENTRIES, ev->vfio.entries) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LIMIT, ev->vfio.limit))
 		return -EMSGSIZE;
 	if (ev->type == IA_EV_FAILURE &&
 	    (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_IOVA, ev->iova, pad) ||

@@ -168,12 +168,12 @@ static void ia_vfio_event_fill(struct ia_event *ev, const struct ia_vfio_contain
 	memset(ev, 0, sizeof(*ev));
 	ev->type = type;
 	ev->time_ns = ktime_get_real_ns();
-	ev->container = c->info.id;
-	ev->group_count = c->ngroups;
-	ev->ngroups = min_t(unsigned int, c->ngroups, IA_EV_MAX_GROUPS);
-	memcpy(ev->groups, c->groups, ev->ngroups * sizeof(u32));
-	ev->entries = c->info.entries;
-	ev->limit = c->info.limit;
+	ev->vfio.id = c->info.id;
+	ev->vfio.group_count = c->ngroups;
+	ev->vfio.ngroups = min_t(unsigned int, c->ngroups, IA_EV_MAX_GROUPS);
+	memcpy(ev->vfio.groups, c->groups, ev->vfio.ngroups * sizeof(u32));
+	ev->vfio.entries = c->info.entries;
+	ev->vfio.limit = c->info.limit;
 	if (who)
 		ev->who = *who;
 	else
