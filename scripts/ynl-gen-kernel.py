@@ -77,10 +77,10 @@ class Gen:
         checks = a.get("checks") or {}
         if "enum" in a and t.startswith("u"):
             e = self.enums[a["enum"]]
-            last = e["entries"][-1]
-            last = last if isinstance(last, str) else last["name"]
             if e["type"] != "enum":
                 raise SystemExit(f"ynl-gen-kernel: {aset}.{name}: flags-typed enums are not handled")
+            last = e["entries"][-1]
+            last = last if isinstance(last, str) else last["name"]
             return f"NLA_POLICY_MAX({NLA[t]}, {self.prefix}_{up(a['enum'])}_{up(last)})"
         if "max" in checks:
             return f"NLA_POLICY_MAX({NLA[t]}, {checks['max']})"
@@ -101,10 +101,9 @@ class Gen:
             out.append(("dumpit", f"ia_nl_{n}_dumpit", "dumpit"))
             if "post" in d:
                 out.append(("done", c(d["post"]), "done"))
-        for mode in ("do", "dump"):
-            for hook in ("pre", "post"):
-                if mode == "do" and hook in (op.get("do") or {}):
-                    raise SystemExit(f"ynl-gen-kernel: {op['name']}: do {hook} hooks are not handled")
+        for hook in ("pre", "post"):
+            if hook in (op.get("do") or {}):
+                raise SystemExit(f"ynl-gen-kernel: {op['name']}: do {hook} hooks are not handled")
         return out
 
     def header_banner(self, what):
