@@ -25,7 +25,9 @@
  * lock is taken under it.
  */
 #include <linux/hash.h>
+#include <linux/bits.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -475,4 +477,39 @@ u32 ia_coalesce_due(struct ia_coalesce *co, u64 now)
 	co->pending = 0;
 	co->last_ns = now;
 	return n;
+}
+
+/* --- threshold levels (see ia.h) ------------------------------------------------ */
+
+u64 ia_per_mille(u64 value, u64 limit)
+{
+	return mul_u64_u64_div_u64(value, 1000, limit);
+}
+
+void ia_levels_rearm(struct ia_levels *lv, const struct ia_thresholds *t, u32 margin, u64 pm)
+{
+	unsigned int l;
+
+	for (l = 0; l < IA_LEVEL_COUNT; l++)
+		if (pm + margin < ia_level_line(t, l))
+			lv->raised &= ~BIT(l);
+}
+
+unsigned int ia_levels_raise(struct ia_levels *lv, const struct ia_thresholds *t, u64 pm,
+			     bool highest)
+{
+	unsigned int l, mask = 0;
+
+	for (l = 0; l < IA_LEVEL_COUNT; l++)
+		if (pm >= ia_level_line(t, l) && !(lv->raised & BIT(l)))
+			mask |= BIT(l);
+	if (!mask)
+		return 0;
+	if (highest) {
+		l = fls(mask) - 1;
+		lv->raised |= BIT(l + 1) - 1;	/* it and every level below */
+		return BIT(l);
+	}
+	lv->raised |= mask;
+	return mask;
 }

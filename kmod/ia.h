@@ -6,12 +6,14 @@
  *   core.c     features (the state of each data source, locked), owners,
  *              filters and the snapshot idiom
  *   events.c   the event queue: sequence numbers, per-object coalescing of
- *              failures, one sink (registered by the netlink layer, so no
- *              source ever calls netlink)
+ *              failures, threshold levels, one sink (registered by the
+ *              netlink layer, so no source ever calls netlink)
  *   uid.c      source: the per-uid locked-memory pot (task list, uid hash)
- *   memlock.c  source: the pot's charge paths (consumers, holders, events)
+ *   memlock.c  source: the pot's charge paths (ledger, events, init), with
+ *              memlock_uring.c and memlock_xdp.c, one per consumer
  *   proc.c     source: processes and what they hold
- *   vfio.c     source: VFIO type1 containers
+ *   vfio.c     source: VFIO type1 containers (vfio_attach.c: following
+ *              vfio_iommu_type1 as it comes and goes)
  *   groups.c   source: IOMMU groups with PCI devices
  *   pub.c      source: quotas applications publish (/dev/iommu-account)
  *   reset.c    source: the hot-reset scope of PCI devices (as vfio-pci decides)
@@ -21,7 +23,10 @@
  *              nl_proc.c, nl_vfio.c: each source's attributes; nl_quota.c:
  *              every kind in one shape; nl_util.c: permissions, dumps)
  *
- * Sources depend on this header only.
+ *   wrapper/   kallsyms.c (symbol lookups), hook.c (every hook: sources
+ *              declare them, it places them)
+ *
+ * Sources depend on this header, wrapper/ and their own private header.
  */
 #ifndef _IA_H
 #define _IA_H
@@ -288,6 +293,35 @@ u64 ia_coalesce_interval_ns(void);
  * work clears it when it runs.
  */
 void ia_coalesce_schedule(struct delayed_work *work, bool *armed);
+
+/*
+ * Threshold levels of one object, for every source that raises them from a
+ * count it keeps (memlock.c, vfio.c; pub.c publishes the same lines to its
+ * applications, which raise them in their state page). A level is raised
+ * once when the count reaches it, and re-armed when the count falls more
+ * than @margin per mille below it. Values are per mille of the object's
+ * limit (ia_per_mille()); the caller holds the lock guarding @lv.
+ */
+struct ia_levels {
+	u8 raised;		/* BIT(level): raised, not re-armed since */
+};
+
+/* floor(@value * 1000 / @limit), without overflow; @limit not 0. */
+u64 ia_per_mille(u64 value, u64 limit);
+/* Re-arm the levels @pm is more than @margin below. */
+void ia_levels_rearm(struct ia_levels *lv, const struct ia_thresholds *t, u32 margin, u64 pm);
+/*
+ * Raise the armed levels @pm reached; returns them as BIT(level). @highest:
+ * only the highest is returned, and the ones below it are raised with it
+ * (one event says it all); else each is returned.
+ */
+unsigned int ia_levels_raise(struct ia_levels *lv, const struct ia_thresholds *t, u64 pm,
+			     bool highest);
+/* The per mille line of @level. */
+static inline u32 ia_level_line(const struct ia_thresholds *t, unsigned int level)
+{
+	return level == IA_LEVEL_WARN ? t->warn : t->crit;
+}
 
 struct ia_memlock_uids;
 

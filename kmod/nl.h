@@ -20,6 +20,14 @@
 void ia_nl_util_init(const struct genl_family *family);
 /* Seeing what belongs to other uids needs CAP_SYS_ADMIN (see nl.c). */
 bool ia_nl_admin(const struct sk_buff *skb);
+/*
+ * The uid a request sees: @a's (a uid attribute, or NULL), mapped in the
+ * caller's user namespace and refused (-EPERM, extack) if it is another
+ * uid's and the caller is not CAP_SYS_ADMIN; with no @a, the caller's own
+ * uid unless it is CAP_SYS_ADMIN (*by_uid false: every uid).
+ */
+int ia_nl_uid_scope(const struct sk_buff *skb, const struct nlattr *a,
+		    struct netlink_ext_ack *extack, bool *by_uid, kuid_t *uid);
 /* The caller's cgroup namespace is rooted at the cgroup hierarchy's root. */
 bool ia_nl_init_cgroup_ns(void);
 

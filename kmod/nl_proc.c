@@ -40,32 +40,15 @@ static int ia_proc_scope(const struct sk_buff *skb, struct nlattr **attrs,
 {
 	struct nlattr *pid = attrs ? attrs[IOMMU_ACCOUNT_A_PROC_PID] : NULL;
 	struct nlattr *uid = attrs ? attrs[IOMMU_ACCOUNT_A_PROC_UID] : NULL;
-	bool admin = ia_nl_admin(skb);
 
 	memset(sc, 0, sizeof(*sc));
 	if (pid) {
 		sc->by_pid = true;
 		sc->pid = nla_get_u32(pid);
 	}
-	if (uid) {
-		sc->by_uid = true;
-		sc->all_of_uid = true;
-		sc->uid = make_kuid(current_user_ns(), nla_get_u32(uid));
-		if (!uid_valid(sc->uid)) {
-			NL_SET_ERR_MSG_ATTR(extack, uid,
-					    "uid has no mapping in the caller's user namespace");
-			return -EINVAL;
-		}
-		if (!admin && !uid_eq(sc->uid, current_uid())) {
-			NL_SET_ERR_MSG_ATTR(extack, uid, "seeing another uid needs CAP_SYS_ADMIN");
-			return -EPERM;
-		}
-	} else if (!admin) {
-		/* Charging processes of the caller's uid only. */
-		sc->by_uid = true;
-		sc->uid = current_uid();
-	}
-	return 0;
+	/* With no uid: the charging processes of the caller's uid only. */
+	sc->all_of_uid = !!uid;
+	return ia_nl_uid_scope(skb, uid, extack, &sc->by_uid, &sc->uid);
 }
 
 int ia_nl_get_proc_doit(struct sk_buff *skb, struct genl_info *info)

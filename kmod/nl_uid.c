@@ -148,28 +148,9 @@ struct ia_uid_snap *ia_uid_snapshot_ml(const struct ia_filter *f)
 static int ia_uid_scope(const struct sk_buff *skb, struct nlattr **attrs,
 			struct netlink_ext_ack *extack, struct ia_filter *f)
 {
-	struct nlattr *a = attrs ? attrs[IOMMU_ACCOUNT_A_UID_UID] : NULL;
-	bool admin = ia_nl_admin(skb);
-
 	memset(f, 0, sizeof(*f));
-	if (a) {
-		f->uid = make_kuid(current_user_ns(), nla_get_u32(a));
-		if (!uid_valid(f->uid)) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "uid has no mapping in the caller's user namespace");
-			return -EINVAL;
-		}
-		f->by_uid = true;
-		if (!admin && !uid_eq(f->uid, current_uid())) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "seeing another uid needs CAP_SYS_ADMIN");
-			return -EPERM;
-		}
-	} else if (!admin) {
-		f->uid = current_uid();
-		f->by_uid = true;
-	}
-	return 0;
+	return ia_nl_uid_scope(skb, attrs ? attrs[IOMMU_ACCOUNT_A_UID_UID] : NULL, extack,
+			       &f->by_uid, &f->uid);
 }
 
 int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info)

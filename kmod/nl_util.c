@@ -30,6 +30,28 @@ bool ia_nl_admin(const struct sk_buff *skb)
 	return netlink_capable(skb, CAP_SYS_ADMIN);
 }
 
+int ia_nl_uid_scope(const struct sk_buff *skb, const struct nlattr *a,
+		    struct netlink_ext_ack *extack, bool *by_uid, kuid_t *uid)
+{
+	bool admin = ia_nl_admin(skb);
+
+	*by_uid = a || !admin;
+	if (!a) {
+		*uid = current_uid();
+		return 0;
+	}
+	*uid = make_kuid(current_user_ns(), nla_get_u32(a));
+	if (!uid_valid(*uid)) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "uid has no mapping in the caller's user namespace");
+		return -EINVAL;
+	}
+	if (!admin && !uid_eq(*uid, current_uid())) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "seeing another uid needs CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	return 0;
+}
+
 /*
  * The reader's cgroup namespace is rooted at the hierarchy's root: paths
  * taken from the root mean to it what they say (init_cgroup_ns is not

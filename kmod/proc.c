@@ -63,6 +63,7 @@ static void ia_proc_cgroup_paths(struct ia_proc_snap *s)
 
 /* io_uring's file_operations (static in io_uring/io_uring.c), or NULL. */
 static const struct file_operations *ia_uring_fops;
+static bool ia_uring_fops_looked;
 
 static int ia_count_uring_fd(const void *arg, struct file *file, unsigned int fd)
 {
@@ -160,9 +161,16 @@ struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
 
 	if (IS_ERR(ml))
 		return ERR_CAST(ml);
-	if (!READ_ONCE(ia_uring_fops))
+	/*
+	 * Looked up once (built in where io_uring is): absent stays absent. The
+	 * release orders the pointer before the flag for a parallel request.
+	 */
+	if (!smp_load_acquire(&ia_uring_fops_looked)) {
 		WRITE_ONCE(ia_uring_fops, (const struct file_operations *)
 			   ia_kallsyms_lookup_name("io_uring_fops"));
+		/* Pairs with the acquire above: the pointer is there first. */
+		smp_store_release(&ia_uring_fops_looked, true);
+	}
 	cap = ia_count_processes();
 	cap += cap / 4 + 64;
 	s = ia_snapshot_take(offsetof(struct ia_proc_snap, p), sizeof(s->p[0]), cap,

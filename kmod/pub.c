@@ -72,6 +72,7 @@ struct ia_pub {
 
 	spinlock_t lock;		/* everything below, and writes to *st */
 	struct ia_thresholds thr;	/* in effect */
+	u32 margin;			/* in effect, below thr.warn */
 	u64 seen[4];			/* the monotonic counters last read */
 	u32 flags;
 	u64 rej_reported;		/* rejections covered by events */
@@ -180,10 +181,12 @@ static void ia_pub_set_thr_locked(struct ia_pub *p, const struct ia_thresholds *
 
 	lockdep_assert_held(&p->lock);
 	p->thr = *t;
+	p->margin = min(margin, t->warn - 1);
+	/* The same lines in counts, for the publisher (ia_levels_* decide here). */
 	WRITE_ONCE(st->warn_at, ia_pub_at(p->capacity, t->warn));
 	WRITE_ONCE(st->crit_at, ia_pub_at(p->capacity, t->crit));
-	WRITE_ONCE(st->rearm_warn_at, ia_pub_at(p->capacity, t->warn - min(margin, t->warn - 1)));
-	WRITE_ONCE(st->rearm_crit_at, ia_pub_at(p->capacity, t->crit - min(margin, t->crit - 1)));
+	WRITE_ONCE(st->rearm_warn_at, ia_pub_at(p->capacity, t->warn - p->margin));
+	WRITE_ONCE(st->rearm_crit_at, ia_pub_at(p->capacity, t->crit - p->margin));
 }
 
 /*
@@ -206,7 +209,7 @@ static void ia_pub_event(const struct ia_pub *p, const struct ia_quota_rec *q,
 		ev.count = count;
 	} else if (type == IA_EV_THRESHOLD) {
 		ev.level = level;
-		ev.threshold = level == IA_LEVEL_WARN ? p->thr.warn : p->thr.crit;
+		ev.threshold = ia_level_line(&p->thr, level);
 	}
 	ia_event_queue(&ev);
 }
@@ -233,32 +236,30 @@ static void ia_pub_rejections_locked(struct ia_pub *p, const struct ia_quota_rec
 		ia_pub_event(p, q, IA_EV_FAILURE, 0, min_t(u64, n, U32_MAX));
 }
 
-/* Raise and re-arm levels, and open a rejection episode, from the counters now. */
+/*
+ * Re-arm and raise levels (every level crossed is said), and open a
+ * rejection episode, from the counters now. The page's raised bits are
+ * BIT(level), as struct ia_levels keeps them.
+ */
 static void ia_pub_eval_locked(struct ia_pub *p, bool want)
 {
 	struct iommu_account_quota_state *st = p->st;
-	static const u32 bit[IA_LEVEL_COUNT] = {
-		[IA_LEVEL_WARN] = IOMMU_ACCOUNT_QUOTA_RAISED_WARN,
-		[IA_LEVEL_CRIT] = IOMMU_ACCOUNT_QUOTA_RAISED_CRIT,
-	};
-	u64 at[IA_LEVEL_COUNT] = { st->warn_at, st->crit_at };
-	u64 rearm[IA_LEVEL_COUNT] = { st->rearm_warn_at, st->rearm_crit_at };
-	u32 raised = st->raised;
+	struct ia_levels lv = { .raised = READ_ONCE(st->raised) };
 	struct ia_quota_rec q;
-	int l;
+	unsigned int raised, l;
+	u64 pm;
 
+	BUILD_BUG_ON(IOMMU_ACCOUNT_QUOTA_RAISED_WARN != BIT(IA_LEVEL_WARN) ||
+		     IOMMU_ACCOUNT_QUOTA_RAISED_CRIT != BIT(IA_LEVEL_CRIT));
 	lockdep_assert_held(&p->lock);
 	ia_pub_read_locked(p, &q);
-	for (l = 0; l < IA_LEVEL_COUNT; l++) {
-		if (!(raised & bit[l]) && q.used >= at[l]) {
-			raised |= bit[l];
-			if (want)
-				ia_pub_event(p, &q, IA_EV_THRESHOLD, l, 0);
-		} else if ((raised & bit[l]) && q.used < rearm[l]) {
-			raised &= ~bit[l];
-		}
-	}
-	WRITE_ONCE(st->raised, raised);
+	pm = ia_per_mille(q.used, p->capacity);
+	ia_levels_rearm(&lv, &p->thr, p->margin, pm);
+	raised = ia_levels_raise(&lv, &p->thr, pm, false);
+	for (l = 0; l < IA_LEVEL_COUNT && want; l++)
+		if (raised & BIT(l))
+			ia_pub_event(p, &q, IA_EV_THRESHOLD, l, 0);
+	WRITE_ONCE(st->raised, lv.raised);
 	if (q.refusals > p->rej_reported && READ_ONCE(st->reject_armed))
 		ia_pub_rejections_locked(p, &q, want);
 }

@@ -31,34 +31,30 @@
  * removes the same record; a vaddr update (VFIO_DMA_*_FLAG_VADDR) pins and
  * removes nothing. Pinned pages of a mapping are dropped with its record.
  *
- * Two mechanisms give these hooks (wrapper/hook.h): ftrace where the kernel
- * allows it (entry callbacks, and MAP_DMA calls of the ioctl redirected to a
- * wrapper that sees the return value: no return trampoline, no bound on
- * concurrent calls), else kprobes and a kretprobe on the ioctl. With the
- * kretprobe, if its 4096 instances ever run out, the refusals of that moment
- * are not counted, and every container live then is flagged inexact (never
- * silently wrong). Open and attach (rare) are kretprobes either way.
+ * The hooks are declared here and placed by wrapper/hook.c: entry hooks on
+ * ftrace, and open, attach and the MAP_DMA calls of the ioctl wrapped (no
+ * return trampoline, no bound on concurrent calls); else kprobes and
+ * kretprobes. With the ioctl's kretprobe, if its 4096 instances ever run
+ * out, the refusals of that moment are not counted, and every container live
+ * then is flagged inexact (never silently wrong). vfio_attach.c registers
+ * them when vfio_iommu_type1 is there; this file is what they mean.
  *
  * Handlers run in atomic context under kprobes and may be preempted under
  * ftrace: either way state is under one irq-safe spinlock, allocations are
  * GFP_ATOMIC, events go through the core's queue.
  *
- * Locking, in the order taken: ia_vfio_attach_mutex (registering and removing
- * the hooks, type1's module reference), then ia_vfio_lock (an irq-safe spinlock:
- * containers, mappings, groups, actives), then ia_evq_lock. The hooks build
- * their events on the stack under ia_vfio_lock and queue them after releasing
- * it, to keep ia_vfio_lock's hold short on the mapping path; the coalescing
- * flush (a work item, once per interval) queues under ia_vfio_lock, which the
- * order allows. ia_feature_set() (ia_feat_lock, a leaf) may be called under
- * ia_vfio_attach_mutex, never under ia_vfio_lock.
+ * Locking, in the order taken: ia_vfio_attach_mutex (vfio_attach.c:
+ * registering and removing the hooks, type1's module reference), then
+ * ia_vfio_lock (an irq-safe spinlock: containers, mappings, groups,
+ * actives), then ia_evq_lock: every event is queued under ia_vfio_lock (one
+ * at a time, from one struct on the stack), which only a threshold crossed
+ * or a refusal does. ia_feature_set() (ia_feat_lock, a leaf) may be called
+ * under ia_vfio_attach_mutex, never under ia_vfio_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hashtable.h>
 #include <linux/iommu.h>
-#include <linux/kprobes.h>
-#include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/ptrace.h>
 #include <linux/sched/mm.h>
@@ -70,11 +66,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/vfio.h>
 
-#include "ia.h"
-#include "wrapper/hook.h"
-#include "wrapper/kallsyms.h"
-
-#define IA_TYPE1 "vfio_iommu_type1"
+#include "vfio.h"
 
 /* One live mapping (struct vfio_dma). */
 struct ia_vfio_dma {
@@ -96,7 +88,7 @@ struct ia_vfio_container {
 	bool *group_backed;		/* an IOMMU-backed group (not emulated) */
 	unsigned int ngroups, gcap;
 	unsigned int nbacked;		/* of those, IOMMU-backed */
-	u32 armed;			/* threshold levels crossed, bit per level */
+	struct ia_levels levels;
 	u64 missed_base;		/* ioctl probe misses when it was created */
 	struct ia_coalesce co;
 };
@@ -115,7 +107,7 @@ struct ia_vfio_active {
 /* MAP_DMAs in flight: hooks outside any skip the actives lookup and the lock. */
 static atomic_t ia_vfio_nactive = ATOMIC_INIT(0);
 
-static DEFINE_SPINLOCK(ia_vfio_lock);
+DEFINE_SPINLOCK(ia_vfio_lock);
 static DEFINE_HASHTABLE(ia_vfio_containers, 6);
 static DEFINE_HASHTABLE(ia_vfio_dmas, 14);
 static DEFINE_HASHTABLE(ia_vfio_actives, 8);
@@ -123,7 +115,7 @@ static struct kmem_cache *ia_vfio_dma_cache;
 static u32 ia_vfio_next_id = 1;
 static u32 ia_vfio_ntracked;
 static struct ia_thresholds ia_vfio_th = { .warn = 800, .crit = 950 };
-static unsigned int *ia_vfio_dma_entry_limit;
+unsigned int *ia_vfio_dma_entry_limit;
 
 static void ia_vfio_flush_workfn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(ia_vfio_flush_work, ia_vfio_flush_workfn);
@@ -180,61 +172,44 @@ static void ia_vfio_event_fill(struct ia_event *ev, const struct ia_vfio_contain
 		ia_owner_current(&ev->who);
 }
 
-/* Smallest entry count at or above @pm per mille of the limit. */
-static u64 ia_vfio_threshold_entries(const struct ia_vfio_container *c, u32 pm)
+/* The container's count, per mille of its limit (0: no limit read). */
+static u64 ia_vfio_pm(const struct ia_vfio_container *c)
 {
-	return DIV_ROUND_UP((u64)c->info.limit * pm, 1000);
-}
-
-static u32 ia_vfio_level_pm(enum ia_level l)
-{
-	return l == IA_LEVEL_WARN ? ia_vfio_th.warn : ia_vfio_th.crit;
+	return ia_per_mille(c->info.entries, c->info.limit);
 }
 
 /*
- * Raise an event for each level the count has reached that is not armed yet
- * (a level re-arms once the count falls below it). @who: the owner to name,
- * or NULL for the current task. Returns the number of events put in @ev.
+ * Raise an event for each level the count has reached that is not raised
+ * yet (every level, not the highest only: a jump past both says both).
+ * @who: the owner to name, or NULL for the current task.
  */
-static unsigned int ia_vfio_thresholds_up(struct ia_vfio_container *c, struct ia_event *ev,
-					  const struct ia_owner *who)
+static void ia_vfio_levels_raise(struct ia_vfio_container *c, const struct ia_owner *who)
 {
-	unsigned int nev = 0;
-	enum ia_level l;
+	unsigned int raised, l;
+	struct ia_event ev;
 
+	lockdep_assert_held(&ia_vfio_lock);
 	if (!c->info.limit)
-		return 0;
-	for (l = 0; l < IA_LEVEL_COUNT; l++) {
-		if (c->info.entries < ia_vfio_threshold_entries(c, ia_vfio_level_pm(l)) ||
-		    (c->armed & BIT(l)))
+		return;
+	raised = ia_levels_raise(&c->levels, &ia_vfio_th, ia_vfio_pm(c), false);
+	for (l = 0; l < IA_LEVEL_COUNT && ia_events_wanted(); l++) {
+		if (!(raised & BIT(l)))
 			continue;
-		c->armed |= BIT(l);
-		if (!ia_events_wanted())
-			continue;
-		ia_vfio_event_fill(&ev[nev], c, IA_EV_THRESHOLD, who);
-		ev[nev].level = l;
-		ev[nev].threshold = ia_vfio_level_pm(l);
-		nev++;
+		ia_vfio_event_fill(&ev, c, IA_EV_THRESHOLD, who);
+		ev.level = l;
+		ev.threshold = ia_level_line(&ia_vfio_th, l);
+		ia_event_queue(&ev);
 	}
-	return nev;
 }
 
-/* After an entry left, or thresholds moved: re-arm the levels now above the count. */
-static void ia_vfio_thresholds_down(struct ia_vfio_container *c)
+/*
+ * After an entry left, or thresholds moved: re-arm the levels now above the
+ * count (no margin: the count is exact, and the spec refuses one here).
+ */
+static void ia_vfio_levels_rearm(struct ia_vfio_container *c)
 {
-	enum ia_level l;
-
-	for (l = 0; l < IA_LEVEL_COUNT; l++)
-		if (c->info.entries < ia_vfio_threshold_entries(c, ia_vfio_level_pm(l)))
-			c->armed &= ~BIT(l);
-}
-
-static void ia_vfio_queue_all(struct ia_event *ev, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		ia_event_queue(&ev[i]);
+	if (c->info.limit)
+		ia_levels_rearm(&c->levels, &ia_vfio_th, 0, ia_vfio_pm(c));
 }
 
 /* --- mapping records (ia_vfio_lock held) ---------------------------------------------- */
@@ -269,33 +244,36 @@ static void ia_vfio_container_del(struct ia_vfio_container *c)
 	kfree(c);
 }
 
-/* --- hooks: what each hooked call means (mechanism below) ------------------------ */
+/* --- hooks: what each hooked call means (declared below) ------------------------ */
 
-static struct kretprobe ia_vfio_krp_ioctl;
-static struct ia_wrap ia_vfio_wrap_ioctl;
+static struct ia_hook ia_vfio_ioctl_hook;
 
-static int ia_vfio_open_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static bool ia_vfio_open_entry(void *data, const unsigned long *a, unsigned long caller)
 {
-	void *iommu = (void *)regs_return_value(regs);
+	return true;
+}
+
+static void ia_vfio_open_ret(void *data, unsigned long rv)
+{
+	void *iommu = (void *)rv;
 	struct ia_vfio_container *c;
 	unsigned long flags;
 
 	if (IS_ERR_OR_NULL(iommu))
-		return 0;
+		return;
 	c = kzalloc(sizeof(*c), GFP_ATOMIC);
 	if (!c)
-		return 0;	/* shows in STATUS as an untracked container */
+		return;		/* shows in STATUS as an untracked container */
 	c->iommu = iommu;
 	INIT_LIST_HEAD(&c->dmas);
 	c->info.limit = ia_vfio_dma_entry_limit ? READ_ONCE(*ia_vfio_dma_entry_limit) : 0;
-	c->missed_base = READ_ONCE(ia_vfio_krp_ioctl.nmissed);
+	c->missed_base = ia_hook_missed(&ia_vfio_ioctl_hook);
 	ia_owner_current(&c->info.owner);
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	c->info.id = ia_vfio_next_id++;
 	hash_add(ia_vfio_containers, &c->hnode, (unsigned long)iommu);
 	ia_vfio_ntracked++;
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
-	return 0;
 }
 
 /* vfio_iommu_type1_release(iommu) */
@@ -364,10 +342,10 @@ static void ia_vfio_failure_event(struct ia_event *ev, const struct ia_vfio_cont
 static bool ia_vfio_flush_pending;
 
 static void ia_vfio_map_failed(struct ia_vfio_container *c,
-			       const struct vfio_iommu_type1_dma_map *map,
-			       int err, struct ia_event *ev, unsigned int *nev)
+			       const struct vfio_iommu_type1_dma_map *map, int err)
 {
 	u64 now = ktime_get_real_ns();
+	struct ia_event ev;
 	u32 count;
 
 	c->info.fail[ia_vfio_errno_class(err)]++;
@@ -386,13 +364,13 @@ static void ia_vfio_map_failed(struct ia_vfio_container *c,
 	}
 	if (!ia_events_wanted())
 		return;
-	ia_vfio_failure_event(&ev[*nev], c, count);
+	ia_vfio_failure_event(&ev, c, count);
 	if (current->mm)
-		ev[*nev].locked_bytes = (u64)READ_ONCE(current->mm->locked_vm) << PAGE_SHIFT;
-	ev[*nev].memlock = rlimit(RLIMIT_MEMLOCK);
-	if (ev[*nev].memlock == RLIM_INFINITY)
-		ev[*nev].memlock = U64_MAX;
-	(*nev)++;
+		ev.locked_bytes = (u64)READ_ONCE(current->mm->locked_vm) << PAGE_SHIFT;
+	ev.memlock = rlimit(RLIMIT_MEMLOCK);
+	if (ev.memlock == RLIM_INFINITY)
+		ev.memlock = U64_MAX;
+	ia_event_queue(&ev);
 }
 
 /*
@@ -403,9 +381,7 @@ static void ia_vfio_map_failed(struct ia_vfio_container *c,
 static void ia_vfio_map_end(struct ia_vfio_active *a, long ret)
 {
 	struct vfio_iommu_type1_dma_map req, *map = NULL;
-	struct ia_event ev[1];
 	unsigned long flags;
-	unsigned int nev = 0;
 
 	if (ret && !copy_from_user_nofault(&req, (void __user *)a->arg, sizeof(req)))
 		map = &req;
@@ -413,7 +389,7 @@ static void ia_vfio_map_end(struct ia_vfio_active *a, long ret)
 	hash_del(&a->hnode);
 	atomic_dec(&ia_vfio_nactive);
 	if (a->c && ret)
-		ia_vfio_map_failed(a->c, map, (int)-ret, ev, &nev);
+		ia_vfio_map_failed(a->c, map, (int)-ret);
 	/*
 	 * Linked without a pin while no IOMMU-backed group is attached
 	 * (mediated devices only): the kernel pins such a mapping only when a
@@ -423,7 +399,6 @@ static void ia_vfio_map_end(struct ia_vfio_active *a, long ret)
 	if (a->c && !ret && !a->created && !a->c->nbacked)
 		a->c->info.inexact |= IA_INEXACT_UNPINNED;
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
-	ia_vfio_queue_all(ev, nev);
 }
 
 /* vfio_pin_pages_remote(dma, vaddr, npage, ...) */
@@ -431,12 +406,10 @@ static void ia_vfio_pin(unsigned long dma_arg, unsigned long vaddr, unsigned lon
 			unsigned long a3)
 {
 	void *dma = (void *)dma_arg;
-	struct ia_event ev[IA_LEVEL_COUNT];
 	struct ia_vfio_container *c;
 	struct ia_vfio_active *a;
 	struct ia_vfio_dma *d;
 	unsigned long flags;
-	unsigned int nev = 0;
 
 	if (!atomic_read(&ia_vfio_nactive))
 		return;		/* not inside a MAP_DMA we saw (below) */
@@ -469,10 +442,9 @@ static void ia_vfio_pin(unsigned long dma_arg, unsigned long vaddr, unsigned lon
 	c->info.entries++;
 	c->info.map_ops++;
 	c->info.mapped_bytes += d->size;
-	nev = ia_vfio_thresholds_up(c, ev, NULL);
+	ia_vfio_levels_raise(c, NULL);
 out:
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
-	ia_vfio_queue_all(ev, nev);
 }
 
 /* mm_lock_acct(task, mm, lock_cap, npage) */
@@ -534,7 +506,7 @@ static void ia_vfio_remove(unsigned long iommu, unsigned long dma_arg, unsigned 
 		c->info.unmap_ops++;
 	}
 	ia_vfio_dma_del(d);
-	ia_vfio_thresholds_down(c);
+	ia_vfio_levels_rearm(c);
 out:
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
 }
@@ -548,15 +520,16 @@ struct ia_vfio_attach_data {
 /* drivers/vfio/vfio.h: enum vfio_group_type, whose first value is VFIO_IOMMU. */
 #define IA_VFIO_IOMMU 0
 
-static int ia_vfio_attach_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+/* vfio_iommu_type1_attach_group(iommu, group, type) */
+static bool ia_vfio_attach_entry(void *data, const unsigned long *a, unsigned long caller)
 {
-	struct ia_vfio_attach_data *d = (struct ia_vfio_attach_data *)ri->data;
+	struct ia_vfio_attach_data *d = data;
 
-	d->iommu = (void *)regs_get_kernel_argument(regs, 0);
-	d->group = iommu_group_id((struct iommu_group *)regs_get_kernel_argument(regs, 1));
-	/* attach_group(iommu, group, type): an emulated group (mdev) has no domain. */
-	d->backed = (u32)regs_get_kernel_argument(regs, 2) == IA_VFIO_IOMMU;
-	return 0;
+	d->iommu = (void *)a[0];
+	d->group = iommu_group_id((struct iommu_group *)a[1]);
+	/* An emulated group (mdev) has no domain. */
+	d->backed = (u32)a[2] == IA_VFIO_IOMMU;
+	return true;
 }
 
 /* Room for one more group in @c (ia_vfio_lock held); false when memory ran out. */
@@ -585,14 +558,14 @@ static bool ia_vfio_groups_grow(struct ia_vfio_container *c)
 	return true;
 }
 
-static int ia_vfio_attach_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static void ia_vfio_attach_ret(void *data, unsigned long rv)
 {
-	struct ia_vfio_attach_data *d = (struct ia_vfio_attach_data *)ri->data;
+	struct ia_vfio_attach_data *d = data;
 	struct ia_vfio_container *c;
 	unsigned long flags;
 
-	if (regs_return_value(regs))
-		return 0;
+	if ((int)rv)
+		return;
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	c = ia_vfio_find(d->iommu);
 	if (c && ia_vfio_groups_grow(c)) {
@@ -605,7 +578,6 @@ static int ia_vfio_attach_ret(struct kretprobe_instance *ri, struct pt_regs *reg
 		c->info.inexact |= IA_INEXACT_NO_MEMORY;
 	}
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
-	return 0;
 }
 
 /* vfio_iommu_type1_detach_group(iommu, group) */
@@ -633,117 +605,58 @@ static void ia_vfio_detach(unsigned long iommu_arg, unsigned long grp, unsigned 
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
 }
 
-/*
- * --- mechanism 1 (preferred): ftrace -------------------------------------------------
- *
- * Entry hooks on release, detach, remove, mm_lock_acct and pin; MAP_DMA calls
- * of the ioctl redirected to ia_vfio_ioctl_wrapper(), which calls the original and
- * sees its return value. Per MAP+UNMAP pair of 4 KiB: MAP = redirect + the
- * original's own entry + pin + charge; UNMAP = the ioctl's entry (not
- * redirected) + uncharge + remove: seven ftrace hits, none with pt_regs
- * saved or a return trampoline, and no bound on concurrent MAP_DMAs.
- */
-
-static struct ia_fentry ia_vfio_fentries[] = {
-	{ .sym = IA_TYPE1 ":vfio_iommu_type1_release", .fn = ia_vfio_release },
-	{ .sym = IA_TYPE1 ":vfio_iommu_type1_detach_group", .fn = ia_vfio_detach },
-	{ .sym = IA_TYPE1 ":vfio_remove_dma", .fn = ia_vfio_remove },
-	{ .sym = IA_TYPE1 ":mm_lock_acct", .fn = ia_vfio_acct },
-	{ .sym = IA_TYPE1 ":vfio_pin_pages_remote", .fn = ia_vfio_pin },
-};
-
-static struct ia_fentry_set ia_vfio_fset = {
-	.e = ia_vfio_fentries,
-	.n = ARRAY_SIZE(ia_vfio_fentries),
-};
-
-typedef long (*ia_vfio_ioctl_fn)(void *iommu, unsigned int cmd, unsigned long arg);
-
-static noinline notrace long ia_vfio_ioctl_wrapper(void *iommu, unsigned int cmd, unsigned long arg)
+/* vfio_iommu_type1_ioctl(iommu, VFIO_IOMMU_MAP_DMA, arg): the other commands are not hooked. */
+static bool ia_vfio_ioctl_entry(void *data, const unsigned long *a, unsigned long caller)
 {
-	struct ia_vfio_active a;
-	long ret;
-
-	ia_wrap_enter(&ia_vfio_wrap_ioctl);
-	ia_vfio_map_begin(&a, iommu, arg);
-	/*
-	 * Never a tail call (work follows): the original's own entry sees a
-	 * return address in this wrapper and is let through.
-	 */
-	ret = ((ia_vfio_ioctl_fn)ia_vfio_wrap_ioctl.orig)(iommu, cmd, arg);
-	ia_vfio_map_end(&a, ret);
-	ia_wrap_leave(&ia_vfio_wrap_ioctl);
-	return ret;
+	ia_vfio_map_begin(data, (void *)a[0], a[2]);
+	return true;
 }
 
-static struct ia_wrap ia_vfio_wrap_ioctl = {
-	.sym = IA_TYPE1 ":vfio_iommu_type1_ioctl",
-	.wrapper = ia_vfio_ioctl_wrapper,
-	.only_arg = 1,			/* cmd */
-	.only_val = VFIO_IOMMU_MAP_DMA,
-};
+static void ia_vfio_ioctl_ret(void *data, unsigned long rv)
+{
+	ia_vfio_map_end(data, (long)rv);
+}
 
 /*
- * --- mechanism 2 (fallback): kprobes -------------------------------------------------
+ * --- the hooks -----------------------------------------------------------------------
  *
- * Where ftrace hooks cannot be had (no DYNAMIC_FTRACE_WITH_ARGS, another
- * IPMODIFY user such as a livepatch on the ioctl, or hooks=kprobes): a
- * kretprobe on the ioctl and kprobes on the rest, calling the same functions.
- * Only the ioctl's return probe has a bounded number of instances (4096): if
- * it ever runs out, the refusals of that moment are not counted, and every
- * container live then is flagged inexact (never silently wrong).
+ * Per MAP+UNMAP pair of 4 KiB on ftrace: MAP = redirect + the original's own
+ * entry + pin + charge; UNMAP = the ioctl's entry (not redirected) + uncharge
+ * + remove: seven ftrace hits, none with pt_regs saved or a return
+ * trampoline. Under kprobes, return probes have bounded instances: a
+ * MAP_DMA sleeps on the container's mutex while holding one, so the ioctl
+ * needs one per thread that can wait there.
  */
+#define IA_MAXACTIVE_IOCTL 4096
 
-static int ia_vfio_ioctl_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+IA_HOOK_RETURN(ia_vfio_open, IA_TYPE1 ":vfio_iommu_type1_open", u8,
+	       ia_vfio_open_entry, ia_vfio_open_ret, 256);
+IA_HOOK_RETURN_IF(ia_vfio_ioctl, IA_TYPE1 ":vfio_iommu_type1_ioctl", 1, VFIO_IOMMU_MAP_DMA,
+		  struct ia_vfio_active, ia_vfio_ioctl_entry, ia_vfio_ioctl_ret,
+		  IA_MAXACTIVE_IOCTL);
+IA_HOOK_RETURN(ia_vfio_attach, IA_TYPE1 ":vfio_iommu_type1_attach_group",
+	       struct ia_vfio_attach_data, ia_vfio_attach_entry, ia_vfio_attach_ret, 256);
+IA_HOOK_ENTRY(ia_vfio_release, IA_TYPE1 ":vfio_iommu_type1_release", ia_vfio_release);
+IA_HOOK_ENTRY(ia_vfio_detach, IA_TYPE1 ":vfio_iommu_type1_detach_group", ia_vfio_detach);
+IA_HOOK_ENTRY(ia_vfio_remove, IA_TYPE1 ":vfio_remove_dma", ia_vfio_remove);
+IA_HOOK_ENTRY(ia_vfio_acct, IA_TYPE1 ":mm_lock_acct", ia_vfio_acct);
+IA_HOOK_ENTRY(ia_vfio_pin, IA_TYPE1 ":vfio_pin_pages_remote", ia_vfio_pin);
+
+/* All of them, or none (vfio_attach.c marks them required). */
+static struct ia_hook *ia_vfio_hook_list[] = {
+	&ia_vfio_release_hook, &ia_vfio_detach_hook, &ia_vfio_remove_hook, &ia_vfio_acct_hook,
+	&ia_vfio_pin_hook, &ia_vfio_open_hook, &ia_vfio_attach_hook, &ia_vfio_ioctl_hook,
+};
+
+struct ia_hook_set ia_vfio_hooks = {
+	.name = IA_TYPE1,
+	.hooks = ia_vfio_hook_list,
+	.n = ARRAY_SIZE(ia_vfio_hook_list),
+};
+
+u64 ia_vfio_ioctl_missed(void)
 {
-	if ((u32)regs_get_kernel_argument(regs, 1) != VFIO_IOMMU_MAP_DMA)
-		return 1;	/* no return handler for this call */
-	ia_vfio_map_begin((struct ia_vfio_active *)ri->data,
-			  (void *)regs_get_kernel_argument(regs, 0),
-			  regs_get_kernel_argument(regs, 2));
-	return 0;
-}
-
-static int ia_vfio_ioctl_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	ia_vfio_map_end((struct ia_vfio_active *)ri->data, (long)regs_return_value(regs));
-	return 0;
-}
-
-typedef void (*ia_vfio_hook_fn)(unsigned long a0, unsigned long a1, unsigned long a2,
-			   unsigned long a3);
-
-/* Inlined with a constant @fn: a direct call. */
-static __always_inline int ia_vfio_kp_call(struct pt_regs *regs, ia_vfio_hook_fn fn)
-{
-	fn(regs_get_kernel_argument(regs, 0), regs_get_kernel_argument(regs, 1),
-	   regs_get_kernel_argument(regs, 2), regs_get_kernel_argument(regs, 3));
-	return 0;
-}
-
-static int ia_vfio_release_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	return ia_vfio_kp_call(regs, ia_vfio_release);
-}
-
-static int ia_vfio_pin_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	return ia_vfio_kp_call(regs, ia_vfio_pin);
-}
-
-static int ia_vfio_acct_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	return ia_vfio_kp_call(regs, ia_vfio_acct);
-}
-
-static int ia_vfio_remove_dma_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	return ia_vfio_kp_call(regs, ia_vfio_remove);
-}
-
-static int ia_vfio_detach_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	return ia_vfio_kp_call(regs, ia_vfio_detach);
+	return ia_hook_missed(&ia_vfio_ioctl_hook);
 }
 
 /* Refusals coalesced during the interval: one event per container. */
@@ -777,283 +690,36 @@ static void ia_vfio_flush_workfn(struct work_struct *w)
 }
 
 /*
- * Instances of the return probes: a MAP_DMA sleeps on the container's mutex
- * while holding one, so the ioctl needs one per thread that can wait there.
+ * The hooks are gone (vfio_attach.c): no handler runs any more, so every
+ * record goes, and the in-flight calls' actives with the probes.
  */
-#define IA_MAXACTIVE_IOCTL 4096
-
-static struct kretprobe ia_vfio_krp_open = {
-	.kp.symbol_name = IA_TYPE1 ":vfio_iommu_type1_open",
-	.handler = ia_vfio_open_ret,
-	.maxactive = 256,
-};
-
-static struct kretprobe ia_vfio_krp_ioctl = {
-	.kp.symbol_name = IA_TYPE1 ":vfio_iommu_type1_ioctl",
-	.entry_handler = ia_vfio_ioctl_entry,
-	.handler = ia_vfio_ioctl_ret,
-	.data_size = sizeof(struct ia_vfio_active),
-	.maxactive = IA_MAXACTIVE_IOCTL,
-};
-
-static struct kretprobe ia_vfio_krp_attach = {
-	.kp.symbol_name = IA_TYPE1 ":vfio_iommu_type1_attach_group",
-	.entry_handler = ia_vfio_attach_entry,
-	.handler = ia_vfio_attach_ret,
-	.data_size = sizeof(struct ia_vfio_attach_data),
-	.maxactive = 256,
-};
-
-static struct kprobe ia_vfio_kp_release = {
-	.symbol_name = IA_TYPE1 ":vfio_iommu_type1_release",
-	.pre_handler = ia_vfio_release_pre,
-};
-
-static struct kprobe ia_vfio_kp_pin = {
-	.symbol_name = IA_TYPE1 ":vfio_pin_pages_remote",
-	.pre_handler = ia_vfio_pin_pre,
-};
-
-static struct kprobe ia_vfio_kp_acct = {
-	.symbol_name = IA_TYPE1 ":mm_lock_acct",
-	.pre_handler = ia_vfio_acct_pre,
-};
-
-static struct kprobe ia_vfio_kp_remove = {
-	.symbol_name = IA_TYPE1 ":vfio_remove_dma",
-	.pre_handler = ia_vfio_remove_dma_pre,
-};
-
-static struct kprobe ia_vfio_kp_detach = {
-	.symbol_name = IA_TYPE1 ":vfio_iommu_type1_detach_group",
-	.pre_handler = ia_vfio_detach_pre,
-};
-
-/* Registered with either mechanism: containers opening and groups attaching. */
-static struct kretprobe *const ia_vfio_kretprobes[] = {
-	&ia_vfio_krp_open, &ia_vfio_krp_attach,
-};
-
-/* Mechanism 2, registered in this order, unregistered in the reverse one. */
-static struct kprobe *const ia_vfio_kprobes[] = {
-	&ia_vfio_kp_release, &ia_vfio_kp_detach, &ia_vfio_kp_remove, &ia_vfio_kp_acct,
-	&ia_vfio_kp_pin,
-};
-
-static DEFINE_MUTEX(ia_vfio_attach_mutex);
-static bool ia_vfio_attached;
-static bool ia_vfio_use_ftrace;		/* mechanism 1 is the one registered */
-static struct module *ia_vfio_type1_mod;	/* under ia_vfio_attach_mutex */
-
-u64 ia_vfio_probes_missed(void)
-{
-	u64 n = READ_ONCE(ia_vfio_krp_ioctl.nmissed);
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(ia_vfio_kretprobes); i++)
-		n += READ_ONCE(ia_vfio_kretprobes[i]->nmissed);
-	for (i = 0; i < ARRAY_SIZE(ia_vfio_kprobes); i++)
-		n += READ_ONCE(ia_vfio_kprobes[i]->nmissed);
-	return n;
-}
-
-u32 ia_vfio_untracked(void)
-{
-	unsigned long flags;
-	u32 tracked, refs = 0;
-
-	mutex_lock(&ia_vfio_attach_mutex);
-	if (ia_vfio_type1_mod)
-		refs = module_refcount(ia_vfio_type1_mod);
-	spin_lock_irqsave(&ia_vfio_lock, flags);
-	tracked = ia_vfio_ntracked;
-	spin_unlock_irqrestore(&ia_vfio_lock, flags);
-	mutex_unlock(&ia_vfio_attach_mutex);
-	/* Every container with type1 set holds one reference on the module. */
-	return refs > tracked ? refs - tracked : 0;
-}
-
-static void ia_vfio_kprobes_unregister(void)
-{
-	unregister_kprobes((struct kprobe **)ia_vfio_kprobes, ARRAY_SIZE(ia_vfio_kprobes));
-	unregister_kretprobe(&ia_vfio_krp_ioctl);
-}
-
-static void ia_vfio_hooks_detach_locked(void)
+void ia_vfio_forget(void)
 {
 	struct ia_vfio_container *c;
 	struct hlist_node *tmp;
 	unsigned long flags;
 	int bkt;
 
-	if (!ia_vfio_attached)
-		return;
-	if (ia_vfio_use_ftrace) {
-		/* Waits for MAP_DMAs inside the wrapper to return. */
-		ia_wrap_unregister(&ia_vfio_wrap_ioctl);
-		ia_fentry_unregister(&ia_vfio_fset);
-	} else {
-		ia_vfio_kprobes_unregister();
-	}
-	unregister_kretprobes((struct kretprobe **)ia_vfio_kretprobes,
-			      ARRAY_SIZE(ia_vfio_kretprobes));
-	ia_vfio_attached = false;
 	cancel_delayed_work_sync(&ia_vfio_flush_work);
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	hash_for_each_safe(ia_vfio_containers, bkt, tmp, c, hnode)
 		ia_vfio_container_del(c);
-	/* No handler runs any more: in-flight records are gone with the probes. */
 	hash_init(ia_vfio_actives);
 	atomic_set(&ia_vfio_nactive, 0);
 	ia_vfio_flush_pending = false;
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
-	ia_vfio_dma_entry_limit = NULL;
-	ia_vfio_type1_mod = NULL;
-	ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
-		       IA_TYPE1 " not loaded: hooks attach when it loads");
 }
 
-static void ia_vfio_kprobe_reset(struct kprobe *kp)
+u32 ia_vfio_tracked(void)
 {
-	const char *sym = kp->symbol_name;
-	kprobe_pre_handler_t pre = kp->pre_handler;
+	unsigned long flags;
+	u32 n;
 
-	memset(kp, 0, sizeof(*kp));
-	kp->symbol_name = sym;
-	kp->pre_handler = pre;
+	spin_lock_irqsave(&ia_vfio_lock, flags);
+	n = ia_vfio_ntracked;
+	spin_unlock_irqrestore(&ia_vfio_lock, flags);
+	return n;
 }
-
-static void ia_vfio_kretprobe_reset(struct kretprobe *rp)
-{
-	const char *sym = rp->kp.symbol_name;
-
-	memset(&rp->kp, 0, sizeof(rp->kp));
-	rp->kp.symbol_name = sym;
-	rp->nmissed = 0;
-}
-
-/* Mechanism 1; 0 or -errno with @why filled. */
-static int ia_vfio_ftrace_register(char *why, size_t len)
-{
-	int ret;
-
-	if (!ia_hooks_ftrace()) {
-		snprintf(why, len, "hooks=%s", ia_hooks_mode());
-		return -EPERM;
-	}
-	ret = ia_fentry_register(&ia_vfio_fset, why, len);
-	if (ret)
-		return ret;
-	ret = ia_wrap_register(&ia_vfio_wrap_ioctl, why, len);
-	if (ret)
-		ia_fentry_unregister(&ia_vfio_fset);
-	return ret;
-}
-
-/* Mechanism 2; 0 or -errno with the failing symbol in @what. */
-static int ia_vfio_kprobes_register(const char **what)
-{
-	int i, ret;
-
-	for (i = 0; i < ARRAY_SIZE(ia_vfio_kprobes); i++)
-		ia_vfio_kprobe_reset(ia_vfio_kprobes[i]);
-	ia_vfio_kretprobe_reset(&ia_vfio_krp_ioctl);
-	ret = register_kretprobe(&ia_vfio_krp_ioctl);
-	if (ret) {
-		*what = ia_vfio_krp_ioctl.kp.symbol_name;
-		return ret;
-	}
-	for (i = 0; i < ARRAY_SIZE(ia_vfio_kprobes); i++) {
-		ret = register_kprobe(ia_vfio_kprobes[i]);
-		if (ret) {
-			*what = ia_vfio_kprobes[i]->symbol_name;
-			if (i)
-				unregister_kprobes((struct kprobe **)ia_vfio_kprobes, i);
-			unregister_kretprobe(&ia_vfio_krp_ioctl);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/* "kprobes on vfio_iommu_type1 (ftrace: WHY)", in place of @why. */
-static void ia_vfio_fallback_detail(char *why, size_t len)
-{
-	char tmp[96];
-
-	strscpy(tmp, why, sizeof(tmp));
-	snprintf(why, len, "kprobes on " IA_TYPE1 " (ftrace: %s)", tmp);
-}
-
-/* Attach to vfio_iommu_type1 if it is loaded; a missing symbol is reported. */
-static void ia_vfio_hooks_attach_locked(struct module *mod)
-{
-	char why[160] = "";
-	const char *what = "";
-	int i, nk, ret;
-
-	if (ia_vfio_attached)
-		return;
-	/* Re-registration needs clean structures. */
-	for (i = 0; i < ARRAY_SIZE(ia_vfio_kretprobes); i++)
-		ia_vfio_kretprobe_reset(ia_vfio_kretprobes[i]);
-	ia_vfio_dma_entry_limit =
-		(unsigned int *)ia_kallsyms_lookup_name(IA_TYPE1 ":dma_entry_limit");
-	for (nk = 0; nk < ARRAY_SIZE(ia_vfio_kretprobes); nk++) {
-		ret = register_kretprobe(ia_vfio_kretprobes[nk]);
-		if (ret) {
-			what = ia_vfio_kretprobes[nk]->kp.symbol_name;
-			goto err_kret;
-		}
-	}
-	ia_vfio_use_ftrace = !ia_vfio_ftrace_register(why, sizeof(why));
-	if (!ia_vfio_use_ftrace) {
-		ret = ia_vfio_kprobes_register(&what);
-		if (ret)
-			goto err_kret;
-	}
-	ia_vfio_attached = true;
-	ia_vfio_type1_mod = mod ? mod :
-		(struct module *)ia_kallsyms_lookup_name(IA_TYPE1 ":__this_module");
-	if (ia_vfio_use_ftrace)
-		strscpy(why, "ftrace hooks (MAP_DMA wrapped) on " IA_TYPE1, sizeof(why));
-	else
-		ia_vfio_fallback_detail(why, sizeof(why));
-	ia_feature_set(IA_FEAT_VFIO_TYPE1, true, "%s%s%s", why,
-		       ia_vfio_dma_entry_limit ? "" : "; dma_entry_limit not found: limit reads 0",
-		       ia_vfio_type1_mod ? "" :
-		       "; module not found: untracked containers not counted");
-	return;
-
-err_kret:
-	if (nk)
-		unregister_kretprobes((struct kretprobe **)ia_vfio_kretprobes, nk);
-	ia_vfio_dma_entry_limit = NULL;
-	if (what == ia_vfio_krp_open.kp.symbol_name && ret == -ENOENT)
-		ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
-			       IA_TYPE1 " not loaded: hooks attach when it loads");
-	else
-		ia_feature_set(IA_FEAT_VFIO_TYPE1, false, "probe on %s failed (%d)", what, ret);
-}
-
-static int ia_vfio_module_notify(struct notifier_block *nb, unsigned long action, void *data)
-{
-	struct module *mod = data;
-
-	if (strcmp(mod->name, IA_TYPE1))
-		return NOTIFY_DONE;
-	mutex_lock(&ia_vfio_attach_mutex);
-	if (action == MODULE_STATE_LIVE)
-		ia_vfio_hooks_attach_locked(mod);
-	else if (action == MODULE_STATE_GOING)
-		ia_vfio_hooks_detach_locked();
-	mutex_unlock(&ia_vfio_attach_mutex);
-	return NOTIFY_OK;
-}
-
-static struct notifier_block ia_vfio_module_nb = {
-	.notifier_call = ia_vfio_module_notify,
-};
 
 /* --- snapshots for netlink ---------------------------------------------------------- */
 
@@ -1077,7 +743,7 @@ void ia_container_snap_free(struct ia_container_snap *s)
 struct ia_container_snap *ia_container_snapshot(const struct ia_filter *f)
 {
 	unsigned int cap = 0, gcap = 0, n, ng;
-	u64 missed = READ_ONCE(ia_vfio_krp_ioctl.nmissed);
+	u64 missed = ia_vfio_ioctl_missed();
 	struct ia_container_snap *snap;
 	struct ia_owner *owners;
 	struct ia_vfio_container *c;
@@ -1146,54 +812,27 @@ void ia_vfio_thresholds_get(struct ia_thresholds *t)
  */
 void ia_vfio_thresholds_set(const struct ia_thresholds *t)
 {
-	struct ia_event ev[IA_LEVEL_COUNT];
 	struct ia_vfio_container *c;
 	unsigned long flags;
-	unsigned int nev;
 	int bkt;
 
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	ia_vfio_th = *t;
 	hash_for_each(ia_vfio_containers, bkt, c, hnode) {
-		ia_vfio_thresholds_down(c);
-		nev = ia_vfio_thresholds_up(c, ev, &c->info.owner);
-		ia_vfio_queue_all(ev, nev);
+		ia_vfio_levels_rearm(c);
+		ia_vfio_levels_raise(c, &c->info.owner);
 	}
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
 }
 
-/* --- init / exit ------------------------------------------------------------------- */
-
-int ia_vfio_init(void)
+int ia_vfio_records_init(void)
 {
-	int ret;
-
 	ia_vfio_dma_cache = KMEM_CACHE(ia_vfio_dma, 0);
-	if (!ia_vfio_dma_cache)
-		return -ENOMEM;
-	ia_feature_set(IA_FEAT_VFIO_GROUPS, true, "PCI devices with an IOMMU group");
-	ia_feature_set(IA_FEAT_IOMMUFD, false, IS_ENABLED(CONFIG_IOMMUFD) ?
-		       "iommufd accounting is not implemented yet" :
-		       "CONFIG_IOMMUFD is not set in this kernel");
-	ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
-		       IA_TYPE1 " not loaded: hooks attach when it loads");
-	ret = register_module_notifier(&ia_vfio_module_nb);
-	if (ret) {
-		kmem_cache_destroy(ia_vfio_dma_cache);
-		return ret;
-	}
-	mutex_lock(&ia_vfio_attach_mutex);
-	ia_vfio_hooks_attach_locked(NULL);
-	mutex_unlock(&ia_vfio_attach_mutex);
-	return 0;
+	return ia_vfio_dma_cache ? 0 : -ENOMEM;
 }
 
-void ia_vfio_exit(void)
+void ia_vfio_records_exit(void)
 {
-	unregister_module_notifier(&ia_vfio_module_nb);
-	mutex_lock(&ia_vfio_attach_mutex);
-	ia_vfio_hooks_detach_locked();
-	mutex_unlock(&ia_vfio_attach_mutex);
-	cancel_delayed_work_sync(&ia_vfio_flush_work);
+	ia_vfio_forget();
 	kmem_cache_destroy(ia_vfio_dma_cache);
 }

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Entry hooks and wrapped functions on ftrace (see hook.h). What a hit costs,
- * per kind and kernel, is measured by selftests/iommu_account/kmod/ia_probe_cost
- * and written down in Documentation/design.md.
+ * Hook sets (see hook.h): the mechanism of each hook chosen here, entry hooks
+ * on one ftrace_ops per set, return hooks wrapped on ftrace, else kprobes and
+ * kretprobes. What a hit costs, per kind and kernel, is measured by
+ * selftests/iommu_account/kmod/ia_probe_cost and written down in
+ * Documentation/design.md.
+ *
+ * No lock of its own: a set is registered and unregistered by its source's
+ * init, exit or attach path, which serialise them (vfio.c under its attach
+ * mutex); handlers read only what registration wrote before it returned.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ftrace.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/wait_bit.h>
@@ -27,14 +34,16 @@ int ia_hooks_check(void)
 	return 0;
 }
 
-bool ia_hooks_ftrace(void)
+static bool ia_hooks_ftrace(void)
 {
 	return !strcmp(ia_hooks_param, "auto");
 }
 
-const char *ia_hooks_mode(void)
+/* A short reason for the feature detail: the first one a set met. */
+static void ia_hook_fallback(struct ia_hook_set *s, const char *why)
 {
-	return ia_hooks_param;
+	if (!s->fallback[0])
+		strscpy(s->fallback, why, sizeof(s->fallback));
 }
 
 #if IA_HAVE_FTRACE_HOOKS
@@ -63,22 +72,25 @@ static bool ia_site_of(unsigned long ip, unsigned long addr)
 static void notrace ia_fentry_cb(unsigned long ip, unsigned long parent_ip,
 				 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	struct ia_fentry_set *s = container_of(op, struct ia_fentry_set, ops);
+	struct ia_hook_set *s = container_of(op, struct ia_hook_set, ops);
 	unsigned int i;
 
-	for (i = 0; i < s->n; i++) {
-		if (!ia_site_of(ip, s->e[i].addr))
+	for (i = 0; i < s->nfentry; i++) {
+		struct ia_hook *h = s->fentry[i];
+
+		if (!ia_site_of(ip, h->addr))
 			continue;
-		s->e[i].fn(ia_fregs_arg(fregs, 0), ia_fregs_arg(fregs, 1),
-			   ia_fregs_arg(fregs, 2), ia_fregs_arg(fregs, 3));
+		h->fn(ia_fregs_arg(fregs, 0), ia_fregs_arg(fregs, 1),
+		      ia_fregs_arg(fregs, 2), ia_fregs_arg(fregs, 3));
 		return;
 	}
 }
 
-int ia_fentry_register(struct ia_fentry_set *s, char *why, size_t len)
+/* The entry hooks gathered in s->fentry, on one ftrace_ops; 0 or -errno. */
+static int ia_hook_fentries(struct ia_hook_set *s)
 {
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
 	memset(&s->ops, 0, sizeof(s->ops));
 	s->ops.func = ia_fentry_cb;
@@ -89,154 +101,330 @@ int ia_fentry_register(struct ia_fentry_set *s, char *why, size_t len)
 	 * take their own locks.
 	 */
 	s->ops.flags = 0;
-	for (i = 0; i < s->n; i++) {
-		s->e[i].addr = ia_kallsyms_lookup_name(s->e[i].sym);
-		if (!s->e[i].addr) {
-			ret = -ENOENT;
-			goto err;
-		}
-		ret = ftrace_set_filter_ip(&s->ops, s->e[i].addr, 0, !i);
-		if (ret)
-			goto err;
-	}
-	ret = register_ftrace_function(&s->ops);
+	for (i = 0; i < s->nfentry && !ret; i++)
+		ret = ftrace_set_filter_ip(&s->ops, s->fentry[i]->addr, 0, !i);
+	if (!ret)
+		ret = register_ftrace_function(&s->ops);
 	if (ret) {
-		snprintf(why, len, "ftrace on %s failed (%d)", s->e[0].sym, ret);
-		goto err_filter;
+		pr_info("%s: entry hooks on ftrace failed (%d): kprobes\n", s->name, ret);
+		ftrace_free_filter(&s->ops);
+		return ret;
 	}
-	s->registered = true;
+	for (i = 0; i < s->nfentry; i++)
+		s->fentry[i]->how = IA_HOOK_FTRACE;
 	return 0;
-
-err:
-	snprintf(why, len, "ftrace on %s failed (%d)", s->e[i].sym, ret);
-err_filter:
-	ftrace_free_filter(&s->ops);
-	return ret;
-}
-
-void ia_fentry_unregister(struct ia_fentry_set *s)
-{
-	if (!s->registered)
-		return;
-	/* Returns once no CPU is inside ia_fentry_cb for these functions. */
-	unregister_ftrace_function(&s->ops);
-	ftrace_free_filter(&s->ops);
-	s->registered = false;
 }
 
 static void notrace ia_wrap_cb(unsigned long ip, unsigned long parent_ip,
 			       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	struct ia_wrap *w = container_of(op, struct ia_wrap, ops);
+	struct ia_hook *h = container_of(op, struct ia_hook, ops);
 
-	if (w->only_arg >= 0 && (u32)ia_fregs_arg(fregs, w->only_arg) != w->only_val)
+	if (h->only_arg >= 0 && (u32)ia_fregs_arg(fregs, h->only_arg) != h->only_val)
 		return;
 	/*
 	 * The wrapper calling the original: let it run. One range check
 	 * (within_module() walks every memory type of the module: it made a
 	 * wrapped call cost several times its in-vitro figure).
 	 */
-	if (parent_ip - (unsigned long)w->wrapper < w->wrapper_size)
+	if (parent_ip - (unsigned long)h->wrapper < h->wrapper_size)
 		return;
-	ia_fregs_set_ip(fregs, (unsigned long)w->wrapper);
+	ia_fregs_set_ip(fregs, (unsigned long)h->wrapper);
 }
 
-int ia_wrap_register(struct ia_wrap *w, char *why, size_t len)
+/* Wrap @h; 0, or -errno with a short reason in s->fallback. */
+static int ia_hook_wrap(struct ia_hook_set *s, struct ia_hook *h)
 {
 	int ret;
 
-	w->orig = ia_kallsyms_lookup_name(w->sym);
-	if (!w->orig) {
-		snprintf(why, len, "%s not found", w->sym);
-		return -ENOENT;
-	}
 	/* The wrapper calls the original indirectly: it must carry an ENDBR. */
-	if (!ia_kallsyms_callable(w->orig)) {
-		snprintf(why, len, "%s has no ENDBR under IBT", w->sym);
+	if (!ia_kallsyms_callable(h->addr)) {
+		ia_hook_fallback(s, "IBT, no ENDBR");
 		return -EPERM;
 	}
-	w->wrapper_size = ia_kallsyms_symbol_size((unsigned long)w->wrapper, NULL);
-	if (!w->wrapper_size) {
-		snprintf(why, len, "no kallsyms size for the wrapper of %s", w->sym);
+	h->wrapper_size = ia_kallsyms_symbol_size((unsigned long)h->wrapper, NULL);
+	if (!h->wrapper_size) {
+		ia_hook_fallback(s, "no wrapper size");
 		return -ENOENT;
 	}
-	memset(&w->ops, 0, sizeof(w->ops));
-	w->ops.func = ia_wrap_cb;
-	w->ops.flags = FTRACE_OPS_FL_IPMODIFY;	/* called directly, as above */
-	atomic_set(&w->inflight, 0);
-	ret = ftrace_set_filter_ip(&w->ops, w->orig, 0, 1);
+	memset(&h->ops, 0, sizeof(h->ops));
+	h->ops.func = ia_wrap_cb;
+	h->ops.flags = FTRACE_OPS_FL_IPMODIFY;	/* called directly, as above */
+	atomic_set(&h->inflight, 0);
+	WRITE_ONCE(h->orig, h->addr);
+	ret = ftrace_set_filter_ip(&h->ops, h->addr, 0, 1);
 	if (!ret)
-		ret = register_ftrace_function(&w->ops);
+		ret = register_ftrace_function(&h->ops);
 	if (ret) {
 		/* -EBUSY: another IPMODIFY user (a livepatch) owns the function. */
-		snprintf(why, len, "ftrace on %s failed (%d)", w->sym, ret);
-		ftrace_free_filter(&w->ops);
+		pr_info("%s: ftrace on %s failed (%d): a kretprobe\n", s->name, h->sym, ret);
+		ia_hook_fallback(s, "ftrace refused");
+		ftrace_free_filter(&h->ops);
 		return ret;
 	}
-	w->registered = true;
+	h->how = IA_HOOK_WRAP;
 	return 0;
 }
 
-void ia_wrap_unregister_many(struct ia_wrap **w, unsigned int n)
+static void ia_hook_ftrace_off(struct ftrace_ops *ops)
 {
-	unsigned int i, live = 0;
-
-	for (i = 0; i < n; i++) {
-		if (!w[i]->registered)
-			continue;
-		unregister_ftrace_function(&w[i]->ops);
-		ftrace_free_filter(&w[i]->ops);
-		live++;
-	}
-	if (!live)
-		return;
-	/*
-	 * No call is redirected any more. A task redirected just before may
-	 * still be in a wrapper's prologue, before ia_wrap_enter(): it has
-	 * not scheduled voluntarily since, so one RCU-tasks grace period
-	 * waits for it. Then wait for the wrappers inside the originals (a
-	 * MAP_DMA pinning memory may take a while), and for the last one's
-	 * epilogue after ia_wrap_leave() with a second grace period: two
-	 * grace periods for all of them, not two each.
-	 */
-	synchronize_rcu_tasks();
-	for (i = 0; i < n; i++)
-		if (w[i]->registered)
-			wait_var_event(&w[i]->inflight, !atomic_read(&w[i]->inflight));
-	synchronize_rcu_tasks();
-	for (i = 0; i < n; i++)
-		w[i]->registered = false;
-}
-
-void ia_wrap_unregister(struct ia_wrap *w)
-{
-	ia_wrap_unregister_many(&w, 1);
+	/* Returns once no CPU is inside the callback for these functions. */
+	unregister_ftrace_function(ops);
+	ftrace_free_filter(ops);
 }
 
 #else /* !IA_HAVE_FTRACE_HOOKS */
 
-int ia_fentry_register(struct ia_fentry_set *s, char *why, size_t len)
+static int ia_hook_fentries(struct ia_hook_set *s)
 {
-	snprintf(why, len, "no ftrace with arguments on this kernel");
 	return -EOPNOTSUPP;
 }
 
-void ia_fentry_unregister(struct ia_fentry_set *s)
+static int ia_hook_wrap(struct ia_hook_set *s, struct ia_hook *h)
 {
-}
-
-int ia_wrap_register(struct ia_wrap *w, char *why, size_t len)
-{
-	snprintf(why, len, "no ftrace with arguments on this kernel");
 	return -EOPNOTSUPP;
 }
 
-void ia_wrap_unregister_many(struct ia_wrap **w, unsigned int n)
-{
-}
-
-void ia_wrap_unregister(struct ia_wrap *w)
+static void ia_hook_ftrace_off(struct ftrace_ops *ops)
 {
 }
 
 #endif
+
+/* kprobes keep state from a registration: a new one needs them clean. */
+static void ia_hook_reset(struct ia_hook *h)
+{
+	kprobe_pre_handler_t pre = h->kp.pre_handler;
+
+	memset(&h->kp, 0, sizeof(h->kp));
+	h->kp.pre_handler = pre;
+	h->kp.symbol_name = h->sym;
+	memset(&h->krp.kp, 0, sizeof(h->krp.kp));
+	h->krp.kp.symbol_name = h->sym;
+	h->krp.nmissed = 0;
+	h->how = IA_HOOK_OFF;
+	h->err = 0;
+	h->addr = ia_kallsyms_lookup_name(h->sym);
+}
+
+static void ia_hook_place_entries(struct ia_hook_set *s, bool ftrace)
+{
+	unsigned int i;
+	int ret;
+
+	s->nfentry = 0;
+	for (i = 0; i < s->n; i++) {
+		struct ia_hook *h = s->hooks[i];
+
+		if (h->want && h->fn && h->addr && ftrace &&
+		    !WARN_ON(s->nfentry >= IA_HOOK_SET_MAX))
+			s->fentry[s->nfentry++] = h;
+	}
+	if (s->nfentry && ia_hook_fentries(s)) {
+		ia_hook_fallback(s, "ftrace refused");
+		s->nfentry = 0;
+	}
+	for (i = 0; i < s->n; i++) {
+		struct ia_hook *h = s->hooks[i];
+
+		if (!h->want || !h->fn || h->how != IA_HOOK_OFF)
+			continue;
+		/* kprobes resolve the symbol themselves (no kallsyms needed). */
+		ret = register_kprobe(&h->kp);
+		if (ret)
+			h->err = ret;
+		else
+			h->how = IA_HOOK_KPROBE;
+	}
+}
+
+static void ia_hook_place_returns(struct ia_hook_set *s, bool ftrace)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->n; i++) {
+		struct ia_hook *h = s->hooks[i];
+
+		if (!h->want || h->fn)
+			continue;
+		ret = ftrace && h->addr ? ia_hook_wrap(s, h) : -EOPNOTSUPP;
+		if (!ret)
+			continue;
+		ret = register_kretprobe(&h->krp);
+		if (ret)
+			h->err = ret;
+		else
+			h->how = IA_HOOK_KRETPROBE;
+	}
+}
+
+int ia_hook_set_register(struct ia_hook_set *s)
+{
+	bool ftrace = IA_HAVE_FTRACE_HOOKS && ia_hooks_ftrace();
+	int fail = 0;
+	unsigned int i;
+
+	s->nftrace = 0;
+	s->nwrap = 0;
+	s->nkprobe = 0;
+	s->nkretprobe = 0;
+	s->noff = 0;
+	s->fallback[0] = '\0';
+	s->why[0] = '\0';
+	if (!ftrace)
+		ia_hook_fallback(s, !ia_hooks_ftrace() ? "hooks=kprobes" :
+				 "no ftrace with arguments");
+	for (i = 0; i < s->n; i++)
+		ia_hook_reset(s->hooks[i]);
+	for (i = 0; i < s->n && ftrace; i++)
+		if (s->hooks[i]->want && !s->hooks[i]->addr)
+			ia_hook_fallback(s, "symbol not found");
+	/* Releases first: nothing is recorded before its release is hooked. */
+	ia_hook_place_entries(s, ftrace);
+	ia_hook_place_returns(s, ftrace);
+	s->registered = true;
+	for (i = 0; i < s->n; i++) {
+		struct ia_hook *h = s->hooks[i];
+
+		switch (h->how) {
+		case IA_HOOK_FTRACE:
+			s->nftrace++;
+			break;
+		case IA_HOOK_WRAP:
+			s->nwrap++;
+			break;
+		case IA_HOOK_KPROBE:
+			s->nkprobe++;
+			break;
+		case IA_HOOK_KRETPROBE:
+			s->nkretprobe++;
+			break;
+		case IA_HOOK_OFF:
+			if (!h->want)
+				break;
+			s->noff++;
+			pr_info("%s: no hook on %s (%d)\n", s->name, h->sym, h->err);
+			if (h->required && !fail) {
+				fail = h->err ? h->err : -ENOENT;
+				snprintf(s->why, sizeof(s->why), "hook on %s failed (%d)",
+					 h->sym, fail);
+			}
+			break;
+		}
+	}
+	if (fail)
+		ia_hook_sets_unregister(&s, 1);
+	return fail;
+}
+
+/* One set's kprobes and kretprobes, each kind in one call (one grace period). */
+static void ia_hook_probes_off(struct ia_hook_set *s)
+{
+	struct kretprobe *krps[IA_HOOK_SET_MAX];
+	struct kprobe *kps[IA_HOOK_SET_MAX];
+	unsigned int i, nk = 0, nr = 0;
+
+	for (i = 0; i < s->n; i++) {
+		struct ia_hook *h = s->hooks[i];
+
+		if (h->how == IA_HOOK_KPROBE && nk < IA_HOOK_SET_MAX)
+			kps[nk++] = &h->kp;
+		else if (h->how == IA_HOOK_KPROBE)
+			unregister_kprobe(&h->kp);
+		if (h->how == IA_HOOK_KRETPROBE && nr < IA_HOOK_SET_MAX)
+			krps[nr++] = &h->krp;
+		else if (h->how == IA_HOOK_KRETPROBE)
+			unregister_kretprobe(&h->krp);
+	}
+	if (nk)
+		unregister_kprobes(kps, nk);
+	if (nr)
+		unregister_kretprobes(krps, nr);
+}
+
+void ia_hook_sets_unregister(struct ia_hook_set **sets, unsigned int n)
+{
+	unsigned int i, j, wrapped = 0;
+
+	for (i = 0; i < n; i++) {
+		struct ia_hook_set *s = sets[i];
+
+		if (!s->registered)
+			continue;
+		/* No call is redirected any more once this returns. */
+		for (j = 0; j < s->n; j++)
+			if (s->hooks[j]->how == IA_HOOK_WRAP) {
+				ia_hook_ftrace_off(&s->hooks[j]->ops);
+				wrapped++;
+			}
+		if (s->nfentry)
+			ia_hook_ftrace_off(&s->ops);
+		s->nfentry = 0;
+		ia_hook_probes_off(s);
+	}
+	/*
+	 * A task redirected just before may still be in a wrapper's prologue,
+	 * before ia_hook_enter(): it has not scheduled voluntarily since, so
+	 * one RCU-tasks grace period waits for it. Then wait for the wrappers
+	 * inside the originals (a MAP_DMA pinning memory may take a while),
+	 * and for the last one's epilogue after ia_hook_leave() with a second
+	 * grace period: two grace periods for all the sets, not two each.
+	 */
+	if (wrapped) {
+		synchronize_rcu_tasks();
+		for (i = 0; i < n; i++)
+			for (j = 0; j < sets[i]->n; j++) {
+				struct ia_hook *h = sets[i]->hooks[j];
+
+				if (sets[i]->registered && h->how == IA_HOOK_WRAP)
+					wait_var_event(&h->inflight, !atomic_read(&h->inflight));
+			}
+		synchronize_rcu_tasks();
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < sets[i]->n; j++)
+			sets[i]->hooks[j]->how = IA_HOOK_OFF;
+		sets[i]->registered = false;
+	}
+}
+
+u64 ia_hook_missed(const struct ia_hook *h)
+{
+	switch (h->how) {
+	case IA_HOOK_KPROBE:
+		return READ_ONCE(h->kp.nmissed);
+	case IA_HOOK_KRETPROBE:
+		return READ_ONCE(h->krp.nmissed) + READ_ONCE(h->krp.kp.nmissed);
+	default:
+		return 0;	/* ftrace misses no call */
+	}
+}
+
+u64 ia_hook_set_missed(const struct ia_hook_set *s)
+{
+	unsigned int i;
+	u64 n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += ia_hook_missed(s->hooks[i]);
+	return n;
+}
+
+void ia_hook_set_describe(const struct ia_hook_set *s, char *buf, size_t len)
+{
+	int n = 0;
+
+	if (!s->nkprobe && !s->nkretprobe) {
+		snprintf(buf, len, "ftrace");
+		return;
+	}
+	if (s->nftrace + s->nwrap)
+		n += scnprintf(buf + n, len - n, "ftrace, ");
+	if (s->nkretprobe)
+		n += scnprintf(buf + n, len - n, "%u kretprobes%s", s->nkretprobe,
+			       s->nkprobe ? ", " : "");
+	if (s->nkprobe)
+		n += scnprintf(buf + n, len - n, "%u kprobes", s->nkprobe);
+	scnprintf(buf + n, len - n, " (%s)", s->fallback);
+}

@@ -1,24 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The cheapest hooks each kernel offers, in one place (the rest of the module
- * never touches ftrace):
+ * Hooks, the only place they are made. A source declares what it hooks and
+ * registers the declarations as a set; this layer picks the mechanism of
+ * each hook, records which one won and every miss, and takes the set down
+ * with shared grace periods. No other file touches ftrace or kprobes.
  *
- *  - entry hooks: one ftrace_ops for a set of functions, called with the
- *    function's first four arguments (no pt_regs saved, no kprobe lookup);
- *  - a wrapped function: an ftrace_ops that redirects the calls it wants to
- *    a wrapper of ours with the same signature, which calls the original
- *    and so sees its arguments and its return value in process context (one
- *    more entry hit per wrapped call instead of a return probe's trampoline).
+ * Two kinds of hook, each declared with one macro:
+ *  - an entry hook (IA_HOOK_ENTRY): a handler called with the function's
+ *    first four arguments. All the entry hooks of a set share one ftrace_ops
+ *    (no pt_regs saved, no kprobe lookup); else each is a kprobe;
+ *  - a return hook (IA_HOOK_RETURN): an entry handler with the arguments and
+ *    the caller's return address, which may decline the call, then a return
+ *    handler with the return value, sharing per-call data of a declared type.
+ *    The function is wrapped on ftrace (its calls redirected to a wrapper
+ *    generated here with the same signature, which calls the original: one
+ *    more entry hit per call, no return trampoline, no bound on calls in
+ *    flight) where the original can be called from a module; else a
+ *    kretprobe with a declared number of instances. A return hook may
+ *    filter on one argument (its low 32 bits): other calls are not
+ *    redirected, or are declined before the entry handler.
  *
- * Both need DYNAMIC_FTRACE_WITH_ARGS on x86 (every kernel of the matrix);
- * elsewhere registration fails with -EOPNOTSUPP and callers fall back to
- * kprobes. Symbols are "module:function" or "function".
+ * ftrace needs DYNAMIC_FTRACE_WITH_ARGS on x86 (every kernel of the matrix)
+ * and the module parameter hooks=auto; under enforced IBT a function whose
+ * address the kernel never takes has a sealed ENDBR and cannot be called
+ * indirectly, so it cannot be wrapped. Symbols are "module:function" or
+ * "function". Handlers run in atomic context (kprobes) or preemptible
+ * (ftrace): they take irq-safe spinlocks, allocate GFP_ATOMIC and never
+ * call a function hooked here.
  */
 #ifndef _IA_WRAPPER_HOOK_H
 #define _IA_WRAPPER_HOOK_H
 
 #include <linux/atomic.h>
 #include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
 #include <linux/types.h>
 #include <linux/wait_bit.h>
 
@@ -28,67 +44,200 @@
 #define IA_HAVE_FTRACE_HOOKS 0
 #endif
 
-typedef void (*ia_fentry_fn)(unsigned long a0, unsigned long a1,
-			     unsigned long a2, unsigned long a3);
+typedef void (*ia_hook_entry_fn)(unsigned long a0, unsigned long a1,
+				 unsigned long a2, unsigned long a3);
+typedef unsigned long (*ia_hook_fn4)(unsigned long a0, unsigned long a1,
+				     unsigned long a2, unsigned long a3);
 
-struct ia_fentry {
+/* How a hook was placed. */
+enum ia_hook_how {
+	IA_HOOK_OFF,		/* not wanted, or every mechanism failed */
+	IA_HOOK_FTRACE,		/* entry hook on the set's ftrace_ops */
+	IA_HOOK_WRAP,		/* return hook: calls redirected to its wrapper */
+	IA_HOOK_KPROBE,		/* entry hook on a kprobe */
+	IA_HOOK_KRETPROBE,	/* return hook on a kretprobe */
+};
+
+struct ia_hook {
+	/* Declared (the macros below). */
 	const char *sym;
-	ia_fentry_fn fn;
+	ia_hook_entry_fn fn;	/* entry hooks */
+	void *wrapper;		/* return hooks: the generated wrapper */
+	unsigned int wrapper_size;
+	/* Set by the source before registering. */
+	bool want;		/* register it (the macros set it) */
+	bool required;		/* the set fails without it */
+	/* Outcome, written by ia_hook_set_register(). */
+	enum ia_hook_how how;
+	int err;		/* why it is off, if it is */
+	/* Private to hook.c (and the generated handlers). */
 	unsigned long addr;	/* resolved at registration */
-};
-
-struct ia_fentry_set {
-	struct ia_fentry *e;
-	unsigned int n;
-	struct ftrace_ops ops;
-	bool registered;
-};
-
-/* 0, or -errno with the failing symbol in @why. */
-int ia_fentry_register(struct ia_fentry_set *s, char *why, size_t len);
-void ia_fentry_unregister(struct ia_fentry_set *s);
-
-struct ia_wrap {
-	const char *sym;
-	void *wrapper;			/* same signature as the function */
-	/*
-	 * Redirect only the calls whose argument only_arg (its low 32 bits: an
-	 * int or a command) is only_val; only_arg -1: every call.
-	 */
-	int only_arg;
+	unsigned long orig;	/* wrapped: the function, for the wrapper to call */
+	atomic_t inflight;	/* wrapped: calls inside the wrapper */
+	int only_arg;		/* return hooks: argument filtered on, or -1 */
 	u32 only_val;
-	unsigned long orig;		/* the function, for the wrapper to call */
-	unsigned long wrapper_size;	/* calls from [wrapper, +size) run the original */
-	atomic_t inflight;		/* wrappers between ia_wrap_enter/leave */
-	struct ftrace_ops ops;
+	struct ftrace_ops ops;	/* wrapped */
+	struct kprobe kp;
+	struct kretprobe krp;
+};
+
+#define IA_HOOK_SET_MAX 12
+
+struct ia_hook_set {
+	const char *name;	/* for messages: "io_uring", "vfio_iommu_type1" */
+	struct ia_hook **hooks;
+	unsigned int n;
+	/* Outcome. */
+	unsigned int nftrace, nwrap, nkprobe, nkretprobe, noff;
+	char fallback[32];	/* why the first one not on ftrace is not (short) */
+	char why[96];		/* registration failed: which hook, what error */
+	/* Private. */
+	struct ftrace_ops ops;	/* the entry hooks on ftrace */
+	struct ia_hook *fentry[IA_HOOK_SET_MAX];
+	unsigned int nfentry;
 	bool registered;
 };
 
 /*
  * Module parameter hooks=: "auto" (ftrace where the kernel allows it, else
  * kprobes) or "kprobes" (kprobes only). ia_hooks_check() refuses anything
- * else at load; ia_hooks_ftrace() says whether ftrace may be tried.
+ * else at load.
  */
 int ia_hooks_check(void);
-bool ia_hooks_ftrace(void);
-const char *ia_hooks_mode(void);
 
-int ia_wrap_register(struct ia_wrap *w, char *why, size_t len);
-/* Returns once no task is inside the wrapper any more (may sleep long). */
-void ia_wrap_unregister(struct ia_wrap *w);
-/* The same for @n of them at once (two RCU-tasks grace periods in all). */
-void ia_wrap_unregister_many(struct ia_wrap **w, unsigned int n);
+/*
+ * Register every wanted hook of @s: the entry hooks first (a release is in
+ * place before anything it releases can be recorded), then the return hooks
+ * in the order declared. A hook whose symbol is missing, or that no
+ * mechanism takes, is off with its error; if it was required, the whole set
+ * is unregistered and the error returned with s->why filled. Sleeps.
+ */
+int ia_hook_set_register(struct ia_hook_set *s);
+/*
+ * Unregister @n sets together: no handler runs any more on return, and no
+ * task is left in a wrapper. The wrapped hooks of all of them share two
+ * RCU-tasks grace periods; may sleep long (a MAP_DMA pinning memory).
+ */
+void ia_hook_sets_unregister(struct ia_hook_set **s, unsigned int n);
+/* Calls not seen: kprobe hits lost and kretprobe instances that ran out. */
+u64 ia_hook_missed(const struct ia_hook *h);
+u64 ia_hook_set_missed(const struct ia_hook_set *s);
+/* "ftrace", or how many are kprobes and kretprobes and why, for a feature. */
+void ia_hook_set_describe(const struct ia_hook_set *s, char *buf, size_t len);
 
-/* Called first and last by every wrapper. */
-static inline void ia_wrap_enter(struct ia_wrap *w)
+static inline bool ia_hook_on(const struct ia_hook *h)
 {
-	atomic_inc(&w->inflight);
+	return h->how != IA_HOOK_OFF;
 }
 
-static inline void ia_wrap_leave(struct ia_wrap *w)
+/* --- generated handlers ---------------------------------------------------------- */
+
+static __always_inline void ia_hook_enter(struct ia_hook *h)
 {
-	if (atomic_dec_and_test(&w->inflight))
-		wake_up_var(&w->inflight);
+	atomic_inc(&h->inflight);
 }
+
+static __always_inline void ia_hook_leave(struct ia_hook *h)
+{
+	if (atomic_dec_and_test(&h->inflight))
+		wake_up_var(&h->inflight);
+}
+
+static __always_inline void ia_hook_args(struct pt_regs *regs, unsigned long *a)
+{
+	a[0] = regs_get_kernel_argument(regs, 0);
+	a[1] = regs_get_kernel_argument(regs, 1);
+	a[2] = regs_get_kernel_argument(regs, 2);
+	a[3] = regs_get_kernel_argument(regs, 3);
+}
+
+/* Calls filtered out by a return hook's argument filter. */
+static __always_inline bool ia_hook_skip(const struct ia_hook *h, const unsigned long *a)
+{
+	return h->only_arg >= 0 && (u32)a[h->only_arg & 3] != h->only_val;
+}
+
+/*
+ * An entry hook NAME_hook on @symbol: @fn_(a0, a1, a2, a3) on every call.
+ */
+#define IA_HOOK_ENTRY(name, symbol, fn_)						\
+static struct ia_hook name##_hook;							\
+static int name##_kp(struct kprobe *p, struct pt_regs *regs)				\
+{											\
+	unsigned long a[4];								\
+											\
+	ia_hook_args(regs, a);								\
+	name##_hook.fn(a[0], a[1], a[2], a[3]);						\
+	return 0;									\
+}											\
+static struct ia_hook name##_hook = {							\
+	.sym = symbol, .fn = fn_, .want = true, .only_arg = -1,				\
+	.kp = { .pre_handler = name##_kp },						\
+}
+
+/*
+ * A return hook NAME_hook on @symbol, for the calls whose argument @arg is
+ * @val (@arg -1: every call). Per call, a @type on the wrapper's stack or in
+ * the kretprobe instance: bool @entry_fn(void *data, const unsigned long
+ * a[4], unsigned long caller) says whether to follow the call; then
+ * @ret_fn(void *data, unsigned long rv) (a kretprobe's entry handler returns
+ * 1 for a call not followed; the caller's return address is the stack's top
+ * word there). At most @max calls in flight under a kretprobe. Both handlers
+ * are called directly (no indirect call).
+ *
+ * The wrapper passes up to four integer or pointer arguments in registers
+ * (x86-64): the original takes what it declares. It never tail-calls the
+ * original (work follows): the original's own entry sees a return address
+ * in the wrapper and lets it run.
+ */
+#define IA_HOOK_RETURN_IF(name, symbol, arg, val, type, entry_fn, ret_fn, max)	\
+static struct ia_hook name##_hook;							\
+static __always_inline bool name##_in(void *d, const unsigned long *a, unsigned long c)\
+{											\
+	return entry_fn(d, a, c);							\
+}											\
+static __always_inline void name##_out(void *d, unsigned long rv)			\
+{											\
+	ret_fn(d, rv);									\
+}											\
+static noinline notrace unsigned long name##_w(unsigned long a0, unsigned long a1,	\
+					       unsigned long a2, unsigned long a3)	\
+{											\
+	const unsigned long a[4] = { a0, a1, a2, a3 };					\
+	type data;									\
+	unsigned long rv;								\
+	bool follow;									\
+											\
+	ia_hook_enter(&name##_hook);							\
+	follow = name##_in(&data, a, (unsigned long)__builtin_return_address(0));	\
+	rv = ((ia_hook_fn4)READ_ONCE(name##_hook.orig))(a0, a1, a2, a3);		\
+	if (follow)									\
+		name##_out(&data, rv);							\
+	ia_hook_leave(&name##_hook);							\
+	return rv;									\
+}											\
+static int name##_ke(struct kretprobe_instance *ri, struct pt_regs *regs)		\
+{											\
+	unsigned long a[4];								\
+											\
+	ia_hook_args(regs, a);								\
+	if (ia_hook_skip(&name##_hook, a))						\
+		return 1;								\
+	return name##_in(ri->data, a, regs_get_kernel_stack_nth(regs, 0)) ? 0 : 1;	\
+}											\
+static int name##_kr(struct kretprobe_instance *ri, struct pt_regs *regs)		\
+{											\
+	name##_out(ri->data, regs_return_value(regs));					\
+	return 0;									\
+}											\
+static struct ia_hook name##_hook = {							\
+	.sym = symbol, .wrapper = name##_w, .want = true,				\
+	.only_arg = (arg), .only_val = (val),						\
+	.krp = { .entry_handler = name##_ke, .handler = name##_kr,			\
+		 .data_size = sizeof(type), .maxactive = (max) },			\
+}
+
+#define IA_HOOK_RETURN(name, symbol, type, entry_fn, ret_fn, max)			\
+	IA_HOOK_RETURN_IF(name, symbol, -1, 0, type, entry_fn, ret_fn, max)
 
 #endif

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to the memlock source: memlock.c (the ledger: users, records,
+ * thresholds and refusals, snapshots, init and exit), memlock_uring.c
+ * (io_uring's charges and releases) and memlock_xdp.c (AF_XDP umems).
+ *
+ * Locking: ia_ml_lock (a spinlock, irqsave: the hooks run in atomic
+ * context) guards the users, the records and io_uring's actives. Taken with
+ * it, in this order: the kernel's kernfs lock inside cgroup_path() (a
+ * failure's cgroup path), then ia_evq_lock (events are queued under
+ * ia_ml_lock, and ia_event_queue() takes nothing else). Nothing that
+ * sleeps, allocates other than GFP_ATOMIC or calls into netlink runs under
+ * it; no other lock of this module is held when it is taken. Every
+ * function named *_locked below, or documented "under ia_ml_lock", needs it.
+ */
+#ifndef _IA_MEMLOCK_H
+#define _IA_MEMLOCK_H
+
+#include <linux/hashtable.h>
+#include <linux/spinlock.h>
+
+#include "ia.h"
+#include "wrapper/hook.h"
+
+extern spinlock_t ia_ml_lock;
+/*
+ * Set (under the lock) before the hooks go: from then on no handler
+ * touches io_uring's actives, whose nodes live in kretprobe instances that
+ * an unregistered probe no longer unlinks, or on wrappers' stacks.
+ */
+extern bool ia_ml_exiting;
+
+/* One uid that charged since the module loaded. */
+struct ia_ml_user {
+	struct hlist_node hnode;	/* by uid */
+	kuid_t uid;
+	u64 pages[IA_CONS_COUNT];	/* attributed, still charged */
+	u64 charges, refusals;
+	u32 inexact;
+	struct ia_levels levels;
+	struct ia_coalesce co;
+	struct ia_event pending_ev;	/* the last refusal, for a coalesced report */
+	bool has_last;
+	struct ia_failure last;		/* the last refusal, for GET_QUOTA */
+	char *last_cgpath;		/* its cgroup's path, allocated at the first refusal */
+};
+
+/* Pages charged to @uid's pot and held by one object (a buffer, a ring, a umem). */
+struct ia_ml_rec {
+	struct hlist_node hnode;	/* by key */
+	struct hlist_node cnode;	/* by ring */
+	const void *key;		/* the buffer, the ring in per-ring mode, the umem */
+	const void *ctx;		/* the ring (NULL: a umem) */
+	kuid_t uid;
+	enum ia_consumer consumer;
+	u64 pages;
+	struct pid *pid;		/* the charging process (tgid) */
+	bool closed;			/* its ring was closed */
+};
+
+/* The ledger (memlock.c), every function under ia_ml_lock. */
+struct ia_ml_user *ia_ml_user_get(kuid_t uid);
+struct ia_ml_rec *ia_ml_rec_of(const void *key);
+/* A new record of @consumer under @key, charged by the current process. */
+struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
+				enum ia_consumer consumer);
+/* Take @pages off @r (and its uid); the record goes when it is empty. */
+void ia_ml_release(struct ia_ml_rec *r, u64 pages);
+/* Every record of ring @ctx waits for its deferred release. */
+void ia_ml_ring_closed(const void *ctx);
+void ia_ml_flag(kuid_t uid, u32 bit);
+/*
+ * A charge of @pages succeeded: the pot is @pot pages against the charging
+ * process's @limit (bytes). Re-arms and raises the uid's levels.
+ */
+void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u64 pot,
+		      u64 limit);
+/* A charge of @pages was refused with @err. */
+void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u64 pot,
+		   u64 limit, int err);
+
+/* The consumers, each with its hook set (registered by ia_memlock_init()). */
+extern struct ia_hook_set ia_ml_uring_hooks, ia_ml_xdp_hooks;
+/* Choose the hooks this kernel needs (before registration). */
+void ia_ml_uring_want(void);
+/* After registration: switch on what took, and say so in its feature. */
+void ia_ml_uring_start(void);
+/* After unregistration: forget the calls that were in flight. */
+void ia_ml_uring_forget(void);
+void ia_ml_xdp_want(void);
+void ia_ml_xdp_start(void);
+
+#endif

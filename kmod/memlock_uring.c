@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The io_uring consumers of the per-uid pot: its charges and their results,
+ * the registered buffers and rings that hold them, and their releases (see
+ * memlock.c for what is followed on which kernel). Hooks declared here,
+ * placed by wrapper/hook.c: under enforced IBT, 6.12 and 7.3 seal the ENDBR
+ * of every io_uring function hooked here, so on such CPUs the return hooks
+ * are kretprobes, not wrapped.
+ *
+ * Locking: memlock.h (ia_ml_lock guards the actives too).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+
+#include "memlock.h"
+#include "wrapper/kallsyms.h"
+
+/* Concurrent registrations/charges in flight (each sleeps while pinning). */
+#define IA_ML_MAXACTIVE 1024
+
+enum ia_ml_act {
+	IA_ACT_REGISTER,		/* io_sqe_buffer_register */
+	IA_ACT_RELEASE,			/* io_free_rsrc_node */
+	IA_ACT_CHARGE,			/* io_account_mem, around __io_account_mem */
+};
+
+/* A registration, release or charge in progress on a task (nested probes find it). */
+struct ia_ml_active {
+	struct hlist_node hnode;	/* ia_ml_actives, by task */
+	struct task_struct *task;
+	const void *ctx;
+	void **pimu;			/* per-buffer mode: where the kernel stores it */
+	kuid_t uid;
+	u64 pages;			/* charged inside this call */
+	enum ia_ml_act kind;
+};
+
+static DEFINE_HASHTABLE(ia_ml_actives, 6);
+static bool ia_ml_per_ring;		/* release mode, decided at init */
+/*
+ * Set once at init, after every hook they need took: until then (or for
+ * good, when one failed) the hooks that did take do nothing. Hooks are only
+ * unregistered at exit, with the protocol in memlock.h.
+ */
+static bool ia_ml_uring_on;		/* io_uring charges followed */
+static bool ia_ml_attrib;		/* registered buffers attributed */
+
+/* Call sites: [start, end) of kernel functions that may charge. */
+struct ia_ml_site {
+	const char *name;
+	enum ia_consumer consumer;
+	unsigned long start, end;
+};
+
+static struct ia_ml_site ia_ml_sites[] = {
+	{ "io_sqe_buffer_register", IA_CONS_URING_BUFFERS },
+	{ "io_sqe_buffers_register", IA_CONS_URING_BUFFERS },
+	{ "io_buffer_account_pin", IA_CONS_URING_BUFFERS },
+	{ "io_create_region", IA_CONS_URING_RINGS },
+	{ "io_create_region_mmap_safe", IA_CONS_URING_RINGS },
+	{ "io_region_pin_pages", IA_CONS_URING_RINGS },
+	{ "io_region_allocate_pages", IA_CONS_URING_RINGS },
+	{ "io_allocate_scq_urings", IA_CONS_URING_RINGS },
+	{ "io_link_skb", IA_CONS_URING_ZC },
+	{ "io_sg_from_iter", IA_CONS_URING_ZC },
+	{ "io_sendmsg_zc", IA_CONS_URING_ZC },
+	{ "io_send_zc", IA_CONS_URING_ZC },
+	{ "io_send_zc_import", IA_CONS_URING_ZC },
+	{ "io_notif_account_mem", IA_CONS_URING_ZC },
+};
+
+static enum ia_consumer ia_ml_site_of(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ia_ml_sites); i++)
+		if (addr >= ia_ml_sites[i].start && addr < ia_ml_sites[i].end)
+			return ia_ml_sites[i].consumer;
+	return IA_CONS_URING_OTHER;
+}
+
+static struct ia_ml_active *ia_ml_active_of(struct task_struct *task, enum ia_ml_act kind)
+{
+	struct ia_ml_active *a;
+
+	hash_for_each_possible(ia_ml_actives, a, hnode, (unsigned long)task)
+		if (a->task == task && a->kind == kind)
+			return a;
+	return NULL;
+}
+
+/* --- charges ------------------------------------------------------------------ */
+
+/*
+ * A charge: __io_account_mem(user, nr_pages), or io_account_mem(user, mm,
+ * nr_pages) where the kernel has it (7.x inlines the former into the latter
+ * for registered buffers). The per-call data starts with an active record,
+ * so a nested __io_account_mem inside io_account_mem is not counted twice.
+ */
+struct ia_ml_charge {
+	struct ia_ml_active act;	/* IA_ACT_CHARGE, io_account_mem only */
+	struct user_struct *user;
+	unsigned long pages;
+	unsigned long caller;
+	bool outer;
+};
+
+static bool ia_ml_charge_start(struct ia_ml_charge *c, const unsigned long *a,
+			       unsigned long caller, int pages_arg, bool outer)
+{
+	unsigned long flags;
+
+	c->user = (struct user_struct *)a[0];
+	c->pages = a[pages_arg];
+	c->caller = caller;
+	c->outer = outer;
+	if (!c->user || !c->pages || !READ_ONCE(ia_ml_uring_on))
+		return false;	/* nothing is charged, or not followed */
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (ia_ml_exiting) {
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		return false;
+	}
+	if (!outer && ia_ml_active_of(current, IA_ACT_CHARGE)) {
+		/* Inside io_account_mem: that hook counts this charge. */
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		return false;
+	}
+	if (outer) {
+		c->act.task = current;
+		c->act.kind = IA_ACT_CHARGE;
+		hash_add(ia_ml_actives, &c->act.hnode, (unsigned long)current);
+	}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return true;
+}
+
+static bool ia_ml_charge_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	return ia_ml_charge_start(data, a, caller, 1, false);
+}
+
+static bool ia_ml_charge_outer_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	return ia_ml_charge_start(data, a, caller, 2, true);
+}
+
+static void ia_ml_charge_ret(void *data, unsigned long rv)
+{
+	struct ia_ml_charge *c = data;
+	int ret = (int)rv;	/* both return int */
+	u64 limit = task_rlimit(current, RLIMIT_MEMLOCK);
+	u64 pot = atomic_long_read(&c->user->locked_vm);
+	enum ia_consumer consumer;
+	struct ia_ml_active *a;
+	struct ia_ml_user *u;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (ia_ml_exiting)
+		goto out;
+	if (c->outer)
+		hash_del(&c->act.hnode);
+	a = ia_ml_active_of(current, IA_ACT_REGISTER);
+	consumer = a ? IA_CONS_URING_BUFFERS : ia_ml_site_of(c->caller);
+	u = ia_ml_user_get(c->user->uid);
+	if (!u)
+		goto out;
+	if (ret) {
+		ia_ml_refused(u, consumer, c->pages, pot, limit, ENOMEM);
+		goto out;
+	}
+	u->charges++;
+	if (a) {
+		a->pages += c->pages;
+		a->uid = c->user->uid;
+	}
+	ia_ml_thresholds(u, consumer, c->pages, pot, limit);
+out:
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* --- registrations and releases ------------------------------------------------- */
+
+/* io_sqe_buffer_register(ctx, iov, [pimu, last_hpage]) and io_free_rsrc_node(ctx, node). */
+static bool ia_ml_scope_entry(struct ia_ml_active *a, const unsigned long *args, bool release)
+{
+	unsigned long flags;
+
+	if (!READ_ONCE(ia_ml_attrib))
+		return false;
+	memset(a, 0, sizeof(*a));
+	a->task = current;
+	a->ctx = (const void *)args[0];
+	a->kind = release ? IA_ACT_RELEASE : IA_ACT_REGISTER;
+	if (!release && !ia_ml_per_ring)
+		a->pimu = (void **)args[2];
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (ia_ml_exiting) {
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		return false;
+	}
+	hash_add(ia_ml_actives, &a->hnode, (unsigned long)current);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return true;
+}
+
+static bool ia_ml_reg_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	return ia_ml_scope_entry(data, a, false);
+}
+
+static bool ia_ml_free_node_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	return ia_ml_scope_entry(data, a, true);
+}
+
+static void ia_ml_free_node_ret(void *data, unsigned long rv)
+{
+	struct ia_ml_active *a = data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (!ia_ml_exiting)
+		hash_del(&a->hnode);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+static void ia_ml_reg_ret(void *data, unsigned long rv)
+{
+	struct ia_ml_active *a = data;
+	struct ia_ml_user *u;
+	struct ia_ml_rec *r;
+	unsigned long flags;
+	void *key = NULL;
+	bool ok;
+
+	/* Per buffer: int, 0 on success; per ring: a node or an ERR_PTR/NULL. */
+	ok = ia_ml_per_ring ? !IS_ERR_OR_NULL((void *)rv) : !(int)rv;
+	if (ok && a->pages && !ia_ml_per_ring &&
+	    get_kernel_nofault(key, a->pimu))
+		key = NULL;
+	if (ok && a->pages && ia_ml_per_ring)
+		key = (void *)a->ctx;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (ia_ml_exiting)
+		goto out;
+	hash_del(&a->hnode);
+	if (!a->pages)
+		goto out;
+	if (!key) {
+		/* Charged but not kept (or not found): we cannot follow it. */
+		ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
+		goto out;
+	}
+	u = ia_ml_user_get(a->uid);
+	r = ia_ml_rec_of(key);
+	if (r && (!ia_ml_per_ring || r->closed || !uid_eq(r->uid, a->uid))) {
+		/* A buffer (or ring) at the address of one we never saw released. */
+		ia_ml_release(r, r->pages);
+		ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED);
+		r = NULL;
+	}
+	if (!r) {
+		r = ia_ml_rec_new(key, a->ctx, a->uid, IA_CONS_URING_BUFFERS);
+		if (!r) {
+			ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
+			goto out;
+		}
+	}
+	r->pages += a->pages;
+	if (u)
+		u->pages[r->consumer] += a->pages;
+out:
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* Per buffer: io_buffer_unmap(ctx, slot) releases *slot's charge. */
+static void ia_ml_unmap(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3)
+{
+	void **slot = (void **)a1;
+	struct ia_ml_rec *r;
+	unsigned long flags;
+	void *imu;
+
+	if (get_kernel_nofault(imu, slot) || !imu)
+		return;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	r = ia_ml_rec_of(imu);
+	if (r)
+		ia_ml_release(r, r->pages);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* Per ring: io_unaccount_mem(user, mm, nr_pages) inside io_free_rsrc_node(ctx, ..). */
+static void ia_ml_unacct(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3)
+{
+	struct ia_ml_active *a;
+	struct ia_ml_rec *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	a = ia_ml_exiting ? NULL : ia_ml_active_of(current, IA_ACT_RELEASE);
+	if (a) {
+		r = ia_ml_rec_of(a->ctx);
+		if (r)
+			ia_ml_release(r, a2);
+	}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/*
+ * Per ring: io_sqe_buffers_unregister(ctx) returned 0: the ring's whole
+ * buffer table is gone (unregister, or the ring's teardown), and with it
+ * every charge of its buffers, whether or not the release of each was seen.
+ */
+static bool ia_ml_unreg_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	*(const void **)data = (const void *)a[0];
+	return READ_ONCE(ia_ml_attrib);
+}
+
+static void ia_ml_unreg_ret(void *data, unsigned long rv)
+{
+	const void *ctx = *(const void **)data;
+	struct ia_ml_rec *r;
+	unsigned long flags;
+
+	if ((int)rv)
+		return;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	r = ia_ml_rec_of(ctx);
+	if (r)
+		ia_ml_release(r, r->pages);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* io_uring_release(inode, file): the ring's records wait for deferred release. */
+static void ia_ml_ring_release(unsigned long a0, unsigned long a1, unsigned long a2,
+			       unsigned long a3)
+{
+	struct file *file = (struct file *)a1;
+	unsigned long flags;
+	void *ctx;
+
+	if (get_kernel_nofault(ctx, &file->private_data))
+		return;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	ia_ml_ring_closed(ctx);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* io_register_clone_buffers: buffers now shared by two rings. */
+static bool ia_ml_clone_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	return READ_ONCE(ia_ml_attrib);
+}
+
+static void ia_ml_clone_ret(void *data, unsigned long rv)
+{
+	unsigned long flags;
+
+	if ((int)rv)
+		return;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	ia_ml_flag(current_uid(), IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* --- the hooks ---------------------------------------------------------------- */
+
+IA_HOOK_RETURN(ia_ml_charge, "__io_account_mem", struct ia_ml_charge,
+	       ia_ml_charge_entry, ia_ml_charge_ret, IA_ML_MAXACTIVE);
+IA_HOOK_RETURN(ia_ml_charge_outer, "io_account_mem", struct ia_ml_charge,
+	       ia_ml_charge_outer_entry, ia_ml_charge_ret, IA_ML_MAXACTIVE);
+IA_HOOK_RETURN(ia_ml_reg, "io_sqe_buffer_register", struct ia_ml_active,
+	       ia_ml_reg_entry, ia_ml_reg_ret, IA_ML_MAXACTIVE);
+IA_HOOK_RETURN(ia_ml_free_node, "io_free_rsrc_node", struct ia_ml_active,
+	       ia_ml_free_node_entry, ia_ml_free_node_ret, IA_ML_MAXACTIVE);
+IA_HOOK_RETURN(ia_ml_unreg, "io_sqe_buffers_unregister", const void *,
+	       ia_ml_unreg_entry, ia_ml_unreg_ret, IA_ML_MAXACTIVE);
+IA_HOOK_RETURN(ia_ml_clone, "io_register_clone_buffers", u8,
+	       ia_ml_clone_entry, ia_ml_clone_ret, 64);
+IA_HOOK_ENTRY(ia_ml_unmap, "io_buffer_unmap", ia_ml_unmap);
+IA_HOOK_ENTRY(ia_ml_unacct, "io_unaccount_mem", ia_ml_unacct);
+IA_HOOK_ENTRY(ia_ml_ring_release, "io_uring_release", ia_ml_ring_release);
+
+static struct ia_hook *ia_ml_uring_list[] = {
+	&ia_ml_unmap_hook, &ia_ml_unacct_hook, &ia_ml_ring_release_hook,
+	&ia_ml_charge_hook, &ia_ml_charge_outer_hook, &ia_ml_reg_hook, &ia_ml_free_node_hook,
+	&ia_ml_unreg_hook, &ia_ml_clone_hook,
+};
+
+struct ia_hook_set ia_ml_uring_hooks = {
+	.name = "io_uring",
+	.hooks = ia_ml_uring_list,
+	.n = ARRAY_SIZE(ia_ml_uring_list),
+};
+
+static bool ia_ml_have(const char *name)
+{
+	return ia_kallsyms_lookup_name(name) != 0;
+}
+
+void ia_ml_uring_want(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ia_ml_sites); i++) {
+		unsigned long a = ia_kallsyms_lookup_name(ia_ml_sites[i].name);
+
+		if (a) {
+			ia_ml_sites[i].start = a;
+			ia_ml_sites[i].end = a + ia_kallsyms_symbol_size(a, ia_ml_sites[i].name);
+		}
+	}
+	/* How buffers are released on this kernel, by what it has. */
+	ia_ml_per_ring = !ia_ml_have("io_buffer_unmap") && ia_ml_have("io_free_rsrc_node") &&
+			 ia_ml_have("io_unaccount_mem");
+	ia_ml_unacct_hook.want = ia_ml_per_ring;
+	ia_ml_free_node_hook.want = ia_ml_per_ring;
+	ia_ml_unreg_hook.want = ia_ml_per_ring;
+	ia_ml_unmap_hook.want = !ia_ml_per_ring && ia_ml_have("io_buffer_unmap");
+	ia_ml_ring_release_hook.want = ia_ml_have("io_uring_release");
+	/* 7.x inlines __io_account_mem into it for registered buffers. */
+	ia_ml_charge_outer_hook.want = ia_ml_have("io_account_mem");
+	ia_ml_clone_hook.want = ia_ml_have("io_register_clone_buffers");
+	ia_ml_charge_hook.required = true;
+}
+
+void ia_ml_uring_start(void)
+{
+	struct ia_hook_set *s = &ia_ml_uring_hooks;
+	const char *release = NULL;
+	char mech[64];
+	bool attrib;
+
+	if (!ia_hook_on(&ia_ml_charge_hook) ||
+	    (ia_ml_charge_outer_hook.want && !ia_hook_on(&ia_ml_charge_outer_hook))) {
+		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s: io_uring charges not seen",
+			       s->why[0] ? s->why : "hook on io_account_mem failed");
+		return;
+	}
+	if (ia_hook_on(&ia_ml_unacct_hook))
+		release = "per ring: io_unaccount_mem, io_sqe_buffers_unregister";
+	else if (ia_hook_on(&ia_ml_unmap_hook))
+		release = "per buffer: io_buffer_unmap";
+	/* A record is never made without its release hooked. */
+	attrib = release && ia_hook_on(&ia_ml_reg_hook) &&
+		 (!ia_ml_per_ring || (ia_hook_on(&ia_ml_free_node_hook) &&
+				      ia_hook_on(&ia_ml_unreg_hook)));
+	WRITE_ONCE(ia_ml_attrib, attrib);
+	WRITE_ONCE(ia_ml_uring_on, true);
+	ia_hook_set_describe(s, mech, sizeof(mech));
+	ia_feature_set(IA_FEAT_MEMLOCK_URING, true,
+		       "charges: %s; registered buffers released %s%s; hooks: %s",
+		       ia_hook_on(&ia_ml_charge_outer_hook) ? "__io_account_mem, io_account_mem" :
+		       "__io_account_mem",
+		       attrib ? release : "(not hooked: buffers are in unattributed)",
+		       ia_hook_on(&ia_ml_ring_release_hook) ? "; ring close: io_uring_release" :
+		       "; io_uring_release not hooked: closed rings not marked pending",
+		       mech);
+}
+
+/*
+ * With no hook left, no handler runs: the actives of calls still in flight
+ * (their return handlers will not run) are forgotten.
+ */
+void ia_ml_uring_forget(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_init(ia_ml_actives);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
