@@ -42,10 +42,14 @@ void ia_feature_set(enum ia_feature f, bool active, const char *fmt, ...)
 	char detail[IA_FEAT_DETAIL_LEN];
 	unsigned long flags;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
+	n = vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
+	/* A detail cut short would read as a different one: say so. */
+	WARN_ONCE(n >= sizeof(detail), "feature %s: detail cut at %zu bytes\n",
+		  ia_features[f].name, sizeof(detail) - 1);
 	spin_lock_irqsave(&ia_feat_lock, flags);
 	ia_features[f].active = active;
 	strscpy(ia_features[f].detail, detail, sizeof(ia_features[f].detail));

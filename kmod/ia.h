@@ -59,7 +59,7 @@ enum ia_feature {
 	IA_FEAT_COUNT,
 };
 
-#define IA_FEAT_DETAIL_LEN 192
+#define IA_FEAT_DETAIL_LEN 256
 
 struct ia_feature_info {
 	const char *name;

@@ -51,6 +51,7 @@ static bool ia_ml_per_ring;		/* release mode, decided at init */
  */
 static bool ia_ml_uring_on;		/* io_uring charges followed */
 static bool ia_ml_attrib;		/* registered buffers attributed */
+static bool ia_ml_outer_on;		/* io_account_mem hooked (7.x) */
 
 /* Call sites: [start, end) of kernel functions that may charge. */
 struct ia_ml_site {
@@ -123,6 +124,9 @@ static bool ia_ml_charge_start(struct ia_ml_charge *c, const unsigned long *a,
 	c->outer = outer;
 	if (!c->user || !c->pages || !READ_ONCE(ia_ml_uring_on))
 		return false;	/* nothing is charged, or not followed */
+	/* No outer hook: no call of it to look for (the return checks exiting). */
+	if (!outer && !READ_ONCE(ia_ml_outer_on))
+		return true;
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	if (ia_ml_exiting) {
 		spin_unlock_irqrestore(&ia_ml_lock, flags);
@@ -458,6 +462,7 @@ void ia_ml_uring_start(void)
 		 (!ia_ml_per_ring || (ia_hook_on(&ia_ml_free_node_hook) &&
 				      ia_hook_on(&ia_ml_unreg_hook)));
 	WRITE_ONCE(ia_ml_attrib, attrib);
+	WRITE_ONCE(ia_ml_outer_on, ia_hook_on(&ia_ml_charge_outer_hook));
 	WRITE_ONCE(ia_ml_uring_on, true);
 	ia_hook_set_describe(s, mech, sizeof(mech));
 	ia_feature_set(IA_FEAT_MEMLOCK_URING, true,

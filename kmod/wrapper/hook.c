@@ -115,11 +115,10 @@ static int ia_hook_fentries(struct ia_hook_set *s)
 	return 0;
 }
 
-static void notrace ia_wrap_cb(unsigned long ip, unsigned long parent_ip,
-			       struct ftrace_ops *op, struct ftrace_regs *fregs)
+/* A call to wrapped @h: redirect it to the wrapper, unless filtered out. */
+static __always_inline void ia_wrap_redirect(struct ia_hook *h, unsigned long parent_ip,
+					     struct ftrace_regs *fregs)
 {
-	struct ia_hook *h = container_of(op, struct ia_hook, ops);
-
 	if (h->only_arg >= 0 && (u32)ia_fregs_arg(fregs, h->only_arg) != h->only_val)
 		return;
 	/*
@@ -132,38 +131,107 @@ static void notrace ia_wrap_cb(unsigned long ip, unsigned long parent_ip,
 	ia_fregs_set_ip(fregs, (unsigned long)h->wrapper);
 }
 
-/* Wrap @h; 0, or -errno with a short reason in s->fallback. */
-static int ia_hook_wrap(struct ia_hook_set *s, struct ia_hook *h)
+/* The set's one IPMODIFY ftrace_ops: which function was called decides the hook. */
+static void notrace ia_wrap_set_cb(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	int ret;
+	struct ia_hook_set *s = container_of(op, struct ia_hook_set, wops);
+	unsigned int i;
 
+	for (i = 0; i < s->nwrapped; i++)
+		if (ia_site_of(ip, s->wrapped[i]->addr)) {
+			ia_wrap_redirect(s->wrapped[i], parent_ip, fregs);
+			return;
+		}
+}
+
+/* A hook's own ftrace_ops, where the set's could not be had. */
+static void notrace ia_wrap_cb(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	ia_wrap_redirect(container_of(op, struct ia_hook, ops), parent_ip, fregs);
+}
+
+/* Can @h be wrapped? Readies it (orig, wrapper size), or says why not. */
+static bool ia_hook_wrappable(struct ia_hook_set *s, struct ia_hook *h)
+{
 	/* The wrapper calls the original indirectly: it must carry an ENDBR. */
 	if (!ia_kallsyms_callable(h->addr)) {
 		ia_hook_fallback(s, "IBT, no ENDBR");
-		return -EPERM;
+		return false;
 	}
 	h->wrapper_size = ia_kallsyms_symbol_size((unsigned long)h->wrapper, NULL);
 	if (!h->wrapper_size) {
 		ia_hook_fallback(s, "no wrapper size");
-		return -ENOENT;
+		return false;
 	}
-	memset(&h->ops, 0, sizeof(h->ops));
-	h->ops.func = ia_wrap_cb;
-	h->ops.flags = FTRACE_OPS_FL_IPMODIFY;	/* called directly, as above */
 	atomic_set(&h->inflight, 0);
+	h->draining = false;
 	WRITE_ONCE(h->orig, h->addr);
-	ret = ftrace_set_filter_ip(&h->ops, h->addr, 0, 1);
+	return true;
+}
+
+/* @ops (IPMODIFY) on the functions @fn of @h[0..n); 0 or -errno. */
+static int ia_hook_ipmodify(struct ftrace_ops *ops, ftrace_func_t fn, struct ia_hook **h,
+			    unsigned int n)
+{
+	unsigned int i;
+	int ret = 0;
+
+	memset(ops, 0, sizeof(*ops));
+	ops->func = fn;
+	ops->flags = FTRACE_OPS_FL_IPMODIFY;	/* called directly, as above */
+	for (i = 0; i < n && !ret; i++)
+		ret = ftrace_set_filter_ip(ops, h[i]->addr, 0, !i);
 	if (!ret)
-		ret = register_ftrace_function(&h->ops);
-	if (ret) {
-		/* -EBUSY: another IPMODIFY user (a livepatch) owns the function. */
+		ret = register_ftrace_function(ops);
+	if (ret)
+		ftrace_free_filter(ops);
+	return ret;
+}
+
+/*
+ * The wrappable return hooks of @s on one ftrace_ops (one ftrace update to
+ * place and to remove them all); if that is refused (-EBUSY: another
+ * IPMODIFY user, a livepatch, owns one of them), each on its own, so only
+ * the contested one falls back to a kretprobe.
+ */
+static void ia_hook_wrap_all(struct ia_hook_set *s)
+{
+	unsigned int i;
+	int ret;
+
+	s->nwrapped = 0;
+	for (i = 0; i < s->n; i++) {
+		struct ia_hook *h = s->hooks[i];
+
+		if (h->want && !h->fn && h->addr && !WARN_ON(s->nwrapped >= IA_HOOK_SET_MAX) &&
+		    ia_hook_wrappable(s, h))
+			s->wrapped[s->nwrapped++] = h;
+	}
+	if (!s->nwrapped)
+		return;
+	ret = ia_hook_ipmodify(&s->wops, ia_wrap_set_cb, s->wrapped, s->nwrapped);
+	if (!ret) {
+		for (i = 0; i < s->nwrapped; i++)
+			s->wrapped[i]->how = IA_HOOK_WRAP;
+		return;
+	}
+	pr_info("%s: one ftrace_ops for %u wrapped functions failed (%d): one each\n",
+		s->name, s->nwrapped, ret);
+	for (i = 0; i < s->nwrapped; i++) {
+		struct ia_hook *h = s->wrapped[i];
+
+		ret = ia_hook_ipmodify(&h->ops, ia_wrap_cb, &h, 1);
+		if (!ret) {
+			h->how = IA_HOOK_WRAP;
+			h->own_ops = true;
+			continue;
+		}
 		pr_info("%s: ftrace on %s failed (%d): a kretprobe\n", s->name, h->sym, ret);
 		ia_hook_fallback(s, "ftrace refused");
-		ftrace_free_filter(&h->ops);
-		return ret;
 	}
-	h->how = IA_HOOK_WRAP;
-	return 0;
+	s->nwrapped = 0;
 }
 
 static void ia_hook_ftrace_off(struct ftrace_ops *ops)
@@ -180,9 +248,8 @@ static int ia_hook_fentries(struct ia_hook_set *s)
 	return -EOPNOTSUPP;
 }
 
-static int ia_hook_wrap(struct ia_hook_set *s, struct ia_hook *h)
+static void ia_hook_wrap_all(struct ia_hook_set *s)
 {
-	return -EOPNOTSUPP;
 }
 
 static void ia_hook_ftrace_off(struct ftrace_ops *ops)
@@ -243,13 +310,13 @@ static void ia_hook_place_returns(struct ia_hook_set *s, bool ftrace)
 	unsigned int i;
 	int ret;
 
+	s->nwrapped = 0;
+	if (ftrace)
+		ia_hook_wrap_all(s);
 	for (i = 0; i < s->n; i++) {
 		struct ia_hook *h = s->hooks[i];
 
-		if (!h->want || h->fn)
-			continue;
-		ret = ftrace && h->addr ? ia_hook_wrap(s, h) : -EOPNOTSUPP;
-		if (!ret)
+		if (!h->want || h->fn || h->how != IA_HOOK_OFF)
 			continue;
 		ret = register_kretprobe(&h->krp);
 		if (ret)
@@ -353,11 +420,21 @@ void ia_hook_sets_unregister(struct ia_hook_set **sets, unsigned int n)
 		if (!s->registered)
 			continue;
 		/* No call is redirected any more once this returns. */
-		for (j = 0; j < s->n; j++)
-			if (s->hooks[j]->how == IA_HOOK_WRAP) {
-				ia_hook_ftrace_off(&s->hooks[j]->ops);
-				wrapped++;
-			}
+		if (s->nwrapped)
+			ia_hook_ftrace_off(&s->wops);
+		s->nwrapped = 0;
+		for (j = 0; j < s->n; j++) {
+			struct ia_hook *h = s->hooks[j];
+
+			if (h->how != IA_HOOK_WRAP)
+				continue;
+			if (h->own_ops)
+				ia_hook_ftrace_off(&h->ops);
+			h->own_ops = false;
+			/* Wrappers leaving from now on wake the wait below. */
+			WRITE_ONCE(h->draining, true);
+			wrapped++;
+		}
 		if (s->nfentry)
 			ia_hook_ftrace_off(&s->ops);
 		s->nfentry = 0;
@@ -372,6 +449,8 @@ void ia_hook_sets_unregister(struct ia_hook_set **sets, unsigned int n)
 	 * grace period: two grace periods for all the sets, not two each.
 	 */
 	if (wrapped) {
+		/* Orders the draining flags before the counts read below. */
+		smp_mb();
 		synchronize_rcu_tasks();
 		for (i = 0; i < n; i++)
 			for (j = 0; j < sets[i]->n; j++) {

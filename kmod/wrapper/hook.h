@@ -74,9 +74,11 @@ struct ia_hook {
 	unsigned long addr;	/* resolved at registration */
 	unsigned long orig;	/* wrapped: the function, for the wrapper to call */
 	atomic_t inflight;	/* wrapped: calls inside the wrapper */
+	bool draining;		/* wrapped: being unregistered, wake the waiter */
+	bool own_ops;		/* wrapped on its own ftrace_ops, not the set's */
 	int only_arg;		/* return hooks: argument filtered on, or -1 */
 	u32 only_val;
-	struct ftrace_ops ops;	/* wrapped */
+	struct ftrace_ops ops;	/* wrapped on its own */
 	struct kprobe kp;
 	struct kretprobe krp;
 };
@@ -95,6 +97,9 @@ struct ia_hook_set {
 	struct ftrace_ops ops;	/* the entry hooks on ftrace */
 	struct ia_hook *fentry[IA_HOOK_SET_MAX];
 	unsigned int nfentry;
+	struct ftrace_ops wops;	/* the wrapped return hooks (IPMODIFY) */
+	struct ia_hook *wrapped[IA_HOOK_SET_MAX];
+	unsigned int nwrapped;
 	bool registered;
 };
 
@@ -137,9 +142,14 @@ static __always_inline void ia_hook_enter(struct ia_hook *h)
 	atomic_inc(&h->inflight);
 }
 
+/*
+ * The waiter is woken only while the hook is being taken down: the last
+ * wrapper out then. atomic_dec_and_test() is fully ordered, and the
+ * unregistering side sets draining before it reads the count.
+ */
 static __always_inline void ia_hook_leave(struct ia_hook *h)
 {
-	if (atomic_dec_and_test(&h->inflight))
+	if (atomic_dec_and_test(&h->inflight) && READ_ONCE(h->draining))
 		wake_up_var(&h->inflight);
 }
 
