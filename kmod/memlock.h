@@ -5,7 +5,7 @@
  * (io_uring's charges and releases) and memlock_xdp.c (AF_XDP umems).
  *
  * Locking: ia_ml_lock (a spinlock, irqsave: the hooks run in atomic
- * context) guards the users, the records and io_uring's actives. Taken with
+ * context) guards the users, the records and io_uring's calls in flight. Taken with
  * it, in this order: the kernel's kernfs lock inside cgroup_path() (a
  * failure's cgroup path), then ia_evq_lock (events are queued under
  * ia_ml_lock, and ia_event_queue() takes nothing else). Nothing that
@@ -25,7 +25,7 @@
 extern spinlock_t ia_ml_lock;
 /*
  * Set (under the lock) before the hooks go: from then on no handler
- * touches io_uring's actives, whose nodes live in kretprobe instances that
+ * touches io_uring's calls in flight, whose nodes live in kretprobe instances that
  * an unregistered probe no longer unlinks, or on wrappers' stacks.
  */
 extern bool ia_ml_exiting;

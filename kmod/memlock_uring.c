@@ -7,7 +7,7 @@
  * of every io_uring function hooked here, so on such CPUs the return hooks
  * are kretprobes, not wrapped.
  *
- * Locking: memlock.h (ia_ml_lock guards the actives too).
+ * Locking: memlock.h (ia_ml_lock guards the calls in flight too).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,16 +33,14 @@ enum ia_ml_act {
 
 /* A registration, release or charge in progress on a task (nested probes find it). */
 struct ia_ml_active {
-	struct hlist_node hnode;	/* ia_ml_actives, by task */
-	struct task_struct *task;
+	struct ia_call call;		/* in ia_ml_calls; kind: enum ia_ml_act */
 	const void *ctx;
 	void **pimu;			/* per-buffer mode: where the kernel stores it */
 	kuid_t uid;
 	u64 pages;			/* charged inside this call */
-	enum ia_ml_act kind;
 };
 
-static DEFINE_HASHTABLE(ia_ml_actives, 6);
+static struct ia_calls ia_ml_calls;
 static bool ia_ml_per_ring;		/* release mode, decided at init */
 /*
  * Set once at init, after every hook they need took: until then (or for
@@ -87,14 +85,12 @@ static enum ia_consumer ia_ml_site_of(unsigned long addr)
 	return IA_CONS_URING_OTHER;
 }
 
-static struct ia_ml_active *ia_ml_active_of(struct task_struct *task, enum ia_ml_act kind)
+/* The current task's call of @kind in flight (ia_ml_lock held), or NULL. */
+static struct ia_ml_active *ia_ml_active_of(enum ia_ml_act kind)
 {
-	struct ia_ml_active *a;
+	struct ia_call *c = ia_call_find(&ia_ml_calls, kind);
 
-	hash_for_each_possible(ia_ml_actives, a, hnode, (unsigned long)task)
-		if (a->task == task && a->kind == kind)
-			return a;
-	return NULL;
+	return c ? container_of(c, struct ia_ml_active, call) : NULL;
 }
 
 /* --- charges ------------------------------------------------------------------ */
@@ -132,16 +128,13 @@ static bool ia_ml_charge_start(struct ia_ml_charge *c, const unsigned long *a,
 		spin_unlock_irqrestore(&ia_ml_lock, flags);
 		return false;
 	}
-	if (!outer && ia_ml_active_of(current, IA_ACT_CHARGE)) {
+	if (!outer && ia_ml_active_of(IA_ACT_CHARGE)) {
 		/* Inside io_account_mem: that hook counts this charge. */
 		spin_unlock_irqrestore(&ia_ml_lock, flags);
 		return false;
 	}
-	if (outer) {
-		c->act.task = current;
-		c->act.kind = IA_ACT_CHARGE;
-		hash_add(ia_ml_actives, &c->act.hnode, (unsigned long)current);
-	}
+	if (outer)
+		ia_call_add(&ia_ml_calls, &c->act.call, IA_ACT_CHARGE);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 	return true;
 }
@@ -171,8 +164,8 @@ static void ia_ml_charge_ret(void *data, unsigned long rv)
 	if (ia_ml_exiting)
 		goto out;
 	if (c->outer)
-		hash_del(&c->act.hnode);
-	a = ia_ml_active_of(current, IA_ACT_REGISTER);
+		ia_call_del(&ia_ml_calls, &c->act.call);
+	a = ia_ml_active_of(IA_ACT_REGISTER);
 	consumer = a ? IA_CONS_URING_BUFFERS : ia_ml_site_of(c->caller);
 	u = ia_ml_user_get(c->user->uid);
 	if (!u)
@@ -201,9 +194,7 @@ static bool ia_ml_scope_entry(struct ia_ml_active *a, const unsigned long *args,
 	if (!READ_ONCE(ia_ml_attrib))
 		return false;
 	memset(a, 0, sizeof(*a));
-	a->task = current;
 	a->ctx = (const void *)args[0];
-	a->kind = release ? IA_ACT_RELEASE : IA_ACT_REGISTER;
 	if (!release && !ia_ml_per_ring)
 		a->pimu = (void **)args[2];
 	spin_lock_irqsave(&ia_ml_lock, flags);
@@ -211,7 +202,7 @@ static bool ia_ml_scope_entry(struct ia_ml_active *a, const unsigned long *args,
 		spin_unlock_irqrestore(&ia_ml_lock, flags);
 		return false;
 	}
-	hash_add(ia_ml_actives, &a->hnode, (unsigned long)current);
+	ia_call_add(&ia_ml_calls, &a->call, release ? IA_ACT_RELEASE : IA_ACT_REGISTER);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 	return true;
 }
@@ -233,7 +224,7 @@ static void ia_ml_free_node_ret(void *data, unsigned long rv)
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	if (!ia_ml_exiting)
-		hash_del(&a->hnode);
+		ia_call_del(&ia_ml_calls, &a->call);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
@@ -257,7 +248,7 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	if (ia_ml_exiting)
 		goto out;
-	hash_del(&a->hnode);
+	ia_call_del(&ia_ml_calls, &a->call);
 	if (!a->pages)
 		goto out;
 	if (!key) {
@@ -312,7 +303,7 @@ static void ia_ml_unacct(unsigned long a0, unsigned long a1, unsigned long a2, u
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	a = ia_ml_exiting ? NULL : ia_ml_active_of(current, IA_ACT_RELEASE);
+	a = ia_ml_exiting ? NULL : ia_ml_active_of(IA_ACT_RELEASE);
 	if (a) {
 		r = ia_ml_rec_of(a->ctx);
 		if (r)
@@ -476,7 +467,7 @@ void ia_ml_uring_start(void)
 }
 
 /*
- * With no hook left, no handler runs: the actives of calls still in flight
+ * With no hook left, no handler runs: the calls still in flight
  * (their return handlers will not run) are forgotten.
  */
 void ia_ml_uring_forget(void)
@@ -484,6 +475,6 @@ void ia_ml_uring_forget(void)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	hash_init(ia_ml_actives);
+	ia_calls_forget(&ia_ml_calls);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }

@@ -46,8 +46,8 @@
  * Locking, in the order taken: ia_vfio_attach_mutex (vfio_attach.c:
  * registering and removing the hooks, type1's module reference), then
  * ia_vfio_lock (an irq-safe spinlock: containers, mappings, groups,
- * actives), then ia_evq_lock: every event is queued under ia_vfio_lock (one
- * at a time, from one struct on the stack), which only a threshold crossed
+ * MAP_DMAs in flight), then ia_evq_lock: every event is queued under
+ * ia_vfio_lock (one at a time, from one struct on the stack), which only a threshold crossed
  * or a refusal does. ia_feature_set() (ia_feat_lock, a leaf) may be called
  * under ia_vfio_attach_mutex, never under ia_vfio_lock.
  */
@@ -95,8 +95,7 @@ struct ia_vfio_container {
 
 /* A MAP_DMA in flight, so the hooks inside it know their container. */
 struct ia_vfio_active {
-	struct hlist_node hnode;	/* ia_vfio_actives, by task */
-	struct task_struct *task;
+	struct ia_call call;		/* in ia_vfio_calls */
 	void *iommu;
 	unsigned long arg;		/* the caller's request (user address) */
 	struct ia_vfio_container *c;		/* its record, NULL if untracked */
@@ -104,13 +103,12 @@ struct ia_vfio_active {
 	bool created;			/* a mapping record was made by this call */
 };
 
-/* MAP_DMAs in flight: hooks outside any skip the actives lookup and the lock. */
-static atomic_t ia_vfio_nactive = ATOMIC_INIT(0);
+/* MAP_DMAs in flight: hooks outside any skip the lookup and the lock. */
+static struct ia_calls ia_vfio_calls;
 
 DEFINE_SPINLOCK(ia_vfio_lock);
 static DEFINE_HASHTABLE(ia_vfio_containers, 6);
 static DEFINE_HASHTABLE(ia_vfio_dmas, 14);
-static DEFINE_HASHTABLE(ia_vfio_actives, 8);
 static struct kmem_cache *ia_vfio_dma_cache;
 static u32 ia_vfio_next_id = 1;
 static u32 ia_vfio_ntracked;
@@ -142,14 +140,12 @@ static struct ia_vfio_dma *ia_vfio_find_dma(void *dma)
 	return NULL;
 }
 
-static struct ia_vfio_active *ia_vfio_find_active(struct task_struct *task)
+/* The current task's MAP_DMA in flight, or NULL. */
+static struct ia_vfio_active *ia_vfio_find_active(void)
 {
-	struct ia_vfio_active *a;
+	struct ia_call *c = ia_call_find(&ia_vfio_calls, 0);
 
-	hash_for_each_possible(ia_vfio_actives, a, hnode, (unsigned long)task)
-		if (a->task == task)
-			return a;
-	return NULL;
+	return c ? container_of(c, struct ia_vfio_active, call) : NULL;
 }
 
 /* --- events ------------------------------------------------------------------ */
@@ -299,15 +295,13 @@ static void ia_vfio_map_begin(struct ia_vfio_active *a, void *iommu, unsigned lo
 {
 	unsigned long flags;
 
-	a->task = current;
 	a->iommu = iommu;
 	a->arg = arg;
 	a->dma = NULL;
 	a->created = false;
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	a->c = ia_vfio_find(iommu);
-	hash_add(ia_vfio_actives, &a->hnode, (unsigned long)current);
-	atomic_inc(&ia_vfio_nactive);
+	ia_call_add(&ia_vfio_calls, &a->call, 0);
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
 }
 
@@ -386,8 +380,7 @@ static void ia_vfio_map_end(struct ia_vfio_active *a, long ret)
 	if (ret && !copy_from_user_nofault(&req, (void __user *)a->arg, sizeof(req)))
 		map = &req;
 	spin_lock_irqsave(&ia_vfio_lock, flags);
-	hash_del(&a->hnode);
-	atomic_dec(&ia_vfio_nactive);
+	ia_call_del(&ia_vfio_calls, &a->call);
 	if (a->c && ret)
 		ia_vfio_map_failed(a->c, map, (int)-ret);
 	/*
@@ -411,10 +404,10 @@ static void ia_vfio_pin(unsigned long dma_arg, unsigned long vaddr, unsigned lon
 	struct ia_vfio_dma *d;
 	unsigned long flags;
 
-	if (!atomic_read(&ia_vfio_nactive))
+	if (ia_calls_none(&ia_vfio_calls))
 		return;		/* not inside a MAP_DMA we saw (below) */
 	spin_lock_irqsave(&ia_vfio_lock, flags);
-	a = ia_vfio_find_active(current);
+	a = ia_vfio_find_active();
 	if (!a) {
 		/*
 		 * Not inside a MAP_DMA we saw: the return probe ran out of
@@ -458,10 +451,10 @@ static void ia_vfio_acct(unsigned long task_arg, unsigned long mm, unsigned long
 	unsigned long flags;
 
 	/* Only charges inside a MAP_DMA are attributed: an unmap's go with its record. */
-	if (!atomic_read(&ia_vfio_nactive))
+	if (ia_calls_none(&ia_vfio_calls))
 		return;
 	spin_lock_irqsave(&ia_vfio_lock, flags);
-	a = ia_vfio_find_active(current);
+	a = ia_vfio_find_active();
 	d = a && a->dma ? ia_vfio_find_dma(a->dma) : NULL;
 	if (!d)
 		goto out;
@@ -498,7 +491,7 @@ static void ia_vfio_remove(unsigned long iommu, unsigned long dma_arg, unsigned 
 	if (!d)
 		goto out;
 	c = d->c;
-	a = atomic_read(&ia_vfio_nactive) ? ia_vfio_find_active(current) : NULL;
+	a = ia_calls_none(&ia_vfio_calls) ? NULL : ia_vfio_find_active();
 	if (a && a->dma == dma && a->created) {
 		c->info.map_ops--;	/* the map that made it was refused */
 		a->created = false;
@@ -642,10 +635,15 @@ IA_HOOK_ENTRY(ia_vfio_remove, IA_TYPE1 ":vfio_remove_dma", ia_vfio_remove);
 IA_HOOK_ENTRY(ia_vfio_acct, IA_TYPE1 ":mm_lock_acct", ia_vfio_acct);
 IA_HOOK_ENTRY(ia_vfio_pin, IA_TYPE1 ":vfio_pin_pages_remote", ia_vfio_pin);
 
-/* All of them, or none (vfio_attach.c marks them required). */
+/*
+ * All of them, or none (vfio_attach.c marks them required). Hottest first:
+ * a set's ftrace callbacks find their hook by address in this order, and
+ * every MAP+UNMAP pair passes the ioctl twice, the charge twice, the pin
+ * and the removal once.
+ */
 static struct ia_hook *ia_vfio_hook_list[] = {
-	&ia_vfio_release_hook, &ia_vfio_detach_hook, &ia_vfio_remove_hook, &ia_vfio_acct_hook,
-	&ia_vfio_pin_hook, &ia_vfio_open_hook, &ia_vfio_attach_hook, &ia_vfio_ioctl_hook,
+	&ia_vfio_ioctl_hook, &ia_vfio_acct_hook, &ia_vfio_pin_hook, &ia_vfio_remove_hook,
+	&ia_vfio_release_hook, &ia_vfio_detach_hook, &ia_vfio_open_hook, &ia_vfio_attach_hook,
 };
 
 struct ia_hook_set ia_vfio_hooks = {
@@ -691,7 +689,7 @@ static void ia_vfio_flush_workfn(struct work_struct *w)
 
 /*
  * The hooks are gone (vfio_attach.c): no handler runs any more, so every
- * record goes, and the in-flight calls' actives with the probes.
+ * record goes, and the MAP_DMAs that were in flight are forgotten.
  */
 void ia_vfio_forget(void)
 {
@@ -704,8 +702,7 @@ void ia_vfio_forget(void)
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	hash_for_each_safe(ia_vfio_containers, bkt, tmp, c, hnode)
 		ia_vfio_container_del(c);
-	hash_init(ia_vfio_actives);
-	atomic_set(&ia_vfio_nactive, 0);
+	ia_calls_forget(&ia_vfio_calls);
 	ia_vfio_flush_pending = false;
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
 }

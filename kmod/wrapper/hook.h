@@ -32,9 +32,12 @@
 #define _IA_WRAPPER_HOOK_H
 
 #include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/list.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/wait_bit.h>
 
@@ -133,6 +136,69 @@ void ia_hook_set_describe(const struct ia_hook_set *s, char *buf, size_t len);
 static inline bool ia_hook_on(const struct ia_hook *h)
 {
 	return h->how != IA_HOOK_OFF;
+}
+
+/* --- calls in flight ---------------------------------------------------------------- */
+
+/*
+ * A hooked call in flight on a task, so that hooks nested inside it find it
+ * (a charge inside a registration, a pin inside a MAP_DMA). It lives in the
+ * return hook's per-call data; the table is the source's, and every
+ * function here runs under the source's lock. After its hooks are
+ * unregistered a source forgets the calls still in flight (their return
+ * handlers will not run), with ia_calls_forget().
+ */
+struct ia_call {
+	struct hlist_node hnode;
+	struct task_struct *task;
+	unsigned int kind;		/* the source's, to tell nested calls apart */
+};
+
+#define IA_CALLS_BITS 8
+
+struct ia_calls {
+	struct hlist_head h[1 << IA_CALLS_BITS];
+	atomic_t n;			/* read without the lock: none in flight */
+};
+
+static inline void ia_call_add(struct ia_calls *t, struct ia_call *c, unsigned int kind)
+{
+	c->task = current;
+	c->kind = kind;
+	hlist_add_head(&c->hnode, &t->h[hash_ptr(current, IA_CALLS_BITS)]);
+	atomic_inc(&t->n);
+}
+
+static inline void ia_call_del(struct ia_calls *t, struct ia_call *c)
+{
+	hlist_del_init(&c->hnode);
+	atomic_dec(&t->n);
+}
+
+/* The call of @kind in flight on the current task, or NULL. */
+static inline struct ia_call *ia_call_find(struct ia_calls *t, unsigned int kind)
+{
+	struct ia_call *c;
+
+	hlist_for_each_entry(c, &t->h[hash_ptr(current, IA_CALLS_BITS)], hnode)
+		if (c->task == current && c->kind == kind)
+			return c;
+	return NULL;
+}
+
+/* No call in flight anywhere (a hint, without the lock). */
+static inline bool ia_calls_none(struct ia_calls *t)
+{
+	return !atomic_read(&t->n);
+}
+
+static inline void ia_calls_forget(struct ia_calls *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t->h); i++)
+		INIT_HLIST_HEAD(&t->h[i]);
+	atomic_set(&t->n, 0);
 }
 
 /* --- generated handlers ---------------------------------------------------------- */
