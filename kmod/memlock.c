@@ -142,6 +142,18 @@ void ia_ml_release(struct ia_ml_rec *r, u64 pages)
 		ia_ml_rec_del(r);
 }
 
+void ia_ml_release_key(const void *key)
+{
+	struct ia_ml_rec *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	r = ia_ml_rec_of(key);
+	if (r)
+		ia_ml_release(r, r->pages);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
 void ia_ml_ring_closed(const void *ctx)
 {
 	struct ia_ml_rec *r;

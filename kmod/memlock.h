@@ -66,6 +66,8 @@ struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 				enum ia_consumer consumer);
 /* Take @pages off @r (and its uid); the record goes when it is empty. */
 void ia_ml_release(struct ia_ml_rec *r, u64 pages);
+/* The whole record of @key goes, if there is one (takes ia_ml_lock). */
+void ia_ml_release_key(const void *key);
 /* Every record of ring @ctx waits for its deferred release. */
 void ia_ml_ring_closed(const void *ctx);
 void ia_ml_flag(kuid_t uid, u32 bit);

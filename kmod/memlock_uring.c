@@ -282,17 +282,10 @@ out:
 static void ia_ml_unmap(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3)
 {
 	void **slot = (void **)a1;
-	struct ia_ml_rec *r;
-	unsigned long flags;
 	void *imu;
 
-	if (get_kernel_nofault(imu, slot) || !imu)
-		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	r = ia_ml_rec_of(imu);
-	if (r)
-		ia_ml_release(r, r->pages);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	if (!get_kernel_nofault(imu, slot) && imu)
+		ia_ml_release_key(imu);
 }
 
 /* Per ring: io_unaccount_mem(user, mm, nr_pages) inside io_free_rsrc_node(ctx, ..). */
@@ -326,16 +319,9 @@ static bool ia_ml_unreg_entry(void *data, const unsigned long *a, unsigned long 
 static void ia_ml_unreg_ret(void *data, unsigned long rv)
 {
 	const void *ctx = *(const void **)data;
-	struct ia_ml_rec *r;
-	unsigned long flags;
 
-	if ((int)rv)
-		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	r = ia_ml_rec_of(ctx);
-	if (r)
-		ia_ml_release(r, r->pages);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	if (!(int)rv)
+		ia_ml_release_key(ctx);
 }
 
 /* io_uring_release(inode, file): the ring's records wait for deferred release. */

@@ -98,14 +98,7 @@ out:
 
 static void ia_ml_xdp_release(struct xdp_umem *umem)
 {
-	struct ia_ml_rec *r;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	r = ia_ml_rec_of(umem);
-	if (r)
-		ia_ml_release(r, r->pages);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	ia_ml_release_key(umem);
 }
 
 /* xdp_put_umem(umem, defer_cleanup): the last reference, released now. */

@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
@@ -64,26 +65,54 @@ static void ia_hook_fallback(struct ia_hook_set *s, const char *why)
  * ftrace calls back with the address of the function's ftrace site, which is
  * its first instruction or the one after its ENDBR.
  */
-static bool ia_site_of(unsigned long ip, unsigned long addr)
+static __always_inline bool ia_site_of(unsigned long ip, unsigned long addr)
 {
 	return ip - addr < 16;
+}
+
+/*
+ * Which hook of a set's ftrace_ops was called: one slot looked up by the
+ * address's 16-byte block (functions are 16-byte aligned, so the function
+ * and its ftrace site share it), else the list. A set's callback costs the
+ * same for every hook, however many there are.
+ */
+static __always_inline unsigned int ia_slot_of(unsigned long addr)
+{
+	return hash_long(addr >> 4, IA_HOOK_SLOT_BITS);
+}
+
+static void ia_slots_fill(struct ia_hook **slot, struct ia_hook **list, unsigned int n)
+{
+	unsigned int i;
+
+	memset(slot, 0, sizeof(slot[0]) << IA_HOOK_SLOT_BITS);
+	for (i = n; i-- > 0; )	/* on a collision, the first listed (hottest) */
+		slot[ia_slot_of(list[i]->addr)] = list[i];
+}
+
+static __always_inline struct ia_hook *ia_lookup(struct ia_hook **slot, struct ia_hook **list,
+						 unsigned int n, unsigned long ip)
+{
+	struct ia_hook *h = slot[ia_slot_of(ip)];
+	unsigned int i;
+
+	if (likely(h && ia_site_of(ip, h->addr)))
+		return h;
+	for (i = 0; i < n; i++)
+		if (ia_site_of(ip, list[i]->addr))
+			return list[i];
+	return NULL;
 }
 
 static void notrace ia_fentry_cb(unsigned long ip, unsigned long parent_ip,
 				 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	struct ia_hook_set *s = container_of(op, struct ia_hook_set, ops);
-	unsigned int i;
+	struct ia_hook *h = ia_lookup(s->fslot, s->fentry, s->nfentry, ip);
 
-	for (i = 0; i < s->nfentry; i++) {
-		struct ia_hook *h = s->fentry[i];
-
-		if (!ia_site_of(ip, h->addr))
-			continue;
+	if (h)
 		h->fn(ia_fregs_arg(fregs, 0), ia_fregs_arg(fregs, 1),
 		      ia_fregs_arg(fregs, 2), ia_fregs_arg(fregs, 3));
-		return;
-	}
 }
 
 /* The entry hooks gathered in s->fentry, on one ftrace_ops; 0 or -errno. */
@@ -92,6 +121,7 @@ static int ia_hook_fentries(struct ia_hook_set *s)
 	unsigned int i;
 	int ret = 0;
 
+	ia_slots_fill(s->fslot, s->fentry, s->nfentry);
 	memset(&s->ops, 0, sizeof(s->ops));
 	s->ops.func = ia_fentry_cb;
 	/*
@@ -136,13 +166,18 @@ static void notrace ia_wrap_set_cb(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	struct ia_hook_set *s = container_of(op, struct ia_hook_set, wops);
-	unsigned int i;
+	struct ia_hook *h;
 
-	for (i = 0; i < s->nwrapped; i++)
-		if (ia_site_of(ip, s->wrapped[i]->addr)) {
-			ia_wrap_redirect(s->wrapped[i], parent_ip, fregs);
-			return;
-		}
+	/*
+	 * A wrapper calling its original (half of the hits): one range check
+	 * over the text spanning the set's wrappers. No other function of this
+	 * module calls a function it wraps, so nothing else is let through.
+	 */
+	if (parent_ip - s->wlo < s->wspan)
+		return;
+	h = ia_lookup(s->wslot, s->wrapped, s->nwrapped, ip);
+	if (h)
+		ia_wrap_redirect(h, parent_ip, fregs);
 }
 
 /* A hook's own ftrace_ops, where the set's could not be had. */
@@ -211,6 +246,14 @@ static void ia_hook_wrap_all(struct ia_hook_set *s)
 	}
 	if (!s->nwrapped)
 		return;
+	ia_slots_fill(s->wslot, s->wrapped, s->nwrapped);
+	s->wlo = ULONG_MAX;
+	s->wspan = 0;
+	for (i = 0; i < s->nwrapped; i++)
+		s->wlo = min_t(unsigned long, s->wlo, (unsigned long)s->wrapped[i]->wrapper);
+	for (i = 0; i < s->nwrapped; i++)
+		s->wspan = max(s->wspan, (unsigned long)s->wrapped[i]->wrapper +
+			       s->wrapped[i]->wrapper_size - s->wlo);
 	ret = ia_hook_ipmodify(&s->wops, ia_wrap_set_cb, s->wrapped, s->nwrapped);
 	if (!ret) {
 		for (i = 0; i < s->nwrapped; i++)

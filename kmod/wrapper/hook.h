@@ -87,6 +87,7 @@ struct ia_hook {
 };
 
 #define IA_HOOK_SET_MAX 12
+#define IA_HOOK_SLOT_BITS 5
 
 struct ia_hook_set {
 	const char *name;	/* for messages: "io_uring", "vfio_iommu_type1" */
@@ -99,9 +100,12 @@ struct ia_hook_set {
 	/* Private. */
 	struct ftrace_ops ops;	/* the entry hooks on ftrace */
 	struct ia_hook *fentry[IA_HOOK_SET_MAX];
+	struct ia_hook *fslot[1 << IA_HOOK_SLOT_BITS];	/* the same, by address */
 	unsigned int nfentry;
 	struct ftrace_ops wops;	/* the wrapped return hooks (IPMODIFY) */
 	struct ia_hook *wrapped[IA_HOOK_SET_MAX];
+	struct ia_hook *wslot[1 << IA_HOOK_SLOT_BITS];	/* the same, by address */
+	unsigned long wlo, wspan;	/* the text of their wrappers, from wlo */
 	unsigned int nwrapped;
 	bool registered;
 };
@@ -227,27 +231,40 @@ static __always_inline void ia_hook_args(struct pt_regs *regs, unsigned long *a)
 	a[3] = regs_get_kernel_argument(regs, 3);
 }
 
-/* Calls filtered out by a return hook's argument filter. */
-static __always_inline bool ia_hook_skip(const struct ia_hook *h, const unsigned long *a)
+/* A call a return hook's argument filter leaves out (its argument alone read). */
+static __always_inline bool ia_hook_skip(const struct ia_hook *h, struct pt_regs *regs)
 {
-	return h->only_arg >= 0 && (u32)a[h->only_arg & 3] != h->only_val;
+	return h->only_arg >= 0 &&
+	       (u32)regs_get_kernel_argument(regs, h->only_arg) != h->only_val;
+}
+
+/* At a function's entry (a kretprobe's entry handler): the stack's top word. */
+static __always_inline unsigned long ia_hook_caller(struct pt_regs *regs)
+{
+	return *(unsigned long *)kernel_stack_pointer(regs);
 }
 
 /*
- * An entry hook NAME_hook on @symbol: @fn_(a0, a1, a2, a3) on every call.
+ * An entry hook NAME_hook on @symbol: @fn_(a0, a1, a2, a3) on every call,
+ * called directly from a kprobe (from the set's ftrace callback, through
+ * the hook).
  */
 #define IA_HOOK_ENTRY(name, symbol, fn_)						\
-static struct ia_hook name##_hook;							\
+static __always_inline void name##_fn(unsigned long a0, unsigned long a1,		\
+				      unsigned long a2, unsigned long a3)		\
+{											\
+	fn_(a0, a1, a2, a3);								\
+}											\
 static int name##_kp(struct kprobe *p, struct pt_regs *regs)				\
 {											\
 	unsigned long a[4];								\
 											\
 	ia_hook_args(regs, a);								\
-	name##_hook.fn(a[0], a[1], a[2], a[3]);						\
+	name##_fn(a[0], a[1], a[2], a[3]);						\
 	return 0;									\
 }											\
 static struct ia_hook name##_hook = {							\
-	.sym = symbol, .fn = fn_, .want = true, .only_arg = -1,				\
+	.sym = symbol, .fn = name##_fn, .want = true, .only_arg = -1,			\
 	.kp = { .pre_handler = name##_kp },						\
 }
 
@@ -296,10 +313,10 @@ static int name##_ke(struct kretprobe_instance *ri, struct pt_regs *regs)		\
 {											\
 	unsigned long a[4];								\
 											\
-	ia_hook_args(regs, a);								\
-	if (ia_hook_skip(&name##_hook, a))						\
+	if (ia_hook_skip(&name##_hook, regs))						\
 		return 1;								\
-	return name##_in(ri->data, a, regs_get_kernel_stack_nth(regs, 0)) ? 0 : 1;	\
+	ia_hook_args(regs, a);								\
+	return name##_in(ri->data, a, ia_hook_caller(regs)) ? 0 : 1;			\
 }											\
 static int name##_kr(struct kretprobe_instance *ri, struct pt_regs *regs)		\
 {											\
