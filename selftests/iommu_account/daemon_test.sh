@@ -341,6 +341,7 @@ check "rmmod: iommu_account_up 0" until_ok 100 metric_is iommu_account_up 0
 modprobe iommu_account
 source_up_twice() { [ "$(journal_count 'MESSAGE=source up')" = 2 ]; }
 check "modprobe: source up again" until_ok 200 source_up_twice
+kill -0 "$dpid" 2>/dev/null || echo "# the daemon (pid $dpid) is gone"
 check "modprobe: iommu_account_up 1" until_ok 100 metric_is iommu_account_up 1
 c=$(metric 'iommu_account_alerts_total{alert="FAILURE"}')
 check "reload: no false FAILURE ($failures raised before, $c after)" [ -n "$c" -a "$c" = "$failures" ]
@@ -363,8 +364,10 @@ check "SIGHUP with a good file: reloaded" until_ok 100 journal_has 'MESSAGE=relo
 kill -TERM "$dpid"
 wait "$dpid"; rc=$?
 dpid=""
-check "SIGTERM: exits 0" [ $rc = 0 ]
+check "SIGTERM: exits 0 (exit status $rc)" [ $rc = 0 ]
 check "nothing on the daemon's stderr (log = journal)" [ ! -s "$tmp/d.err" ]
+# A daemon that died or complained says how, in the output.
+sed 's/^/# d.err: /' "$tmp/d.err" | head -n 20
 
 # --- The trend: a job cycling without growing raises nothing; a leak is
 # predicted before the kernel refuses it. Two daemons watch one live run:
