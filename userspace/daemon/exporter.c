@@ -1,32 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Prometheus exporter, driven from the daemon's loop through its epoll
- * fd (no thread: the model needs no lock).
+ * The Prometheus exporter (libmicrohttpd), driven from the daemon's loop
+ * through its epoll fd (no thread: the model needs no lock).
  *   /metrics  text exposition format 0.0.4
  *   /alerts   the alert state of every object, tab-separated with a header
  *             (what `iommu-accountctl alerts` reads)
  * It listens on [exporter] listen, 127.0.0.1:9847 by default.
  *
- * The HTTP is its own, and small: GET and HEAD of a path, HTTP/1.0 or 1.1,
- * one request per connection (answered with Connection: close), a request
- * of at most IAD_HTTP_REQ_MAX bytes, no body, no TLS. A library would add
- * nothing a scraper needs here; Debian's libmicrohttpd brought GnuTLS and
- * its dependencies along (2.5 MiB resident of the daemon's 6.5).
- *
  * No client can starve the others (a slowloris: connections that send
  * nothing, or a byte now and then): a request must arrive whole within
  * IAD_HTTP_DEADLINE_S of the connection, or the connection is shut down;
- * IAD_HTTP_IDLE_S without progress either way closes it too; and while
+ * 2 s without a byte closes it too (libmicrohttpd's timeout); and while
  * more than IAD_HTTP_CONNS - IAD_HTTP_SPARE connections are open, the
  * oldest that have not sent a whole request are shut down first, so a new
  * client always finds a place.
  */
 #include <errno.h>
+#include <microhttpd.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <syslog.h>
@@ -37,23 +31,17 @@
 #define IAD_HTTP_CONNS 512		/* connections at once */
 #define IAD_HTTP_SPARE 32		/* kept free for new clients */
 #define IAD_HTTP_DEADLINE_S 2.0		/* for a whole request, from the connection */
-#define IAD_HTTP_IDLE_S 2.0		/* without progress either way */
-#define IAD_HTTP_REQ_MAX 4096		/* a request's line and headers */
+#define IAD_HTTP_IDLE_S 2		/* without a byte */
 
 /* One open connection, oldest first in the list. */
 struct iad_conn {
 	int fd;
-	double start, last;		/* connected; last progress */
-	bool answered;			/* a whole request came: writing the answer */
-	char in[IAD_HTTP_REQ_MAX];
-	size_t nin;
-	char *out;			/* the answer, and how far it went */
-	size_t nout, off;
+	double start;
+	bool answered;			/* a whole request came */
 	struct iad_conn *prev, *next;
 };
 
 struct iad_http {
-	int lfd, efd;			/* listening socket; epoll of it and the connections */
 	struct iad_conn *head, *tail;
 	unsigned int n;
 	uint64_t shut;			/* connections shut down for being slow */
@@ -252,65 +240,83 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 	return buf;
 }
 
-/* The answer to one request: status line, headers and (not for HEAD) the body. */
-static void answer(struct iad *d, struct iad_conn *k)
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+			       const char *method, const char *version, const char *upload,
+			       size_t *upload_size, void **con_cls)
 {
+	struct iad *d = cls;
+	struct MHD_Response *r;
 	const char *type = "text/plain; version=0.0.4; charset=utf-8";
-	const char *status = "200 OK", *extra = "";
-	char method[8] = "", path[256] = "", version[16] = "";
-	char *body = NULL, *hdr = NULL;
+	unsigned int code = MHD_HTTP_OK;
+	enum MHD_Result ret;
+	char *body = NULL;
 	size_t len = 0;
-	int n;
 
-	k->in[k->nin < sizeof(k->in) ? k->nin : sizeof(k->in) - 1] = 0;
-	if (sscanf(k->in, "%7s %255s %15s", method, path, version) != 3 ||
-	    strncmp(version, "HTTP/1.", 7)) {
-		status = "400 Bad Request";
-		body = strdup("a request line: METHOD PATH HTTP/1.x\n");
-	} else if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-		status = "405 Method Not Allowed";
-		extra = "Allow: GET, HEAD\r\n";
+	const union MHD_ConnectionInfo *ci;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)con_cls;
+	/* A whole request: the deadline no longer applies. */
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci && ci->socket_context)
+		((struct iad_conn *)ci->socket_context)->answered = true;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		body = strdup("only GET\n");
-	} else {
-		path[strcspn(path, "?")] = 0;
-		if (!strcmp(path, "/metrics")) {
-			body = iad_metrics_text(d, &len);
-		} else if (!strcmp(path, "/alerts")) {
-			body = iad_alerts_text(d, &len);
-			type = "text/tab-separated-values; charset=utf-8";
-		} else {
-			status = "404 Not Found";
-			body = strdup("iommu-accountd: /metrics (Prometheus), /alerts (alert states)\n");
-		}
-	}
-	if (body && status[0] != '2')
 		len = strlen(body);
-	n = body ? asprintf(&hdr, "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			    "%sConnection: close\r\n\r\n", status,
-			    status[0] == '2' ? type : "text/plain", len, extra) : -1;
-	k->answered = true;
-	if (n < 0) {
-		free(body);
-		k->out = NULL;	/* out of memory: closed without an answer */
-		return;
+		code = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if (!strcmp(url, "/metrics")) {
+		body = iad_metrics_text(d, &len);
+	} else if (!strcmp(url, "/alerts")) {
+		body = iad_alerts_text(d, &len);
+		type = "text/tab-separated-values; charset=utf-8";
+	} else {
+		body = strdup("iommu-accountd: /metrics (Prometheus), /alerts (alert states)\n");
+		len = strlen(body);
+		code = MHD_HTTP_NOT_FOUND;
 	}
-	if (!strcmp(method, "HEAD"))
-		len = 0;
-	k->out = realloc(hdr, (size_t)n + len);
-	if (!k->out) {
-		free(hdr);
+	if (!body)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
 		free(body);
-		return;
+		return MHD_NO;
 	}
-	memcpy(k->out + n, body, len);
-	k->nout = (size_t)n + len;
-	k->off = 0;
-	free(body);
+	MHD_add_response_header(r, "Content-Type", code == MHD_HTTP_OK ? type : "text/plain");
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
-static void conn_close(struct iad_http *h, struct iad_conn *k)
+/* libmicrohttpd's word on each connection: keep the list of open ones. */
+static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
 {
-	close(k->fd);		/* leaves the epoll set with it */
+	struct iad *d = cls;
+	struct iad_http *h = d->http;
+	struct iad_conn *k = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		k = calloc(1, sizeof(*k));
+		if (!k)
+			return;
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		k->fd = ci ? ci->connect_fd : -1;
+		k->start = iad_mono();
+		k->prev = h->tail;
+		if (h->tail)
+			h->tail->next = k;
+		else
+			h->head = k;
+		h->tail = k;
+		h->n++;
+		*socket_context = k;
+		return;
+	}
+	if (!k)
+		return;
 	if (k->prev)
 		k->prev->next = k->next;
 	else
@@ -320,93 +326,31 @@ static void conn_close(struct iad_http *h, struct iad_conn *k)
 	else
 		h->tail = k->prev;
 	h->n--;
-	free(k->out);
 	free(k);
-}
-
-/* Accept what waits; a connection beyond the fds we have waits for the sweep. */
-static void accept_all(struct iad_http *h)
-{
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
-	struct iad_conn *k;
-	int fd;
-
-	while ((fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		k = calloc(1, sizeof(*k));
-		ev.data.ptr = k;
-		if (!k || epoll_ctl(h->efd, EPOLL_CTL_ADD, fd, &ev)) {
-			free(k);
-			close(fd);
-			continue;
-		}
-		k->fd = fd;
-		k->start = k->last = iad_mono();
-		k->prev = h->tail;
-		if (h->tail)
-			h->tail->next = k;
-		else
-			h->head = k;
-		h->tail = k;
-		h->n++;
-	}
-}
-
-/* Read a request, answer it, write the answer; false: the connection is done. */
-static bool conn_io(struct iad *d, struct iad_conn *k)
-{
-	struct epoll_event ev = { .events = EPOLLOUT | EPOLLRDHUP, .data.ptr = k };
-	ssize_t n;
-
-	while (!k->answered) {
-		n = read(k->fd, k->in + k->nin, sizeof(k->in) - 1 - k->nin);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return true;
-		if (n <= 0)
-			return false;
-		k->nin += (size_t)n;
-		k->last = iad_mono();
-		k->in[k->nin] = 0;
-		if (strstr(k->in, "\r\n\r\n") || strstr(k->in, "\n\n")) {
-			answer(d, k);
-			if (!k->out || epoll_ctl(d->http->efd, EPOLL_CTL_MOD, k->fd, &ev))
-				return false;
-		} else if (k->nin >= sizeof(k->in) - 1) {
-			return false;	/* too long for a scrape: no answer */
-		}
-	}
-	while (k->off < k->nout) {
-		n = send(k->fd, k->out + k->off, k->nout - k->off, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN;
-		k->off += (size_t)n;
-		k->last = iad_mono();
-	}
-	shutdown(k->fd, SHUT_WR);
-	return false;
+	*socket_context = NULL;
 }
 
 /*
- * Close the connections past their deadline or idle, and while too many
- * are open the oldest without a whole request.
+ * Shut down the connections past their deadline, and while too many are
+ * open the oldest without a whole request; libmicrohttpd closes them at
+ * its next run (it owns the fds).
  */
-static void sweep(struct iad_http *h)
+static void sweep(struct iad *d)
 {
-	struct iad_conn *k, *next;
+	struct iad_http *h = d->http;
+	unsigned int open = h->n;
+	struct iad_conn *k;
 	double now = iad_mono();
 
-	for (k = h->head; k; k = next) {
-		next = k->next;
-		if (now - k->last >= IAD_HTTP_IDLE_S ||
-		    (!k->answered && (now - k->start >= IAD_HTTP_DEADLINE_S ||
-				      h->n > IAD_HTTP_CONNS - IAD_HTTP_SPARE))) {
-			if (!k->answered)
-				h->shut++;
-			conn_close(h, k);
-		}
+	for (k = h->head; k; k = k->next) {
+		if (k->answered || k->fd < 0)
+			continue;
+		if (now - k->start < IAD_HTTP_DEADLINE_S && open <= IAD_HTTP_CONNS - IAD_HTTP_SPARE)
+			break;	/* the rest are younger */
+		shutdown(k->fd, SHUT_RDWR);
+		k->fd = -1;
+		open--;
+		h->shut++;
 	}
 }
 
@@ -451,13 +395,14 @@ static int listen_on(struct iad *d, const char *spec)
 
 int iad_exporter_start(struct iad *d)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct rlimit rl;
+	const union MHD_DaemonInfo *info;
 	int fd;
 
-	d->http_fd = -1;
+	d->mhd_fd = -1;
 	if (!d->cfg.listen[0])
 		return 0;
+	struct rlimit rl;
+
 	fd = listen_on(d, d->cfg.listen);
 	if (fd < 0)
 		return -1;
@@ -467,47 +412,33 @@ int iad_exporter_start(struct iad *d)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	d->http = calloc(1, sizeof(*d->http));
-	if (d->http) {
-		d->http->lfd = fd;
-		d->http->efd = epoll_create1(EPOLL_CLOEXEC);
-		ev.data.ptr = NULL;	/* the listening socket */
-		if (d->http->efd < 0 || epoll_ctl(d->http->efd, EPOLL_CTL_ADD, fd, &ev)) {
-			if (d->http->efd >= 0)
-				close(d->http->efd);
-			free(d->http);
-			d->http = NULL;
-		}
-	}
-	if (!d->http) {
-		iad_log(d, LOG_ERR, "exporter: %s; exporter off", strerror(errno));
+	if (d->http)
+		d->mhd = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, handler, d,
+					  MHD_OPTION_LISTEN_SOCKET, fd,
+					  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)IAD_HTTP_CONNS,
+					  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IAD_HTTP_IDLE_S,
+					  MHD_OPTION_NOTIFY_CONNECTION, notify_conn, d,
+					  MHD_OPTION_END);
+	if (!d->mhd) {
+		iad_log(d, LOG_ERR, "exporter: libmicrohttpd would not start; exporter off");
+		free(d->http);
+		d->http = NULL;
 		close(fd);
 		return -1;
 	}
-	d->http_fd = d->http->efd;
+	info = MHD_get_daemon_info(d->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	d->mhd_fd = info ? info->epoll_fd : -1;
 	iad_log(d, LOG_INFO, "exporter listening on http://%s/metrics", d->cfg.listen);
 	return 0;
 }
 
 void iad_exporter_run(struct iad *d)
 {
-	struct iad_http *h = d->http;
-	struct epoll_event ev[64];
-	int n, i;
-
-	if (!h)
+	if (!d->mhd)
 		return;
-	do {
-		n = epoll_wait(h->efd, ev, 64, 0);
-		for (i = 0; i < n; i++) {
-			struct iad_conn *k = ev[i].data.ptr;
-
-			if (!k)
-				accept_all(h);
-			else if (!conn_io(d, k))
-				conn_close(h, k);
-		}
-	} while (n == 64);
-	sweep(h);
+	MHD_run(d->mhd);
+	sweep(d);
+	MHD_run(d->mhd);
 }
 
 double iad_exporter_wait(const struct iad *d, double wait_s)
@@ -523,15 +454,10 @@ uint64_t iad_exporter_shut(const struct iad *d)
 
 void iad_exporter_stop(struct iad *d)
 {
-	struct iad_http *h = d->http;
-
-	if (h) {
-		while (h->head)
-			conn_close(h, h->head);
-		close(h->efd);
-		close(h->lfd);
-		free(h);
-	}
+	if (d->mhd)
+		MHD_stop_daemon(d->mhd);	/* closes the listening socket too */
+	d->mhd = NULL;
+	d->mhd_fd = -1;
+	free(d->http);
 	d->http = NULL;
-	d->http_fd = -1;
 }

@@ -9,7 +9,7 @@
  *   kinds.c     the kinds' names, units and thresholds (a leaf)
  *   log.c       journald (structured fields) / syslog / stderr
  *   exec.c      the exec hook: JSON on stdin, timeout, at most N at once
- *   exporter.c  Prometheus text format and /alerts (its own small HTTP, driven
+ *   exporter.c  Prometheus text format and /alerts (libmicrohttpd, driven
  *               from the loop through its epoll fd)
  *   main.c      options, configuration, signals, the loop, sd_notify;
  *               registers the sinks
@@ -93,8 +93,9 @@ struct iad {
 	unsigned int nsinks;
 
 	struct iad_exec exec;
-	int http_fd;			/* the exporter's epoll fd, -1 when off */
-	struct iad_http *http;		/* the exporter: socket, connections */
+	struct MHD_Daemon *mhd;
+	int mhd_fd;
+	struct iad_http *http;		/* the exporter's open connections */
 };
 
 /* --- source.c --- */

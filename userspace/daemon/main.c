@@ -43,7 +43,7 @@ static void reload(struct iad *d)
 		iad_log(d, LOG_ERR, "reload: %s; keeping the running configuration", err);
 		return;
 	}
-	relisten = strcmp(n.listen, d->cfg.listen) || !d->http;
+	relisten = strcmp(n.listen, d->cfg.listen) || !d->mhd;
 	d->cfg = n;
 	d->exec.warned_missing = false;
 	if (d->cfg.log != IAD_LOG_SYSLOG)
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = iad_source_event_fd(&d), .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = iad_source_ctrl_fd(&d), .events = POLLIN };
-		pfd[n++] = (struct pollfd){ .fd = d.http_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = d.mhd_fd, .events = POLLIN };
 		if (poll(pfd, n, (int)ceil(wait_s * 1000)) < 0 && errno != EINTR) {
 			iad_log(&d, LOG_ERR, "poll: %s", strerror(errno));
 			break;

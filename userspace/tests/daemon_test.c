@@ -717,8 +717,8 @@ static void exporter_port_in_use_said_and_others_go_on(void **state)
 	iad_log_open(&d);
 	snprintf(d.cfg.listen, sizeof(d.cfg.listen), "127.0.0.1:%u", ntohs(sa.sin_port));
 	assert_int_equal(iad_exporter_start(&d), -1);
-	assert_null(d.http);
-	assert_int_equal(d.http_fd, -1);
+	assert_null(d.mhd);
+	assert_int_equal(d.mhd_fd, -1);
 	/* Alerts still go to the other sinks. */
 	nraised = 0;
 	iad_raise(&d, &a);
@@ -737,7 +737,7 @@ static volatile int http_stop;
 static void *http_loop(void *arg)
 {
 	struct iad *d = arg;
-	struct pollfd p = { .fd = d->http_fd, .events = POLLIN };
+	struct pollfd p = { .fd = d->mhd_fd, .events = POLLIN };
 
 	while (!http_stop) {
 		poll(&p, 1, (int)(iad_exporter_wait(d, 1) * 1000));
