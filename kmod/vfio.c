@@ -652,11 +652,6 @@ struct ia_hook_set ia_vfio_hooks = {
 	.n = ARRAY_SIZE(ia_vfio_hook_list),
 };
 
-u64 ia_vfio_ioctl_missed(void)
-{
-	return ia_hook_missed(&ia_vfio_ioctl_hook);
-}
-
 /* Refusals coalesced during the interval: one event per container. */
 static void ia_vfio_flush_workfn(struct work_struct *w)
 {
@@ -740,7 +735,7 @@ void ia_container_snap_free(struct ia_container_snap *s)
 struct ia_container_snap *ia_container_snapshot(const struct ia_filter *f)
 {
 	unsigned int cap = 0, gcap = 0, n, ng;
-	u64 missed = ia_vfio_ioctl_missed();
+	u64 missed = ia_hook_missed(&ia_vfio_ioctl_hook);
 	struct ia_container_snap *snap;
 	struct ia_owner *owners;
 	struct ia_vfio_container *c;

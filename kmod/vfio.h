@@ -22,8 +22,6 @@ extern unsigned int *ia_vfio_dma_entry_limit;
 /* Every hook of the source, declared in vfio.c. */
 extern struct ia_hook_set ia_vfio_hooks;
 
-/* Calls of the MAP_DMA hook not seen (kretprobe instances that ran out). */
-u64 ia_vfio_ioctl_missed(void);
 /* The hooks are gone: forget every container and every call in flight. */
 void ia_vfio_forget(void);
 /* Containers with a record. */

@@ -115,29 +115,42 @@ static void notrace ia_fentry_cb(unsigned long ip, unsigned long parent_ip,
 		      ia_fregs_arg(fregs, 2), ia_fregs_arg(fregs, 3));
 }
 
-/* The entry hooks gathered in s->fentry, on one ftrace_ops; 0 or -errno. */
-static int ia_hook_fentries(struct ia_hook_set *s)
+/*
+ * @ops, calling @fn, on the functions of @h[0..n); 0 or -errno. Entry hooks
+ * take flags 0: no FTRACE_OPS_FL_RECURSION, so the trampoline calls @fn
+ * directly (no ftrace_ops_assist_func); no handler calls a function hooked
+ * here, so nothing can recurse, and handlers may be preempted and take
+ * their own locks. Wrapped functions take FTRACE_OPS_FL_IPMODIFY, called
+ * directly as well.
+ */
+static int ia_hook_ftrace_on(struct ftrace_ops *ops, ftrace_func_t fn, unsigned long flags,
+			     struct ia_hook **h, unsigned int n)
 {
 	unsigned int i;
 	int ret = 0;
 
-	ia_slots_fill(s->fslot, s->fentry, s->nfentry);
-	memset(&s->ops, 0, sizeof(s->ops));
-	s->ops.func = ia_fentry_cb;
-	/*
-	 * No FTRACE_OPS_FL_RECURSION: the trampoline calls ia_fentry_cb
-	 * directly (no ftrace_ops_assist_func). No handler calls a function
-	 * hooked here, so nothing can recurse; handlers may be preempted and
-	 * take their own locks.
-	 */
-	s->ops.flags = 0;
-	for (i = 0; i < s->nfentry && !ret; i++)
-		ret = ftrace_set_filter_ip(&s->ops, s->fentry[i]->addr, 0, !i);
+	memset(ops, 0, sizeof(*ops));
+	ops->func = fn;
+	ops->flags = flags;
+	for (i = 0; i < n && !ret; i++)
+		ret = ftrace_set_filter_ip(ops, h[i]->addr, 0, !i);
 	if (!ret)
-		ret = register_ftrace_function(&s->ops);
+		ret = register_ftrace_function(ops);
+	if (ret)
+		ftrace_free_filter(ops);
+	return ret;
+}
+
+/* The entry hooks gathered in s->fentry, on one ftrace_ops; 0 or -errno. */
+static int ia_hook_fentries(struct ia_hook_set *s)
+{
+	unsigned int i;
+	int ret;
+
+	ia_slots_fill(s->fslot, s->fentry, s->nfentry);
+	ret = ia_hook_ftrace_on(&s->ops, ia_fentry_cb, 0, s->fentry, s->nfentry);
 	if (ret) {
 		pr_info("%s: entry hooks on ftrace failed (%d): kprobes\n", s->name, ret);
-		ftrace_free_filter(&s->ops);
 		return ret;
 	}
 	for (i = 0; i < s->nfentry; i++)
@@ -206,25 +219,6 @@ static bool ia_hook_wrappable(struct ia_hook_set *s, struct ia_hook *h)
 	return true;
 }
 
-/* @ops (IPMODIFY) on the functions @fn of @h[0..n); 0 or -errno. */
-static int ia_hook_ipmodify(struct ftrace_ops *ops, ftrace_func_t fn, struct ia_hook **h,
-			    unsigned int n)
-{
-	unsigned int i;
-	int ret = 0;
-
-	memset(ops, 0, sizeof(*ops));
-	ops->func = fn;
-	ops->flags = FTRACE_OPS_FL_IPMODIFY;	/* called directly, as above */
-	for (i = 0; i < n && !ret; i++)
-		ret = ftrace_set_filter_ip(ops, h[i]->addr, 0, !i);
-	if (!ret)
-		ret = register_ftrace_function(ops);
-	if (ret)
-		ftrace_free_filter(ops);
-	return ret;
-}
-
 /*
  * The wrappable return hooks of @s on one ftrace_ops (one ftrace update to
  * place and to remove them all); if that is refused (-EBUSY: another
@@ -233,6 +227,7 @@ static int ia_hook_ipmodify(struct ftrace_ops *ops, ftrace_func_t fn, struct ia_
  */
 static void ia_hook_wrap_all(struct ia_hook_set *s)
 {
+	unsigned long lo, hi;
 	unsigned int i;
 	int ret;
 
@@ -247,14 +242,16 @@ static void ia_hook_wrap_all(struct ia_hook_set *s)
 	if (!s->nwrapped)
 		return;
 	ia_slots_fill(s->wslot, s->wrapped, s->nwrapped);
-	s->wlo = ULONG_MAX;
-	s->wspan = 0;
-	for (i = 0; i < s->nwrapped; i++)
-		s->wlo = min_t(unsigned long, s->wlo, (unsigned long)s->wrapped[i]->wrapper);
-	for (i = 0; i < s->nwrapped; i++)
-		s->wspan = max(s->wspan, (unsigned long)s->wrapped[i]->wrapper +
-			       s->wrapped[i]->wrapper_size - s->wlo);
-	ret = ia_hook_ipmodify(&s->wops, ia_wrap_set_cb, s->wrapped, s->nwrapped);
+	lo = ULONG_MAX;
+	hi = 0;
+	for (i = 0; i < s->nwrapped; i++) {
+		lo = min_t(unsigned long, lo, (unsigned long)s->wrapped[i]->wrapper);
+		hi = max(hi, (unsigned long)s->wrapped[i]->wrapper + s->wrapped[i]->wrapper_size);
+	}
+	s->wlo = lo;
+	s->wspan = hi - lo;
+	ret = ia_hook_ftrace_on(&s->wops, ia_wrap_set_cb, FTRACE_OPS_FL_IPMODIFY, s->wrapped,
+				s->nwrapped);
 	if (!ret) {
 		for (i = 0; i < s->nwrapped; i++)
 			s->wrapped[i]->how = IA_HOOK_WRAP;
@@ -265,7 +262,7 @@ static void ia_hook_wrap_all(struct ia_hook_set *s)
 	for (i = 0; i < s->nwrapped; i++) {
 		struct ia_hook *h = s->wrapped[i];
 
-		ret = ia_hook_ipmodify(&h->ops, ia_wrap_cb, &h, 1);
+		ret = ia_hook_ftrace_on(&h->ops, ia_wrap_cb, FTRACE_OPS_FL_IPMODIFY, &h, 1);
 		if (!ret) {
 			h->how = IA_HOOK_WRAP;
 			h->own_ops = true;
@@ -317,10 +314,20 @@ static void ia_hook_reset(struct ia_hook *h)
 	h->addr = ia_kallsyms_lookup_name(h->sym);
 }
 
+/* @h on a kprobe (entry hook) or a kretprobe (return hook). */
+static void ia_hook_probe(struct ia_hook *h)
+{
+	int ret = h->fn ? register_kprobe(&h->kp) : register_kretprobe(&h->krp);
+
+	if (ret)
+		h->err = ret;
+	else
+		h->how = h->fn ? IA_HOOK_KPROBE : IA_HOOK_KRETPROBE;
+}
+
 static void ia_hook_place_entries(struct ia_hook_set *s, bool ftrace)
 {
 	unsigned int i;
-	int ret;
 
 	s->nfentry = 0;
 	for (i = 0; i < s->n; i++) {
@@ -337,21 +344,15 @@ static void ia_hook_place_entries(struct ia_hook_set *s, bool ftrace)
 	for (i = 0; i < s->n; i++) {
 		struct ia_hook *h = s->hooks[i];
 
-		if (!h->want || !h->fn || h->how != IA_HOOK_OFF)
-			continue;
 		/* kprobes resolve the symbol themselves (no kallsyms needed). */
-		ret = register_kprobe(&h->kp);
-		if (ret)
-			h->err = ret;
-		else
-			h->how = IA_HOOK_KPROBE;
+		if (h->want && h->fn && h->how == IA_HOOK_OFF)
+			ia_hook_probe(h);
 	}
 }
 
 static void ia_hook_place_returns(struct ia_hook_set *s, bool ftrace)
 {
 	unsigned int i;
-	int ret;
 
 	s->nwrapped = 0;
 	if (ftrace)
@@ -359,13 +360,8 @@ static void ia_hook_place_returns(struct ia_hook_set *s, bool ftrace)
 	for (i = 0; i < s->n; i++) {
 		struct ia_hook *h = s->hooks[i];
 
-		if (!h->want || h->fn || h->how != IA_HOOK_OFF)
-			continue;
-		ret = register_kretprobe(&h->krp);
-		if (ret)
-			h->err = ret;
-		else
-			h->how = IA_HOOK_KRETPROBE;
+		if (h->want && !h->fn && h->how == IA_HOOK_OFF)
+			ia_hook_probe(h);
 	}
 }
 
@@ -379,17 +375,16 @@ int ia_hook_set_register(struct ia_hook_set *s)
 	s->nwrap = 0;
 	s->nkprobe = 0;
 	s->nkretprobe = 0;
-	s->noff = 0;
 	s->fallback[0] = '\0';
 	s->why[0] = '\0';
 	if (!ftrace)
 		ia_hook_fallback(s, !ia_hooks_ftrace() ? "hooks=kprobes" :
 				 "no ftrace with arguments");
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
 		ia_hook_reset(s->hooks[i]);
-	for (i = 0; i < s->n && ftrace; i++)
-		if (s->hooks[i]->want && !s->hooks[i]->addr)
+		if (ftrace && s->hooks[i]->want && !s->hooks[i]->addr)
 			ia_hook_fallback(s, "symbol not found");
+	}
 	/* Releases first: nothing is recorded before its release is hooked. */
 	ia_hook_place_entries(s, ftrace);
 	ia_hook_place_returns(s, ftrace);
@@ -413,7 +408,6 @@ int ia_hook_set_register(struct ia_hook_set *s)
 		case IA_HOOK_OFF:
 			if (!h->want)
 				break;
-			s->noff++;
 			pr_info("%s: no hook on %s (%d)\n", s->name, h->sym, h->err);
 			if (h->required && !fail) {
 				fail = h->err ? h->err : -ENOENT;

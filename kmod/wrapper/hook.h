@@ -94,7 +94,7 @@ struct ia_hook_set {
 	struct ia_hook **hooks;
 	unsigned int n;
 	/* Outcome. */
-	unsigned int nftrace, nwrap, nkprobe, nkretprobe, noff;
+	unsigned int nftrace, nwrap, nkprobe, nkretprobe;
 	char fallback[32];	/* why the first one not on ftrace is not (short) */
 	char why[96];		/* registration failed: which hook, what error */
 	/* Private. */
