@@ -196,6 +196,7 @@ enum ia_consumer {
 	IA_CONS_URING_ZC = IOMMU_ACCOUNT_CONSUMER_IO_URING_ZEROCOPY,
 	IA_CONS_URING_OTHER = IOMMU_ACCOUNT_CONSUMER_IO_URING_OTHER,
 	IA_CONS_XDP_UMEM = IOMMU_ACCOUNT_CONSUMER_XDP_UMEM,
+	IA_CONS_IOMMUFD = IOMMU_ACCOUNT_CONSUMER_IOMMUFD,
 	IA_CONS_COUNT,
 };
 
@@ -471,6 +472,8 @@ struct ia_memlock_uid {
 	kuid_t uid;
 	u64 pages[IA_CONS_COUNT];	/* attributed, still charged */
 	u64 pending_pages;		/* of those: waiting for deferred release */
+	u64 iommufd_mm_pages;		/* pinned by iommufd, charged to mm->locked_vm */
+	u64 iommufd_exempt_pages;	/* pinned by iommufd with CAP_IPC_LOCK */
 	u64 charges, refusals;
 	u32 inexact;			/* IOMMU_ACCOUNT_UID_INEXACT_* */
 	bool has_last;			/* the last refusal */
@@ -481,6 +484,7 @@ struct ia_memlock_uid {
 struct ia_memlock_uids {
 	unsigned int nr;
 	bool probe_missed;
+	bool iommufd;			/* iommufd is followed: its two counts mean something */
 	struct ia_memlock_uid u[];	/* sorted by uid */
 };
 

@@ -136,9 +136,14 @@ void ia_ml_release(struct ia_ml_rec *r, u64 pages)
 		pages = r->pages;
 	}
 	r->pages -= pages;
-	if (u)
-		u->pages[r->consumer] -= min(u->pages[r->consumer], pages);
-	if (!r->pages)
+	if (u) {
+		u64 *c = r->mode == IA_ML_MM ? &u->iommufd_mm_pages :
+			 r->mode == IA_ML_EXEMPT ? &u->iommufd_exempt_pages :
+			 &u->pages[r->consumer];
+
+		*c -= min(*c, pages);
+	}
+	if (!r->pages && !r->keep)
 		ia_ml_rec_del(r);
 }
 
@@ -149,8 +154,10 @@ void ia_ml_release_key(const void *key)
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	r = ia_ml_rec_of(key);
-	if (r)
+	if (r) {
+		r->keep = false;
 		ia_ml_release(r, r->pages);
+	}
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
@@ -267,7 +274,9 @@ static void ia_ml_flush_fn(struct work_struct *w)
 
 /* --- init / exit ---------------------------------------------------------------- */
 
-static struct ia_hook_set *ia_ml_sets[] = { &ia_ml_uring_hooks, &ia_ml_xdp_hooks };
+static struct ia_hook_set *ia_ml_sets[] = {
+	&ia_ml_uring_hooks, &ia_ml_xdp_hooks, &ia_ml_iommufd_hooks,
+};
 
 int ia_memlock_init(void)
 {
@@ -276,18 +285,22 @@ int ia_memlock_init(void)
 	if (why) {
 		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s", why);
 		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "%s", why);
+		ia_feature_set(IA_FEAT_IOMMUFD, false, "%s", why);
 		return 0;
 	}
 	ia_ml_uring_want();
 	ia_ml_xdp_want();
+	ia_ml_iommufd_want();
 	/*
 	 * Failures are the features' to report (the hooks that took stay
 	 * until exit and do nothing until their consumer starts).
 	 */
 	ia_hook_set_register(&ia_ml_uring_hooks);
 	ia_hook_set_register(&ia_ml_xdp_hooks);
+	ia_hook_set_register(&ia_ml_iommufd_hooks);
 	ia_ml_uring_start();
 	ia_ml_xdp_start();
+	ia_ml_iommufd_start();
 	return 0;
 }
 
@@ -305,6 +318,7 @@ void ia_memlock_exit(void)
 	/* Both sets at once: their wrappers share the grace periods. */
 	ia_hook_sets_unregister(ia_ml_sets, ARRAY_SIZE(ia_ml_sets));
 	ia_ml_uring_forget();
+	ia_ml_iommufd_forget();
 	cancel_delayed_work_sync(&ia_ml_flush_work);
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	hash_for_each_safe(ia_ml_recs, bkt, tmp, r, hnode)
@@ -320,7 +334,8 @@ void ia_memlock_exit(void)
 /* Calls not seen: kprobe hits and kretprobe instances lost (ftrace misses none). */
 u64 ia_memlock_probes_missed(void)
 {
-	return ia_hook_set_missed(&ia_ml_uring_hooks) + ia_hook_set_missed(&ia_ml_xdp_hooks);
+	return ia_hook_set_missed(&ia_ml_uring_hooks) + ia_hook_set_missed(&ia_ml_xdp_hooks) +
+	       ia_hook_set_missed(&ia_ml_iommufd_hooks);
 }
 
 /* --- snapshots ---------------------------------------------------------------- */
@@ -364,6 +379,8 @@ static unsigned int ia_ml_uids_fill(void *buf, unsigned int cap, void *arg)
 
 		o->uid = u->uid;
 		memcpy(o->pages, u->pages, sizeof(o->pages));
+		o->iommufd_mm_pages = u->iommufd_mm_pages;
+		o->iommufd_exempt_pages = u->iommufd_exempt_pages;
 		o->charges = u->charges;
 		o->refusals = u->refusals;
 		o->inexact = u->inexact;
@@ -375,7 +392,7 @@ static unsigned int ia_ml_uids_fill(void *buf, unsigned int cap, void *arg)
 			o->last_cgpath[0] = 0;
 	}
 	hash_for_each(ia_ml_recs, bkt, r, hnode) {
-		if (!ia_ml_rec_pending(r))
+		if (r->mode != IA_ML_POT || !r->pages || !ia_ml_rec_pending(r))
 			continue;
 		for (i = 0; i < n; i++)
 			if (uid_eq(s->u[i].uid, r->uid))
@@ -397,6 +414,7 @@ struct ia_memlock_uids *ia_memlock_uids(void)
 		return s;
 	s->nr = n;
 	s->probe_missed = ia_memlock_probes_missed() != 0;
+	s->iommufd = READ_ONCE(ia_ml_iommufd_on);
 	sort(s->u, n, sizeof(s->u[0]), ia_ml_uid_cmp, NULL);
 	return s;
 }
@@ -442,6 +460,10 @@ static unsigned int ia_ml_procs_fill(void *buf, unsigned int cap, void *arg)
 	hash_for_each(ia_ml_recs, bkt, r, hnode) {
 		pid_t pid = pid_nr(r->pid);
 		bool first_ring = true;
+
+		/* What the pot holds: not iommufd's pins charged elsewhere, nor kept empties. */
+		if (r->mode != IA_ML_POT || !r->pages)
+			continue;
 
 		for (i = 0; i < n && s->p[i].pid != pid; i++)
 			;

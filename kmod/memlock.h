@@ -2,7 +2,8 @@
 /*
  * Private to the memlock source: memlock.c (the ledger: users, records,
  * thresholds and refusals, snapshots, init and exit), memlock_uring.c
- * (io_uring's charges and releases) and memlock_xdp.c (AF_XDP umems).
+ * (io_uring's charges and releases), memlock_xdp.c (AF_XDP umems) and
+ * memlock_iommufd.c (iommufd's pinned pages).
  *
  * Locking: ia_ml_lock (a spinlock, irqsave: the hooks run in atomic
  * context) guards the users, the records and io_uring's calls in flight. Taken with
@@ -35,6 +36,7 @@ struct ia_ml_user {
 	struct hlist_node hnode;	/* by uid */
 	kuid_t uid;
 	u64 pages[IA_CONS_COUNT];	/* attributed, still charged */
+	u64 iommufd_mm_pages, iommufd_exempt_pages;	/* pinned, not in the pot */
 	u64 charges, refusals;
 	u32 inexact;
 	struct ia_levels levels;
@@ -45,7 +47,17 @@ struct ia_ml_user {
 	char *last_cgpath;		/* its cgroup's path, allocated at the first refusal */
 };
 
-/* Pages charged to @uid's pot and held by one object (a buffer, a ring, a umem). */
+/* Where a record's pages are charged (iommufd decides per object). */
+enum ia_ml_mode {
+	IA_ML_POT,		/* the uid's pot (user_struct->locked_vm) */
+	IA_ML_MM,		/* the mapping process's mm->locked_vm */
+	IA_ML_EXEMPT,		/* nowhere: CAP_IPC_LOCK */
+};
+
+/*
+ * Pages charged to @uid's pot and held by one object (a buffer, a ring, a
+ * umem, an iommufd pages object).
+ */
 struct ia_ml_rec {
 	struct hlist_node hnode;	/* by key */
 	struct hlist_node cnode;	/* by ring */
@@ -56,6 +68,10 @@ struct ia_ml_rec {
 	u64 pages;
 	struct pid *pid;		/* the charging process (tgid) */
 	bool closed;			/* its ring was closed */
+	/* iommufd: kept at 0 pages until the object goes; where it charges */
+	bool keep;
+	enum ia_ml_mode mode;
+	const struct user_struct *user;	/* iommufd: the pot, valid while the object lives */
 };
 
 /* The ledger (memlock.c), every function under ia_ml_lock. */
@@ -64,7 +80,10 @@ struct ia_ml_rec *ia_ml_rec_of(const void *key);
 /* A new record of @consumer under @key, charged by the current process. */
 struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 				enum ia_consumer consumer);
-/* Take @pages off @r (and its uid); the record goes when it is empty. */
+/*
+ * Take @pages off @r (and its uid, where @r's mode charged them); the record
+ * goes when it is empty, unless it is kept for its object.
+ */
 void ia_ml_release(struct ia_ml_rec *r, u64 pages);
 /* The whole record of @key goes, if there is one (takes ia_ml_lock). */
 void ia_ml_release_key(const void *key);
@@ -82,7 +101,7 @@ void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u
 		   u64 limit, int err);
 
 /* The consumers, each with its hook set (registered by ia_memlock_init()). */
-extern struct ia_hook_set ia_ml_uring_hooks, ia_ml_xdp_hooks;
+extern struct ia_hook_set ia_ml_uring_hooks, ia_ml_xdp_hooks, ia_ml_iommufd_hooks;
 /* Choose the hooks this kernel needs (before registration). */
 void ia_ml_uring_want(void);
 /* After registration: switch on what took, and say so in its feature. */
@@ -91,5 +110,10 @@ void ia_ml_uring_start(void);
 void ia_ml_uring_forget(void);
 void ia_ml_xdp_want(void);
 void ia_ml_xdp_start(void);
+void ia_ml_iommufd_want(void);
+void ia_ml_iommufd_start(void);
+void ia_ml_iommufd_forget(void);
+/* Set once at start when iommufd's pins are followed. */
+extern bool ia_ml_iommufd_on;
 
 #endif

@@ -77,6 +77,12 @@ static int ia_put_breakdown(struct sk_buff *msg, const struct ia_uid_rec *r,
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_REFUSALS, refusals, pad) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_UID_INEXACT, inexact))
 		return -EMSGSIZE;
+	if (ml && ml->iommufd &&
+	    (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_IOMMUFD_MM_BYTES,
+			       (m ? m->iommufd_mm_pages : 0) << PAGE_SHIFT, pad) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_IOMMUFD_EXEMPT_BYTES,
+			       (m ? m->iommufd_exempt_pages : 0) << PAGE_SHIFT, pad)))
+		return -EMSGSIZE;
 	return 0;
 }
 

@@ -127,9 +127,6 @@ int ia_vfio_init(void)
 	if (ret)
 		return ret;
 	ia_feature_set(IA_FEAT_VFIO_GROUPS, true, "PCI devices with an IOMMU group");
-	ia_feature_set(IA_FEAT_IOMMUFD, false, IS_ENABLED(CONFIG_IOMMUFD) ?
-		       "iommufd accounting is not implemented yet" :
-		       "CONFIG_IOMMUFD is not set in this kernel");
 	ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
 		       IA_TYPE1 " not loaded: hooks attach when it loads");
 	ret = register_module_notifier(&ia_vfio_module_nb);

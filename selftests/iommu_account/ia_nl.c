@@ -278,6 +278,13 @@ static void parse_uid(const struct nlmsghdr *nlh, void *elem)
 		case IOMMU_ACCOUNT_A_UID_PENDING_BYTES:
 			u->pending = mnl_attr_get_u64(a);
 			break;
+		case IOMMU_ACCOUNT_A_UID_IOMMUFD_MM_BYTES:
+			u->has_iommufd = true;
+			u->iommufd_mm = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_UID_IOMMUFD_EXEMPT_BYTES:
+			u->iommufd_exempt = mnl_attr_get_u64(a);
+			break;
 		case IOMMU_ACCOUNT_A_UID_CGROUPS:
 			u->cgroups = mnl_attr_get_u32(a);
 			break;

@@ -18,7 +18,7 @@ struct ia_nl {
 	int batches;		/* recv() calls that carried data in the last request */
 };
 
-#define IA_NCONS 5	/* consumers the selftests know */
+#define IA_NCONS 6	/* consumers the selftests know */
 
 struct ia_uid {
 	uint32_t uid;
@@ -32,6 +32,9 @@ struct ia_uid {
 	uint64_t consumer[IA_NCONS];	/* bytes by IOMMU_ACCOUNT_CONSUMER_* */
 	uint64_t unattributed, pending, charges, refusals;
 	uint32_t cgroups, inexact;
+	/* iommufd's pins outside the pot (present where iommufd is followed) */
+	bool has_iommufd;
+	uint64_t iommufd_mm, iommufd_exempt;
 };
 
 struct ia_proc {

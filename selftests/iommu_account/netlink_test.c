@@ -61,6 +61,15 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 		/* Not cut: the module keeps 191 characters of a detail. */
 		EXPECT_GT(191, strlen(st.feat[i].detail));
 		EXPECT_GE(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[i].state);
+		/* iommufd is followed exactly where the kernel has it (/dev/iommu). */
+		if (strcmp(st.feat[i].name, "iommufd"))
+			continue;
+		if (access("/dev/iommu", F_OK) == 0) {
+			EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[i].state);
+		} else {
+			EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_UNAVAILABLE, st.feat[i].state);
+			EXPECT_NE(NULL, strstr(st.feat[i].detail, "CONFIG_IOMMUFD is not set"));
+		}
 	}
 	/* Features that must be active on this kernel (set by scripts/check). */
 	want = getenv("IA_EXPECT_FEATURES");

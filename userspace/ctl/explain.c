@@ -257,6 +257,10 @@ int cmd_explain(struct ia_ctx *ctx)
 		ia_json_u64(j, "pending_bytes", u.b.pending);
 		ia_json_u64(j, "unattributed_bytes", u.b.unattributed);
 		ia_json_u64(j, "refusals", u.b.refusals);
+		if (u.b.has_iommufd) {
+			ia_json_u64(j, "iommufd_mm_bytes", u.b.iommufd_mm);
+			ia_json_u64(j, "iommufd_exempt_bytes", u.b.iommufd_exempt);
+		}
 		ia_json_failure(j, "last_failure", &lf);
 		ia_json_arr_open(j, "limits");
 	} else {
@@ -281,10 +285,31 @@ int cmd_explain(struct ia_ctx *ctx)
 		}
 		if (ps.n && held(&ps.p[0])) {
 			printf("Top holders:\n");
-			for (i = 0; i < ps.n && i < 5 && held(&ps.p[i]); i++)
-				printf("  %s[%u]: %s on %u ring%s\n", ps.p[i].comm, ps.p[i].pid,
-				       ia_human_bytes(held(&ps.p[i]), b1, sizeof(b1)), ps.p[i].rings,
-				       ps.p[i].rings == 1 ? "" : "s");
+			for (i = 0; i < ps.n && i < 5 && held(&ps.p[i]); i++) {
+				const struct ia_proc *p = &ps.p[i];
+				const char *sep = " (";
+
+				printf("  %s[%u]: %s", p->comm, p->pid,
+				       ia_human_bytes(held(p), b1, sizeof(b1)));
+				/* By consumer, when more than one kind or not only io_uring's. */
+				for (c = 0; c < IA_NCONSUMERS; c++) {
+					if (!p->consumer[c] || p->consumer[c] == held(p))
+						continue;
+					printf("%s%s %s", sep, ia_consumer_name(c),
+					       ia_human_bytes(p->consumer[c], b2, sizeof(b2)));
+					sep = ", ";
+				}
+				if (*sep == ',')
+					printf(")");
+				else if (!p->consumer[IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS] &&
+					 !p->rings)
+					for (c = 0; c < IA_NCONSUMERS; c++)
+						if (p->consumer[c])
+							printf(" of %s", ia_consumer_name(c));
+				if (p->rings)
+					printf(" on %u ring%s", p->rings, p->rings == 1 ? "" : "s");
+				printf("\n");
+			}
 		}
 		if (u.b.pending)
 			printf("%s waits for deferred release (its process exited or its io_uring "
@@ -294,10 +319,23 @@ int cmd_explain(struct ia_ctx *ctx)
 			printf("%s is not attributed: charged before iommu_account loaded, or "
 			       "through a path it does not hook on this kernel (see status).\n",
 			       ia_human_bytes(u.b.unattributed, b1, sizeof(b1)));
+		if (u.b.consumer[IOMMU_ACCOUNT_CONSUMER_IOMMUFD])
+			printf("iommufd charged %s of it to this pot (IOAS mappings in the default "
+			       "per-user mode, pinned).\n",
+			       ia_human_bytes(u.b.consumer[IOMMU_ACCOUNT_CONSUMER_IOMMUFD], b1,
+					      sizeof(b1)));
+		if (u.b.iommufd_mm)
+			printf("iommufd pinned %s more for this uid in per-process mode "
+			       "(IOMMU_OPTION_RLIMIT_MODE, or its /dev/vfio/vfio container): charged to "
+			       "each mapping process's mm->locked_vm (VmLck), not to this pot.\n",
+			       ia_human_bytes(u.b.iommufd_mm, b1, sizeof(b1)));
+		if (u.b.iommufd_exempt)
+			printf("iommufd pinned %s more for this uid with CAP_IPC_LOCK: charged to no "
+			       "counter.\n", ia_human_bytes(u.b.iommufd_exempt, b1, sizeof(b1)));
 		if (u.b.refusals)
 			printf("The kernel refused %" PRIu64 " charge%s since iommu_account loaded "
-			       "(io_uring_register/setup: ENOMEM).\n", u.b.refusals,
-			       u.b.refusals == 1 ? "" : "s");
+			       "(io_uring_register/setup, IOMMU_IOAS_MAP: ENOMEM; XDP_UMEM_REG: "
+			       "ENOBUFS).\n", u.b.refusals, u.b.refusals == 1 ? "" : "s");
 		if (lf.present) {
 			struct timespec now;
 			double ago;

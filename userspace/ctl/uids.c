@@ -42,6 +42,10 @@ static int uid_cb(const struct ia_uid *u, void *arg)
 			ia_json_u64(j, "charges", u->b.charges);
 			ia_json_u64(j, "refusals", u->b.refusals);
 			ia_json_u64(j, "inexact", u->b.inexact);
+			if (u->b.has_iommufd) {
+				ia_json_u64(j, "iommufd_mm_bytes", u->b.iommufd_mm);
+				ia_json_u64(j, "iommufd_exempt_bytes", u->b.iommufd_exempt);
+			}
 		}
 		ia_json_obj_close(j);
 		st->n++;
@@ -63,7 +67,8 @@ static int uid_cb(const struct ia_uid *u, void *arg)
 	printf("%-10u %6u %12s %12s %12s %12s%s\n", u->uid, u->tasks,
 	       ia_human_bytes(u->locked_bytes, b1, sizeof(b1)), b2, b3, b4,
 	       !u->tasks && u->locked_bytes ? "  (no live task: deferred release)" : "");
-	if (!u->b.present || (!u->locked_bytes && !u->b.refusals))
+	if (!u->b.present || (!u->locked_bytes && !u->b.refusals && !u->b.iommufd_mm &&
+			      !u->b.iommufd_exempt))
 		return 0;
 	/* The breakdown: what holds the pot, what waits, what was refused. */
 	printf("    ");
@@ -84,6 +89,12 @@ static int uid_cb(const struct ia_uid *u, void *arg)
 		       u->b.inexact & IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY ? "no memory " : "",
 		       u->b.inexact & IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS ? "shared buffers" : "");
 	printf("\n");
+	/* Pinned by this uid's iommufd mappings, charged elsewhere or nowhere. */
+	if (u->b.iommufd_mm || u->b.iommufd_exempt)
+		printf("    not in the pot: iommufd per-process (mm->locked_vm) %s, "
+		       "iommufd with CAP_IPC_LOCK (uncharged) %s\n",
+		       ia_human_bytes(u->b.iommufd_mm, b1, sizeof(b1)),
+		       ia_human_bytes(u->b.iommufd_exempt, b2, sizeof(b2)));
 	return 0;
 }
 

@@ -180,7 +180,7 @@ struct ia_quota {
 	struct ia_failure last_failure;	/* the kernel's last refusal of it */
 };
 
-#define IA_NCONSUMERS 5		/* consumers this library knows */
+#define IA_NCONSUMERS 6		/* consumers this library knows */
 
 struct ia_uid_breakdown {
 	bool present;			/* the module reports it */
@@ -189,6 +189,9 @@ struct ia_uid_breakdown {
 	uint32_t cgroups;
 	uint64_t charges, refusals;
 	uint32_t inexact;		/* IOMMU_ACCOUNT_UID_INEXACT_* bits */
+	/* iommufd's pins of the uid outside the pot (present when followed) */
+	bool has_iommufd;
+	uint64_t iommufd_mm, iommufd_exempt;
 };
 
 struct ia_uid {

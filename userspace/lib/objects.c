@@ -75,6 +75,7 @@ const char *ia_consumer_name(unsigned int c)
 		[IOMMU_ACCOUNT_CONSUMER_IO_URING_ZEROCOPY] = "io_uring-zerocopy",
 		[IOMMU_ACCOUNT_CONSUMER_IO_URING_OTHER] = "io_uring-other",
 		[IOMMU_ACCOUNT_CONSUMER_XDP_UMEM] = "xdp-umem",
+		[IOMMU_ACCOUNT_CONSUMER_IOMMUFD] = "iommufd",
 	};
 
 	return c < IA_NCONSUMERS ? names[c] : "unknown";
@@ -226,6 +227,10 @@ static int uid_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	u.b.charges = u64a(tb, IOMMU_ACCOUNT_A_UID_CHARGES);
 	u.b.refusals = u64a(tb, IOMMU_ACCOUNT_A_UID_REFUSALS);
 	u.b.inexact = u32a(tb, IOMMU_ACCOUNT_A_UID_INEXACT);
+	u.b.has_iommufd = tb[IOMMU_ACCOUNT_A_UID_IOMMUFD_MM_BYTES] &&
+			  tb[IOMMU_ACCOUNT_A_UID_IOMMUFD_EXEMPT_BYTES];
+	u.b.iommufd_mm = u64a(tb, IOMMU_ACCOUNT_A_UID_IOMMUFD_MM_BYTES);
+	u.b.iommufd_exempt = u64a(tb, IOMMU_ACCOUNT_A_UID_IOMMUFD_EXEMPT_BYTES);
 	return fn(&u, ca->arg);
 }
 

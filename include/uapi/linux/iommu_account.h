@@ -200,6 +200,12 @@ enum iommu_account_quota_flags {
  *   __io_account_mem.
  * @IOMMU_ACCOUNT_CONSUMER_XDP_UMEM: AF_XDP umems (XDP_UMEM_REG), charged to
  *   the registering user; refused with ENOBUFS past RLIMIT_MEMLOCK.
+ * @IOMMU_ACCOUNT_CONSUMER_IOMMUFD: iommufd IOAS mappings (IOMMU_IOAS_MAP, and
+ *   COPY of them), charged to the mapping user when their pages are pinned (a
+ *   domain or an access attached); refused with ENOMEM past the pinning
+ *   process's RLIMIT_MEMLOCK. Pins of a context in per-process mode
+ *   (IOMMU_OPTION_RLIMIT_MODE) and of a mapper with CAP_IPC_LOCK are not in
+ *   the pot: iommufd-mm-bytes and iommufd-exempt-bytes.
  */
 enum iommu_account_consumer {
 	IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS,
@@ -207,6 +213,7 @@ enum iommu_account_consumer {
 	IOMMU_ACCOUNT_CONSUMER_IO_URING_ZEROCOPY,
 	IOMMU_ACCOUNT_CONSUMER_IO_URING_OTHER,
 	IOMMU_ACCOUNT_CONSUMER_XDP_UMEM,
+	IOMMU_ACCOUNT_CONSUMER_IOMMUFD,
 };
 
 /**
@@ -316,6 +323,8 @@ enum {
 	IOMMU_ACCOUNT_A_UID_CHARGES,
 	IOMMU_ACCOUNT_A_UID_REFUSALS,
 	IOMMU_ACCOUNT_A_UID_INEXACT,
+	IOMMU_ACCOUNT_A_UID_IOMMUFD_MM_BYTES,
+	IOMMU_ACCOUNT_A_UID_IOMMUFD_EXEMPT_BYTES,
 
 	__IOMMU_ACCOUNT_A_UID_MAX,
 	IOMMU_ACCOUNT_A_UID_MAX = (__IOMMU_ACCOUNT_A_UID_MAX - 1)

@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iommufd's pins in the per-uid pot, checked against the kernel's own
+ * answers: IOMMU_IOAS_MAP's ENOMEM past RLIMIT_MEMLOCK, the pot as GET_UID
+ * reads it (user_struct->locked_vm), VmLck of the mapping process in
+ * per-process mode, and the sizes we mapped. The client speaks the iommufd
+ * uAPI itself: /dev/iommu, IOMMU_IOAS_ALLOC/MAP/UNMAP/COPY, IOMMU_OPTION,
+ * and an edu device through its VFIO cdev (/dev/vfio/devices/vfioN,
+ * VFIO_DEVICE_BIND_IOMMUFD, VFIO_DEVICE_ATTACH_IOMMUFD_PT), so every map
+ * pins at once. Agents are child processes that set up as root, then become
+ * a uid of their own with an RLIMIT_MEMLOCK and obey commands; io_uring
+ * agents (ia_uring.c) of the same uid share the pot.
+ *
+ * Needs a kernel with CONFIG_IOMMUFD and CONFIG_VFIO_DEVICE_CDEV (the debug
+ * lane's: scripts/check runs it there); elsewhere it skips. That the module
+ * says iommufd is unavailable where /dev/iommu is absent, and active where
+ * it exists, netlink_test checks on every kernel.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include <linux/vfio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "ia_harness.h"
+#include <uapi/linux/iommu_account.h>
+#include "ia_nl.h"
+#include "ia_uring.h"
+#include "ia_vfio.h"
+
+/*
+ * The iommufd uAPI (include/uapi/linux/iommufd.h, vfio.h of 6.6 and later):
+ * the build host's headers may predate it. ABI, so defined here if absent.
+ */
+#ifndef IOMMU_IOAS_ALLOC
+#define IOMMUFD_TYPE (';')
+struct iommu_destroy {
+	__u32 size;
+	__u32 id;
+};
+#define IOMMU_DESTROY _IO(IOMMUFD_TYPE, 0x80)
+struct iommu_ioas_alloc {
+	__u32 size;
+	__u32 flags;
+	__u32 out_ioas_id;
+};
+#define IOMMU_IOAS_ALLOC _IO(IOMMUFD_TYPE, 0x81)
+struct iommu_ioas_copy {
+	__u32 size;
+	__u32 flags;
+	__u32 dst_ioas_id;
+	__u32 src_ioas_id;
+	__aligned_u64 length;
+	__aligned_u64 dst_iova;
+	__aligned_u64 src_iova;
+};
+#define IOMMU_IOAS_COPY _IO(IOMMUFD_TYPE, 0x83)
+#define IOMMU_IOAS_MAP_FIXED_IOVA (1 << 0)
+#define IOMMU_IOAS_MAP_WRITEABLE (1 << 1)
+#define IOMMU_IOAS_MAP_READABLE (1 << 2)
+struct iommu_ioas_map {
+	__u32 size;
+	__u32 flags;
+	__u32 ioas_id;
+	__u32 __reserved;
+	__aligned_u64 user_va;
+	__aligned_u64 length;
+	__aligned_u64 iova;
+};
+#define IOMMU_IOAS_MAP _IO(IOMMUFD_TYPE, 0x85)
+struct iommu_ioas_unmap {
+	__u32 size;
+	__u32 ioas_id;
+	__aligned_u64 iova;
+	__aligned_u64 length;
+};
+#define IOMMU_IOAS_UNMAP _IO(IOMMUFD_TYPE, 0x86)
+#define IOMMU_OPTION_RLIMIT_MODE 0
+#define IOMMU_OPTION_OP_SET 0
+struct iommu_option {
+	__u32 size;
+	__u32 option_id;
+	__u16 op;
+	__u16 __reserved;
+	__u32 object_id;
+	__aligned_u64 val64;
+};
+#define IOMMU_OPTION _IO(IOMMUFD_TYPE, 0x87)
+#endif
+#ifndef VFIO_DEVICE_BIND_IOMMUFD
+struct vfio_device_bind_iommufd {
+	__u32 argsz;
+	__u32 flags;
+	__s32 iommufd;
+	__u32 out_devid;
+};
+#define VFIO_DEVICE_BIND_IOMMUFD _IO(VFIO_TYPE, VFIO_BASE + 18)
+struct vfio_device_attach_iommufd_pt {
+	__u32 argsz;
+	__u32 flags;
+	__u32 pt_id;
+};
+#define VFIO_DEVICE_ATTACH_IOMMUFD_PT _IO(VFIO_TYPE, VFIO_BASE + 19)
+#endif
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+#define FD IOMMU_ACCOUNT_CONSUMER_IOMMUFD
+#define BUFS IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS
+
+/* --- the VFIO cdevs of the edu devices ------------------------------------ */
+
+/* /dev/vfio/devices/vfioN of up to @max edu devices bound to vfio-pci. */
+static int edu_cdevs(char (*out)[300], int max)
+{
+	const char *base = "/sys/bus/pci/devices";
+	int groups[64], n = 0;
+	struct dirent *de, *ve;
+	char path[600];
+	DIR *d, *v;
+
+	if (vfio_edu_groups(groups, 64) <= 0)
+		return 0;
+	d = opendir(base);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/vfio-dev", base, de->d_name);
+		v = opendir(path);
+		if (!v)
+			continue;
+		while ((ve = readdir(v)))
+			if (!strncmp(ve->d_name, "vfio", 4) && n < max) {
+				snprintf(out[n++], sizeof(out[0]), "/dev/vfio/devices/%s", ve->d_name);
+				break;
+			}
+		closedir(v);
+	}
+	closedir(d);
+	return n;
+}
+
+/* --- agents: an iommufd context of their own, then a uid of their own ------ */
+
+enum fd_mode { FD_USER, FD_MM, FD_EXEMPT };
+
+enum fd_op { OP_MAP, OP_UNMAP, OP_COPY, OP_UNMAP2, OP_DESTROY, OP_BADMAP, OP_THREADS, OP_EXIT };
+
+struct fd_cmd {
+	int op;
+	uint64_t a, b, c;
+};
+
+struct fd_agent {
+	pid_t pid;
+	int cmd, res;
+};
+
+struct fd_ctx {
+	int ifd;
+	uint32_t ioas, ioas2;
+};
+
+static int64_t fd_map(struct fd_ctx *x, uint32_t ioas, size_t len)
+{
+	void *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct iommu_ioas_map m = {
+		.size = sizeof(m),
+		.flags = IOMMU_IOAS_MAP_WRITEABLE | IOMMU_IOAS_MAP_READABLE,
+		.ioas_id = ioas,
+		.length = len,
+	};
+
+	if (buf == MAP_FAILED)
+		return -errno;
+	m.user_va = (uintptr_t)buf;
+	if (ioctl(x->ifd, IOMMU_IOAS_MAP, &m)) {
+		int e = errno;
+
+		munmap(buf, len);
+		return -e;
+	}
+	return (int64_t)m.iova;
+}
+
+static int64_t fd_unmap(struct fd_ctx *x, uint32_t ioas, uint64_t iova, uint64_t len)
+{
+	struct iommu_ioas_unmap u = { .size = sizeof(u), .ioas_id = ioas, .iova = iova,
+				      .length = len };
+
+	return ioctl(x->ifd, IOMMU_IOAS_UNMAP, &u) ? -errno : (int64_t)u.length;
+}
+
+struct fd_thread {
+	struct fd_ctx *x;
+	int iters;
+	size_t len;
+	int64_t ret;
+};
+
+/* Map and unmap @len bytes @iters times, then leave one mapping. */
+static void *fd_thread_fn(void *arg)
+{
+	struct fd_thread *t = arg;
+	int64_t iova;
+	int i;
+
+	for (i = 0; i < t->iters; i++) {
+		iova = fd_map(t->x, t->x->ioas, t->len);
+		if (iova < 0 || fd_unmap(t->x, t->x->ioas, iova, t->len) != (int64_t)t->len) {
+			t->ret = iova < 0 ? iova : -EIO;
+			return NULL;
+		}
+	}
+	iova = fd_map(t->x, t->x->ioas, t->len);
+	t->ret = iova < 0 ? iova : 0;
+	return NULL;
+}
+
+static int64_t fd_threads(struct fd_ctx *x, int n, int iters, size_t len)
+{
+	struct fd_thread t[16];
+	pthread_t th[16];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		t[i] = (struct fd_thread){ .x = x, .iters = iters, .len = len };
+		if (pthread_create(&th[i], NULL, fd_thread_fn, &t[i]))
+			return -EAGAIN;
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < n; i++)
+		if (t[i].ret)
+			return t[i].ret;
+	return 0;
+}
+
+static int64_t fd_do(struct fd_ctx *x, const struct fd_cmd *c)
+{
+	struct iommu_ioas_copy cp = { .size = sizeof(cp) };
+	struct iommu_destroy de = { .size = sizeof(de) };
+	struct iommu_ioas_map m = { .size = sizeof(m) };
+
+	switch (c->op) {
+	case OP_MAP:
+		return fd_map(x, x->ioas, c->a);
+	case OP_UNMAP:
+		return fd_unmap(x, x->ioas, c->a, c->b);
+	case OP_UNMAP2:
+		return fd_unmap(x, x->ioas2, c->a, c->b);
+	case OP_COPY:
+		cp.dst_ioas_id = x->ioas2;
+		cp.src_ioas_id = x->ioas;
+		cp.length = c->b;
+		cp.src_iova = c->a;
+		cp.flags = IOMMU_IOAS_MAP_WRITEABLE | IOMMU_IOAS_MAP_READABLE;
+		return ioctl(x->ifd, IOMMU_IOAS_COPY, &cp) ? -errno : (int64_t)cp.dst_iova;
+	case OP_DESTROY:
+		de.id = x->ioas;
+		return ioctl(x->ifd, IOMMU_DESTROY, &de) ? -errno : 0;
+	case OP_BADMAP:
+		/* Memory that is not mapped: the pin fails (EFAULT), nothing stays. */
+		m.flags = IOMMU_IOAS_MAP_WRITEABLE | IOMMU_IOAS_MAP_READABLE;
+		m.ioas_id = x->ioas;
+		m.length = c->a;
+		m.user_va = (uintptr_t)mmap(NULL, c->a, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+					    -1, 0);
+		munmap((void *)(uintptr_t)m.user_va, c->a);
+		return ioctl(x->ifd, IOMMU_IOAS_MAP, &m) ? -errno : 0;
+	case OP_THREADS:
+		return fd_threads(x, (int)c->a, (int)c->b, c->c);
+	}
+	return -EINVAL;
+}
+
+static int attach(int ifd, const char *cdev, uint32_t ioas)
+{
+	struct vfio_device_bind_iommufd b = { .argsz = sizeof(b) };
+	struct vfio_device_attach_iommufd_pt at = { .argsz = sizeof(at), .pt_id = ioas };
+	int dfd = open(cdev, O_RDWR);
+
+	if (dfd < 0)
+		return -errno;
+	b.iommufd = ifd;
+	if (ioctl(dfd, VFIO_DEVICE_BIND_IOMMUFD, &b) || ioctl(dfd, VFIO_DEVICE_ATTACH_IOMMUFD_PT, &at))
+		return -errno;
+	return dfd;
+}
+
+/*
+ * The agent's set-up as root: /dev/iommu (its accounting mode set first:
+ * IOMMU_OPTION needs CAP_SYS_RESOURCE and a context without objects), one
+ * IOAS with @cdev[0] attached, and a second with @cdev[1] when given; then
+ * uid @uid with RLIMIT_MEMLOCK @limit and no capabilities, unless exempt.
+ */
+static int fd_setup(struct fd_ctx *x, enum fd_mode mode, uid_t uid, uint64_t limit,
+		    char (*cdev)[300], int ndev)
+{
+	struct iommu_option opt = { .size = sizeof(opt), .option_id = IOMMU_OPTION_RLIMIT_MODE,
+				    .op = IOMMU_OPTION_OP_SET, .val64 = 1 };
+	struct iommu_ioas_alloc al = { .size = sizeof(al) };
+	struct rlimit rl = { limit, limit };
+
+	x->ifd = open("/dev/iommu", O_RDWR);
+	if (x->ifd < 0)
+		return -errno;
+	if (mode == FD_MM && ioctl(x->ifd, IOMMU_OPTION, &opt))
+		return -errno;
+	if (ioctl(x->ifd, IOMMU_IOAS_ALLOC, &al))
+		return -errno;
+	x->ioas = al.out_ioas_id;
+	if (attach(x->ifd, cdev[0], x->ioas) < 0)
+		return -errno;
+	if (ndev > 1) {
+		if (ioctl(x->ifd, IOMMU_IOAS_ALLOC, &al))
+			return -errno;
+		x->ioas2 = al.out_ioas_id;
+		if (attach(x->ifd, cdev[1], x->ioas2) < 0)
+			return -errno;
+	}
+	if (mode == FD_EXEMPT)
+		return 0;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -errno;
+	return 0;
+}
+
+static int fd_agent_start(struct fd_agent *a, enum fd_mode mode, uid_t uid, uint64_t limit,
+			  char (*cdev)[300], int ndev)
+{
+	int cmd[2], res[2];
+
+	if (pipe(cmd) || pipe(res))
+		return -errno;
+	a->pid = fork();
+	if (a->pid < 0)
+		return -errno;
+	if (!a->pid) {
+		struct fd_ctx x = { 0 };
+		struct fd_cmd c;
+		int64_t r;
+
+		close(cmd[1]);
+		close(res[0]);
+		r = fd_setup(&x, mode, uid, limit, cdev, ndev);
+		if (write(res[1], &r, sizeof(r)) != sizeof(r) || r)
+			_exit(1);
+		while (read(cmd[0], &c, sizeof(c)) == sizeof(c) && c.op != OP_EXIT) {
+			r = fd_do(&x, &c);
+			if (write(res[1], &r, sizeof(r)) != sizeof(r))
+				break;
+		}
+		/* Exit with everything still mapped and attached. */
+		_exit(0);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	a->cmd = cmd[1];
+	a->res = res[0];
+	{
+		int64_t r = -EIO;
+
+		if (read(a->res, &r, sizeof(r)) != sizeof(r) || r)
+			return r ? (int)r : -EIO;
+	}
+	return 0;
+}
+
+static int64_t fd_call(struct fd_agent *a, int op, uint64_t x, uint64_t y, uint64_t z)
+{
+	struct fd_cmd c = { op, x, y, z };
+	int64_t r = -EIO;
+
+	if (write(a->cmd, &c, sizeof(c)) != sizeof(c) || read(a->res, &r, sizeof(r)) != sizeof(r))
+		return -EIO;
+	return r;
+}
+
+/* The agent exits holding what it holds; the kernel tears its context down. */
+static void fd_agent_stop(struct fd_agent *a)
+{
+	struct fd_cmd c = { OP_EXIT };
+
+	if (a->pid <= 0)
+		return;
+	if (write(a->cmd, &c, sizeof(c)) != sizeof(c))
+		kill(a->pid, SIGKILL);
+	waitpid(a->pid, NULL, 0);
+	close(a->cmd);
+	close(a->res);
+	a->pid = 0;
+}
+
+/* VmLck of @pid (its mm->locked_vm), in bytes, or -1. */
+static int64_t vmlck(pid_t pid)
+{
+	char path[64], line[256];
+	long long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+/* --- the tests --------------------------------------------------------------- */
+
+static bool have_iommufd(void)
+{
+	return access("/dev/iommu", F_OK) == 0;
+}
+
+FIXTURE(iofd) {
+	struct ia_nl nl, ev;
+	char cdev[2][300];
+	int ndev;
+};
+
+FIXTURE_SETUP(iofd)
+{
+	if (!have_iommufd())
+		SKIP(return, "no /dev/iommu: this kernel has no CONFIG_IOMMUFD");
+	self->ndev = edu_cdevs(self->cdev, 2);
+	if (self->ndev < 2)
+		SKIP(return, "fewer than two edu devices with a VFIO cdev (CONFIG_VFIO_DEVICE_CDEV)");
+	ASSERT_EQ(0, ia_nl_open(&self->nl));
+	ASSERT_EQ(0, ia_nl_open(&self->ev));
+	ASSERT_EQ(0, ia_events_join(&self->ev));
+	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 800, 950, 50));
+}
+
+FIXTURE_TEARDOWN(iofd)
+{
+	if (self->ndev < 2)
+		return;
+	ia_nl_close(&self->ev);
+	ia_nl_close(&self->nl);
+}
+
+static uint64_t sum_consumers(const struct ia_uid *u)
+{
+	uint64_t s = 0;
+	int i;
+
+	for (i = 0; i < IA_NCONS; i++)
+		s += u->consumer[i];
+	return s;
+}
+
+/* @uid's pot: its parts add up to the kernel's counter, nothing inexact. */
+static void get_uid(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_t uid,
+		    struct ia_uid *u)
+{
+	ASSERT_EQ(0, ia_get_uid(nl, uid, u)) TH_LOG("uid %u: %s", uid, nl->extack);
+	ASSERT_TRUE(u->has_breakdown);
+	ASSERT_TRUE(u->has_iommufd);
+	EXPECT_EQ(u->locked, sum_consumers(u) + u->unattributed)
+		TH_LOG("uid %u: locked %llu, consumers %llu, unattributed %llu", uid,
+		       (unsigned long long)u->locked, (unsigned long long)sum_consumers(u),
+		       (unsigned long long)u->unattributed);
+	EXPECT_EQ(0, u->inexact);
+}
+
+/* What @cmd printed (up to @len - 1 bytes), or "" when it failed. */
+static void run(const char *cmd, char *out, size_t len)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n = 0;
+
+	out[0] = 0;
+	if (!f)
+		return;
+	n = fread(out, 1, len - 1, f);
+	out[n] = 0;
+	if (pclose(f))
+		out[0] = 0;
+}
+
+/*
+ * iommu-accountctl names the consumer and the holder of a pot where
+ * @pid's iommufd mappings hold @n MiB.
+ */
+static void check_tools(struct __test_metadata *_metadata, uint32_t uid, pid_t pid, int n)
+{
+	char out[8192], cmd[128], want[64];
+
+	snprintf(cmd, sizeof(cmd), "iommu-accountctl explain uid %u", uid);
+	run(cmd, out, sizeof(out));
+	TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "iommufd charged %d.0 MiB", n);
+	EXPECT_NE(NULL, strstr(out, want));
+	snprintf(want, sizeof(want), "[%d]: %d.0 MiB of iommufd", pid, n);
+	EXPECT_NE(NULL, strstr(out, want));
+	snprintf(cmd, sizeof(cmd), "iommu-accountctl --json uids --uid %u", uid);
+	run(cmd, out, sizeof(out));
+	snprintf(want, sizeof(want), "\"iommufd\":%llu", (unsigned long long)(n * MiB));
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+}
+
+/* The next failure event of @uid's pot within 5 s: 1, or 0. */
+static int next_failure(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
+{
+	while (ia_event_read(s, ev, 5000) == 1)
+		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid &&
+		    ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
+			return 1;
+	return 0;
+}
+
+/*
+ * One pot, two consumers: an io_uring agent of uid 42101 registers 2 MiB,
+ * an iommufd agent of the same uid (8 MiB limit each) maps 1 MiB areas
+ * until the kernel refuses. The pot is then the limit to the page, split
+ * exactly between the two; the refusal names iommufd, the agent and the
+ * request. io_uring's next buffer is refused naming io_uring; an unmap
+ * makes room for it. When the iommufd agent exits with its areas mapped
+ * and its device attached, its part of the pot goes with it.
+ */
+TEST_F(iofd, shared_pot_refusals_name_the_consumer)
+{
+	const uint32_t uid = 42101;
+	struct fd_agent f = { 0 };
+	struct ia_event ev;
+	struct agent a;
+	struct ia_uid u;
+	int64_t iova[16], r = 0;
+	uint64_t base;
+	int n = 0;
+
+	ASSERT_EQ(0, agent_start(&a, uid, 8 * MiB));
+	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 8 * MiB, self->cdev, 1));
+	get_uid(_metadata, &self->nl, uid, &u);
+	base = u.locked;	/* ring memory, on kernels that charge it */
+	ASSERT_EQ(0, agent_register(&a, 2 * MiB));
+	for (;;) {
+		r = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
+		if (r < 0)
+			break;
+		iova[n++] = r;
+		ASSERT_GT(16, n);
+	}
+	EXPECT_EQ(-ENOMEM, r);
+	/* Refused exactly where the limit is. */
+	EXPECT_EQ(8 * MiB, base + 2 * MiB + n * MiB) TH_LOG("base %llu, %d MiB mapped",
+							     (unsigned long long)base, n);
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(base + 2 * MiB + n * MiB, u.locked);
+	EXPECT_EQ(n * MiB, u.consumer[FD]);
+	EXPECT_EQ(2 * MiB, u.consumer[BUFS]);
+	EXPECT_EQ(0, u.iommufd_mm);
+	EXPECT_EQ(0, u.iommufd_exempt);
+	EXPECT_EQ(1, u.refusals);
+
+	ASSERT_EQ(1, next_failure(&self->ev, uid, &ev));
+	EXPECT_EQ(FD, ev.consumer);
+	EXPECT_EQ(ENOMEM, ev.err);
+	EXPECT_EQ(1 * MiB, ev.size);
+	EXPECT_EQ((uint32_t)f.pid, ev.who.pid);
+	EXPECT_EQ(8 * MiB, ev.memlock);
+	EXPECT_EQ(u.locked, ev.locked);
+
+	check_tools(_metadata, uid, f.pid, n);
+
+	/* The other side refused: io_uring is named. */
+	EXPECT_EQ(-ENOMEM, agent_register(&a, 1 * MiB));
+	ASSERT_EQ(1, next_failure(&self->ev, uid, &ev));
+	EXPECT_EQ(BUFS, ev.consumer);
+	EXPECT_EQ((uint32_t)a.pid, ev.who.pid);
+
+	/* An unmap gives its pages back; io_uring takes them. */
+	ASSERT_LT(0, n);
+	EXPECT_EQ((int64_t)MiB, fd_call(&f, OP_UNMAP, iova[0], 1 * MiB, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ((n - 1) * MiB, u.consumer[FD]);
+	EXPECT_EQ(0, agent_register(&a, 1 * MiB));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(8 * MiB, u.locked);
+	EXPECT_EQ(3 * MiB, u.consumer[BUFS]);
+
+	/* Gone with its areas mapped and its device attached: the kernel unpins all. */
+	fd_agent_stop(&f);
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(base + 3 * MiB, u.locked);
+	agent_stop(&a);
+}
+
+/*
+ * Areas: four of 256 KiB, one unmapped, then a range unmap over all of
+ * them; a COPY into a second IOAS (with its own device) pins nothing more,
+ * because the pages object is shared, and its pages stay charged until the
+ * last area using them goes; a map of unmapped memory fails with EFAULT and
+ * leaves nothing; destroying an IOAS with a device attached is refused and
+ * changes nothing.
+ */
+TEST_F(iofd, unmap_copy_and_refused_maps)
+{
+	const uint32_t uid = 42102;
+	struct fd_agent f = { 0 };
+	int64_t iova[4], dst;
+	struct ia_uid u;
+	uint64_t base;
+	int i;
+
+	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 2));
+	get_uid(_metadata, &self->nl, uid, &u);
+	base = u.locked;
+	for (i = 0; i < 4; i++) {
+		iova[i] = fd_call(&f, OP_MAP, 256 * KiB, 0, 0);
+		ASSERT_LE(0, iova[i]);
+	}
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(1 * MiB, u.consumer[FD]);
+	EXPECT_EQ(base + 1 * MiB, u.locked);
+
+	EXPECT_EQ((int64_t)(256 * KiB), fd_call(&f, OP_UNMAP, iova[1], 256 * KiB, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(768 * KiB, u.consumer[FD]);
+
+	/* COPY area 0 into the second IOAS: the same pages, pinned once. */
+	dst = fd_call(&f, OP_COPY, iova[0], 256 * KiB, 0);
+	ASSERT_LE(0, dst) TH_LOG("IOMMU_IOAS_COPY: %s", strerror((int)-dst));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(768 * KiB, u.consumer[FD]);
+	EXPECT_EQ(base + 768 * KiB, u.locked);
+
+	/* Everything of the first IOAS: area 0 stays pinned through its copy. */
+	EXPECT_EQ((int64_t)(768 * KiB), fd_call(&f, OP_UNMAP, 0, UINT64_MAX, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(256 * KiB, u.consumer[FD]);
+	EXPECT_EQ(base + 256 * KiB, u.locked);
+	EXPECT_EQ((int64_t)(256 * KiB), fd_call(&f, OP_UNMAP2, dst, 256 * KiB, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(base, u.locked);
+
+	/* Refused maps and a refused destroy leave nothing behind. */
+	EXPECT_EQ(-EFAULT, fd_call(&f, OP_BADMAP, 1 * MiB, 0, 0));
+	ASSERT_LE(0, fd_call(&f, OP_MAP, 512 * KiB, 0, 0));
+	EXPECT_EQ(-EBUSY, fd_call(&f, OP_DESTROY, 0, 0, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(512 * KiB, u.consumer[FD]);
+	EXPECT_EQ(base + 512 * KiB, u.locked);
+	EXPECT_EQ(0, u.refusals);
+	fd_agent_stop(&f);
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(base, u.locked);
+}
+
+/*
+ * Eight threads of one agent map and unmap 64 KiB areas 100 times each, then
+ * each leaves one: the pot and the breakdown are exactly the eight left.
+ */
+TEST_F(iofd, concurrent_threads_exact)
+{
+	const uint32_t uid = 42103;
+	struct fd_agent f = { 0 };
+	struct ia_uid u;
+	uint64_t base;
+
+	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
+	get_uid(_metadata, &self->nl, uid, &u);
+	base = u.locked;
+	EXPECT_EQ(0, fd_call(&f, OP_THREADS, 8, 100, 64 * KiB));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(8 * 64 * KiB, u.consumer[FD]);
+	EXPECT_EQ(base + 8 * 64 * KiB, u.locked);
+	EXPECT_EQ(0, u.refusals);
+	fd_agent_stop(&f);
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(base, u.locked);
+}
+
+/*
+ * Per-process mode (IOMMU_OPTION_RLIMIT_MODE 1): the pins go to the agent's
+ * mm->locked_vm (VmLck), the pot is untouched, and the module shows them
+ * as iommufd-mm-bytes. The kernel refuses at the process's own limit
+ * (2 MiB: the third 1 MiB map), which is no refusal of the pot.
+ */
+TEST_F(iofd, rlimit_mode_charges_the_process)
+{
+	const uint32_t uid = 42104;
+	struct fd_agent f = { 0 };
+	struct ia_uid u;
+	int64_t lck0;
+
+	ASSERT_EQ(0, fd_agent_start(&f, FD_MM, uid, 2 * MiB, self->cdev, 1));
+	lck0 = vmlck(f.pid);
+	ASSERT_LE(0, lck0);
+	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	EXPECT_EQ(-ENOMEM, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	EXPECT_EQ(lck0 + 2 * (int64_t)MiB, vmlck(f.pid));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.locked);
+	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(2 * MiB, u.iommufd_mm);
+	EXPECT_EQ(0, u.refusals);
+	fd_agent_stop(&f);
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.iommufd_mm);
+}
+
+/*
+ * CAP_IPC_LOCK: an agent that stays root maps 3 MiB; root's pot does not
+ * move, and the module shows the pins as iommufd-exempt-bytes.
+ */
+TEST_F(iofd, cap_ipc_lock_not_charged)
+{
+	struct fd_agent f = { 0 };
+	struct ia_uid u;
+	uint64_t base, exempt0;
+
+	get_uid(_metadata, &self->nl, 0, &u);
+	base = u.locked;
+	exempt0 = u.iommufd_exempt;
+	ASSERT_EQ(0, fd_agent_start(&f, FD_EXEMPT, 0, 0, self->cdev, 1));
+	EXPECT_LE(0, fd_call(&f, OP_MAP, 2 * MiB, 0, 0));
+	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	get_uid(_metadata, &self->nl, 0, &u);
+	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(exempt0 + 3 * MiB, u.iommufd_exempt);
+	EXPECT_EQ(0, u.consumer[FD]);
+	fd_agent_stop(&f);
+	get_uid(_metadata, &self->nl, 0, &u);
+	EXPECT_EQ(exempt0, u.iommufd_exempt);
+	EXPECT_EQ(base, u.locked);
+}
+
+IA_HARNESS_MAIN
