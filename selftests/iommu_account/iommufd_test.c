@@ -113,6 +113,11 @@ struct vfio_device_attach_iommufd_pt {
 	__u32 pt_id;
 };
 #define VFIO_DEVICE_ATTACH_IOMMUFD_PT _IO(VFIO_TYPE, VFIO_BASE + 19)
+struct vfio_device_detach_iommufd_pt {
+	__u32 argsz;
+	__u32 flags;
+};
+#define VFIO_DEVICE_DETACH_IOMMUFD_PT _IO(VFIO_TYPE, VFIO_BASE + 20)
 #endif
 
 #define KiB 1024ULL
@@ -158,7 +163,9 @@ static int edu_cdevs(char (*out)[300], int max)
 
 enum fd_mode { FD_USER, FD_MM, FD_EXEMPT };
 
-enum fd_op { OP_MAP, OP_UNMAP, OP_COPY, OP_UNMAP2, OP_DESTROY, OP_BADMAP, OP_THREADS, OP_EXIT };
+enum fd_op {
+	OP_MAP, OP_UNMAP, OP_COPY, OP_UNMAP2, OP_DESTROY, OP_DETACH, OP_BADMAP, OP_THREADS, OP_EXIT
+};
 
 struct fd_cmd {
 	int op;
@@ -171,7 +178,7 @@ struct fd_agent {
 };
 
 struct fd_ctx {
-	int ifd;
+	int ifd, dfd;		/* /dev/iommu; the device attached to the first IOAS */
 	uint32_t ioas, ioas2;
 };
 
@@ -254,9 +261,12 @@ static int64_t fd_do(struct fd_ctx *x, const struct fd_cmd *c)
 {
 	struct iommu_ioas_copy cp = { .size = sizeof(cp) };
 	struct iommu_destroy de = { .size = sizeof(de) };
+	struct vfio_device_detach_iommufd_pt dt = { .argsz = sizeof(dt) };
 	struct iommu_ioas_map m = { .size = sizeof(m) };
 
 	switch (c->op) {
+	case OP_DETACH:
+		return ioctl(x->dfd, VFIO_DEVICE_DETACH_IOMMUFD_PT, &dt) ? -errno : 0;
 	case OP_MAP:
 		return fd_map(x, x->ioas, c->a);
 	case OP_UNMAP:
@@ -324,8 +334,9 @@ static int fd_setup(struct fd_ctx *x, enum fd_mode mode, uid_t uid, uint64_t lim
 	if (ioctl(x->ifd, IOMMU_IOAS_ALLOC, &al))
 		return -errno;
 	x->ioas = al.out_ioas_id;
-	if (attach(x->ifd, cdev[0], x->ioas) < 0)
-		return -errno;
+	x->dfd = attach(x->ifd, cdev[0], x->ioas);
+	if (x->dfd < 0)
+		return x->dfd;
 	if (ndev > 1) {
 		if (ioctl(x->ifd, IOMMU_IOAS_ALLOC, &al))
 			return -errno;
@@ -519,12 +530,20 @@ static void check_tools(struct __test_metadata *_metadata, uint32_t uid, pid_t p
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 }
 
+/* The next event of @uid's pot within 5 s (others skipped): 1, or 0. */
+static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
+{
+	while (ia_event_read(s, ev, 5000) == 1)
+		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid)
+			return 1;
+	return 0;
+}
+
 /* The next failure event of @uid's pot within 5 s: 1, or 0. */
 static int next_failure(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
 {
-	while (ia_event_read(s, ev, 5000) == 1)
-		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid &&
-		    ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
+	while (next_pot_event(s, uid, ev) == 1)
+		if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
 			return 1;
 	return 0;
 }
@@ -546,8 +565,8 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 	struct agent a;
 	struct ia_uid u;
 	int64_t iova[16], r = 0;
-	uint64_t base;
-	int n = 0;
+	uint64_t base, warn_at, crit_at;
+	int n = 0, k;
 
 	ASSERT_EQ(0, agent_start(&a, uid, 8 * MiB));
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 8 * MiB, self->cdev, 1));
@@ -573,7 +592,29 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 	EXPECT_EQ(0, u.iommufd_exempt);
 	EXPECT_EQ(1, u.refusals);
 
-	ASSERT_EQ(1, next_failure(&self->ev, uid, &ev));
+	/*
+	 * In order: warn (the first map that took the pot to 80 % of the limit:
+	 * 7 MiB where rings are not charged), crit (95 %: 8 MiB), both raised
+	 * by iommufd's charges, then the refusal.
+	 */
+	for (k = 1; (base + 2 * MiB + k * MiB) * 1000 / (8 * MiB) < 800; k++)
+		;
+	warn_at = base + 2 * MiB + k * MiB;
+	for (; (base + 2 * MiB + k * MiB) * 1000 / (8 * MiB) < 950; k++)
+		;
+	crit_at = base + 2 * MiB + k * MiB;
+	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
+	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD, ev.type);
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN, ev.level);
+	EXPECT_EQ(FD, ev.consumer);
+	EXPECT_EQ(warn_at, ev.locked);
+	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
+	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD, ev.type);
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT, ev.level);
+	EXPECT_EQ(FD, ev.consumer);
+	EXPECT_EQ(crit_at, ev.locked);
+	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
+	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_FAILURE, ev.type);
 	EXPECT_EQ(FD, ev.consumer);
 	EXPECT_EQ(ENOMEM, ev.err);
 	EXPECT_EQ(1 * MiB, ev.size);
@@ -664,6 +705,16 @@ TEST_F(iofd, unmap_copy_and_refused_maps)
 	EXPECT_EQ(512 * KiB, u.consumer[FD]);
 	EXPECT_EQ(base + 512 * KiB, u.locked);
 	EXPECT_EQ(0, u.refusals);
+
+	/* Detached, the area stays mapped but nothing pins it; then the IOAS goes with it. */
+	EXPECT_EQ(0, fd_call(&f, OP_DETACH, 0, 0, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(0, fd_call(&f, OP_DESTROY, 0, 0, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(base, u.locked);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, u.consumer[FD]);
