@@ -30,6 +30,7 @@ bool ia_group_dev_fill(struct ia_group_dev *d, struct pci_dev *pdev)
 	d->device = pdev->device;
 	drv = READ_ONCE(pdev->dev.driver) ? dev_driver_string(&pdev->dev) : "";
 	strscpy(d->driver, drv, sizeof(d->driver));
+	d->fd_bound = ia_iommufd_dev_owner(d->address, &d->fd_owner);
 	if (!grp)
 		return false;
 	d->group = iommu_group_id(grp);

@@ -402,7 +402,12 @@ struct ia_group_dev {
 	char address[32];
 	u16 vendor, device;
 	char driver[32];
+	bool fd_bound;			/* bound to an iommufd context (VFIO cdev) */
+	struct ia_owner fd_owner;	/* by whom */
 };
+
+/* The process that bound PCI device @name to an iommufd context, if one did. */
+bool ia_iommufd_dev_owner(const char *name, struct ia_owner *o);
 
 struct ia_group_snap {
 	unsigned int ndev;

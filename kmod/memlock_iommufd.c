@@ -31,7 +31,13 @@
  *    first member; a record never matched is replaced when the address is
  *    reused).
  * Objects made before the module loaded are not recorded: what they pin is
- * in the pot's unattributed part. All four hooks are required.
+ * in the pot's unattributed part.
+ *
+ * Devices bound to an iommufd context (through the VFIO cdev), for the
+ * group listing and the reset survey: iommufd_device_bind(ictx, dev, id)
+ * returning the binding, by whom, and iommufd_device_unbind(idev). A device
+ * bound before the module loaded is not known (the group shows no holder).
+ * All six hooks are required.
  *
  * Locking: memlock.h; the calls in flight are under ia_ml_lock too.
  */
@@ -39,7 +45,10 @@
 
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/device.h>
 #include <linux/err.h>
+#include <linux/hashtable.h>
+#include <linux/slab.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 #include <linux/spinlock.h>
@@ -72,6 +81,17 @@ struct ia_ml_fd_pin {
 };
 
 static struct ia_calls ia_ml_fd_calls;
+
+/* One device bound to an iommufd context: by whom. */
+struct ia_fd_dev {
+	struct hlist_node hnode;	/* by binding */
+	const void *idev;
+	char name[32];			/* dev_name(): a PCI address */
+	struct ia_owner owner;		/* the binding process */
+};
+
+static DEFINE_HASHTABLE(ia_fd_devs, 4);
+static DEFINE_SPINLOCK(ia_fd_dev_lock);	/* a leaf: the bindings only */
 
 static bool ia_ml_fd_alloc_entry(void *data, const unsigned long *a, unsigned long caller)
 {
@@ -230,6 +250,74 @@ static void ia_ml_fd_release(unsigned long a0, unsigned long a1, unsigned long a
 		ia_ml_release_key((const void *)a0);
 }
 
+/* iommufd_device_bind(ictx, dev, id): the device, for the return. */
+static bool ia_fd_bind_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	const struct device *dev = (const struct device *)a[1];
+
+	if (!READ_ONCE(ia_ml_iommufd_on) || !dev)
+		return false;
+	*(const struct device **)data = dev;
+	return true;
+}
+
+static void ia_fd_bind_ret(void *data, unsigned long rv)
+{
+	const struct device *dev = *(const struct device **)data;
+	const void *idev = (const void *)rv;
+	struct ia_fd_dev *b;
+	unsigned long flags;
+
+	if (IS_ERR_OR_NULL(idev))
+		return;
+	b = kzalloc(sizeof(*b), GFP_ATOMIC);
+	if (!b)
+		return;		/* the group shows no holder: as if bound before load */
+	b->idev = idev;
+	strscpy(b->name, dev_name(dev), sizeof(b->name));
+	ia_owner_current(&b->owner);
+	spin_lock_irqsave(&ia_fd_dev_lock, flags);
+	hash_add(ia_fd_devs, &b->hnode, (unsigned long)idev);
+	spin_unlock_irqrestore(&ia_fd_dev_lock, flags);
+}
+
+/* iommufd_device_unbind(idev): the binding goes. */
+static void ia_fd_unbind(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3)
+{
+	struct ia_fd_dev *b;
+	struct hlist_node *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_fd_dev_lock, flags);
+	hash_for_each_possible_safe(ia_fd_devs, b, t, hnode, a0)
+		if (b->idev == (const void *)a0) {
+			hash_del(&b->hnode);
+			kfree(b);
+		}
+	spin_unlock_irqrestore(&ia_fd_dev_lock, flags);
+}
+
+bool ia_iommufd_dev_owner(const char *name, struct ia_owner *o)
+{
+	struct ia_fd_dev *b;
+	unsigned long flags;
+	unsigned int bkt;
+	bool found = false;
+
+	spin_lock_irqsave(&ia_fd_dev_lock, flags);
+	hash_for_each(ia_fd_devs, bkt, b, hnode)
+		if (!strcmp(b->name, name)) {
+			*o = b->owner;
+			found = true;
+			break;
+		}
+	spin_unlock_irqrestore(&ia_fd_dev_lock, flags);
+	return found;
+}
+
+IA_HOOK_RETURN(ia_fd_bind, "iommufd_device_bind", const struct device *, ia_fd_bind_entry,
+	       ia_fd_bind_ret, 16);
+IA_HOOK_ENTRY(ia_fd_unbind, "iommufd_device_unbind", ia_fd_unbind);
 IA_HOOK_RETURN(ia_ml_fd_alloc, IA_IOMMUFD_SYM("iopt_alloc_pages"), struct ia_ml_fd_alloc,
 	       ia_ml_fd_alloc_entry, ia_ml_fd_alloc_ret, 64);
 IA_HOOK_RETURN(ia_ml_fd_pin, IA_IOMMUFD_SYM("do_update_pinned"), struct ia_ml_fd_pin,
@@ -242,7 +330,8 @@ IA_HOOK_ENTRY(ia_ml_fd_release, IA_IOMMUFD_SYM("iopt_release_pages"), ia_ml_fd_r
  * changes a record before what counts in one, before what makes one.
  */
 static struct ia_hook *ia_ml_iommufd_list[] = {
-	&ia_ml_fd_release_hook, &ia_ml_fd_mm_hook, &ia_ml_fd_pin_hook, &ia_ml_fd_alloc_hook,
+	&ia_ml_fd_release_hook, &ia_ml_fd_mm_hook, &ia_fd_unbind_hook, &ia_ml_fd_pin_hook,
+	&ia_ml_fd_alloc_hook, &ia_fd_bind_hook,
 };
 
 struct ia_hook_set ia_ml_iommufd_hooks = {
@@ -259,14 +348,23 @@ void ia_ml_iommufd_want(void)
 		ia_ml_iommufd_list[i]->required = true;
 }
 
-/* After unregistration: the calls in flight will not return to us. */
+/* After unregistration: the calls in flight will not return to us; no binding is kept. */
 void ia_ml_iommufd_forget(void)
 {
+	struct ia_fd_dev *b;
+	struct hlist_node *t;
 	unsigned long flags;
+	unsigned int bkt;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_calls_forget(&ia_ml_fd_calls);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_dev_lock, flags);
+	hash_for_each_safe(ia_fd_devs, bkt, t, b, hnode) {
+		hash_del(&b->hnode);
+		kfree(b);
+	}
+	spin_unlock_irqrestore(&ia_fd_dev_lock, flags);
 }
 
 void ia_ml_iommufd_start(void)
@@ -281,7 +379,7 @@ void ia_ml_iommufd_start(void)
 	WRITE_ONCE(ia_ml_iommufd_on, true);
 	ia_hook_set_describe(&ia_ml_iommufd_hooks, mech, sizeof(mech));
 	ia_feature_set(IA_FEAT_IOMMUFD, true,
-		       "pins: iopt_alloc_pages, do_update_pinned (__account_locked_vm in it: mm mode), iopt_release_pages; hooks: %s",
+		       "pins: iopt_alloc_pages, do_update_pinned (__account_locked_vm in it: mm mode), iopt_release_pages; devices: iommufd_device_bind, _unbind; hooks: %s",
 		       mech);
 }
 
@@ -300,6 +398,11 @@ void ia_ml_iommufd_start(void)
 
 void ia_ml_iommufd_forget(void)
 {
+}
+
+bool ia_iommufd_dev_owner(const char *name, struct ia_owner *o)
+{
+	return false;
 }
 
 #endif

@@ -154,16 +154,33 @@ ia_group_container(const struct ia_container_snap *cs, u32 group, unsigned int *
 	return NULL;
 }
 
-static bool ia_group_visible(const struct ia_group_snap *g, u32 group, bool admin,
+/* A device of the group starting at g->dev[@first] bound to iommufd, or NULL. */
+static const struct ia_group_dev *ia_group_fd_dev(const struct ia_group_snap *g,
+						  unsigned int first)
+{
+	unsigned int i;
+
+	for (i = first; i < g->ndev && g->dev[i].group == g->dev[first].group; i++)
+		if (g->dev[i].fd_bound)
+			return &g->dev[i];
+	return NULL;
+}
+
+/* The group starting at g->dev[@first]: held by @uid's container or iommufd binding. */
+static bool ia_group_visible(const struct ia_group_snap *g, unsigned int first, bool admin,
 			     kuid_t uid)
 {
 	const struct ia_container_info *c;
+	const struct ia_group_dev *fd;
 	unsigned int j;
 
 	if (admin)
 		return true;
-	c = ia_group_container(g->containers, group, &j);
-	return c && uid_eq(c->group_owner[j].uid, uid);
+	c = ia_group_container(g->containers, g->dev[first].group, &j);
+	if (c)
+		return uid_eq(c->group_owner[j].uid, uid);
+	fd = ia_group_fd_dev(g, first);
+	return fd && uid_eq(fd->fd_owner.uid, uid);
 }
 
 static void ia_group_view_free(void *p)
@@ -198,7 +215,7 @@ static struct ia_group_view *ia_group_view(const struct sk_buff *skb, bool filte
 
 		if (i && g->dev[i - 1].group == grp)
 			continue;	/* not the first device of its group */
-		if ((filter && grp != id) || !ia_group_visible(g, grp, admin, uid))
+		if ((filter && grp != id) || !ia_group_visible(g, i, admin, uid))
 			continue;
 		v->first[v->nr++] = i;
 	}
@@ -230,6 +247,7 @@ static int ia_put_group_elem(struct sk_buff *msg, const void *view, unsigned int
 	unsigned int first = v->first[k], i, j;
 	u32 id = g->dev[first].group;
 	const struct ia_container_info *c;
+	const struct ia_group_dev *fd;
 
 	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_ID, id))
 		return -EMSGSIZE;
@@ -237,12 +255,16 @@ static int ia_put_group_elem(struct sk_buff *msg, const void *view, unsigned int
 		if (ia_put_device(msg, &g->dev[i]))
 			return -EMSGSIZE;
 	c = ia_group_container(g->containers, id, &j);
+	fd = c ? NULL : ia_group_fd_dev(g, first);
 	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_BACKEND,
 			c ? IOMMU_ACCOUNT_GROUP_BACKEND_VFIO_CONTAINER :
-			    IOMMU_ACCOUNT_GROUP_BACKEND_NONE))
+			fd ? IOMMU_ACCOUNT_GROUP_BACKEND_IOMMUFD :
+			IOMMU_ACCOUNT_GROUP_BACKEND_NONE))
 		return -EMSGSIZE;
 	if (c && (nla_put_u32(msg, IOMMU_ACCOUNT_A_GROUP_CONTAINER_ID, c->id) ||
 		  ia_put_owner(msg, IOMMU_ACCOUNT_A_GROUP_OWNER, &c->group_owner[j], ns)))
+		return -EMSGSIZE;
+	if (fd && ia_put_owner(msg, IOMMU_ACCOUNT_A_GROUP_OWNER, &fd->fd_owner, ns))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -356,14 +378,19 @@ static int ia_put_reset_dev(struct sk_buff *msg, const struct ia_reset_view *v,
 {
 	const struct ia_container_info *c = NULL;
 	u32 holder = IOMMU_ACCOUNT_RESET_HOLDER_NONE;
+	const struct ia_owner *o = NULL;
 	struct nlattr *nest;
 	unsigned int j = 0;
 
 	if (r->has_group)
 		c = ia_group_container(v->cs, r->d.group, &j);
 	if (c)
-		holder = uid_eq(c->group_owner[j].uid, v->uid) ? IOMMU_ACCOUNT_RESET_HOLDER_CALLER :
-								 IOMMU_ACCOUNT_RESET_HOLDER_OTHER;
+		o = &c->group_owner[j];
+	else if (r->d.fd_bound)
+		o = &r->d.fd_owner;	/* open through its VFIO cdev, bound to iommufd */
+	if (o)
+		holder = uid_eq(o->uid, v->uid) ? IOMMU_ACCOUNT_RESET_HOLDER_CALLER :
+						  IOMMU_ACCOUNT_RESET_HOLDER_OTHER;
 	nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_RESET_AFFECTED);
 	if (!nest)
 		return -EMSGSIZE;
@@ -379,9 +406,9 @@ static int ia_put_reset_dev(struct sk_buff *msg, const struct ia_reset_view *v,
 	    (r->virtfn && nla_put_flag(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_VIRTFN)))
 		goto cancel;
 	/* Another tenant's container and identity: CAP_SYS_ADMIN only. */
-	if (c && (v->admin || holder == IOMMU_ACCOUNT_RESET_HOLDER_CALLER) &&
-	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_CONTAINER_ID, c->id) ||
-	     ia_put_owner(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_OWNER, &c->group_owner[j], ns)))
+	if (o && (v->admin || holder == IOMMU_ACCOUNT_RESET_HOLDER_CALLER) &&
+	    ((c && nla_put_u32(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_CONTAINER_ID, c->id)) ||
+	     ia_put_owner(msg, IOMMU_ACCOUNT_A_RESET_DEVICE_OWNER, o, ns)))
 		goto cancel;
 	nla_nest_end(msg, nest);
 	return 0;

@@ -746,6 +746,100 @@ TEST_F(iofd, concurrent_threads_exact)
 	EXPECT_EQ(base, u.locked);
 }
 
+/* The IOMMU group of the device behind VFIO cdev @cdev, or -1. */
+static int cdev_group(const char *cdev)
+{
+	char path[512], link[512];
+	const char *name = strrchr(cdev, '/') + 1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/vfio-dev/%s/device/iommu_group", name);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -1;
+	link[n] = 0;
+	return atoi(strrchr(link, '/') + 1);
+}
+
+/*
+ * A device open through its VFIO cdev and bound to an agent's iommufd
+ * context: its group is listed as held through iommufd by the agent, and
+ * the kernel agrees that it is held (opening /dev/vfio/GROUP: EBUSY, even
+ * for root). When the agent is gone, the group is free again on both sides.
+ */
+TEST_F(iofd, bound_device_group_held_through_iommufd)
+{
+	const uint32_t uid = 42106;
+	struct fd_agent f = { 0 };
+	char cmd[128], out[4096], want[96], path[64];
+	int grp, fd;
+
+	grp = cdev_group(self->cdev[0]);
+	ASSERT_LE(0, grp);
+	snprintf(path, sizeof(path), "/dev/vfio/%d", grp);
+	snprintf(cmd, sizeof(cmd), "iommu-accountctl --json groups --id %d", grp);
+	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
+	run(cmd, out, sizeof(out));
+	EXPECT_NE(NULL, strstr(out, "\"backend\":\"iommufd\"")) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "\"pid\":%d,\"uid\":%u", f.pid, uid);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	fd = open(path, O_RDWR);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(EBUSY, errno);
+	if (fd >= 0)
+		close(fd);
+	fd_agent_stop(&f);
+	run(cmd, out, sizeof(out));
+	EXPECT_NE(NULL, strstr(out, "\"backend\":\"none\"")) TH_LOG("%s", out);
+	fd = open(path, O_RDWR);
+	EXPECT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Mapped before the module loads: the 1 MiB pinned then is unattributed
+ * (the module never saw its object made), a map after the reload is
+ * iommufd's, and unmapping the old one drains unattributed without
+ * touching iommufd's part or flagging anything inexact.
+ */
+TEST_F(iofd, mapped_before_load_unattributed)
+{
+	const uint32_t uid = 42105;
+	struct fd_agent f = { 0 };
+	int64_t old, young;
+	struct ia_uid u;
+	uint64_t base;
+
+	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
+	get_uid(_metadata, &self->nl, uid, &u);
+	base = u.locked;
+	old = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
+	ASSERT_LE(0, old);
+	ia_nl_close(&self->ev);
+	ia_nl_close(&self->nl);
+	ASSERT_EQ(0, system("modprobe -r iommu_account && modprobe iommu_account"));
+	ASSERT_EQ(0, ia_nl_open(&self->nl));
+	ASSERT_EQ(0, ia_nl_open(&self->ev));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(base + 1 * MiB, u.locked);
+	EXPECT_EQ(base + 1 * MiB, u.unattributed);
+	EXPECT_EQ(0, u.consumer[FD]);
+	young = fd_call(&f, OP_MAP, 2 * MiB, 0, 0);
+	ASSERT_LE(0, young);
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(2 * MiB, u.consumer[FD]);
+	EXPECT_EQ(base + 3 * MiB, u.locked);
+	EXPECT_EQ((int64_t)MiB, fd_call(&f, OP_UNMAP, old, 1 * MiB, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(base, u.unattributed);
+	EXPECT_EQ(2 * MiB, u.consumer[FD]);
+	fd_agent_stop(&f);
+	get_uid(_metadata, &self->nl, uid, &u);
+	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(base, u.locked);
+}
+
 /*
  * Per-process mode (IOMMU_OPTION_RLIMIT_MODE 1): the pins go to the agent's
  * mm->locked_vm (VmLck), the pot is untouched, and the module shows them

@@ -83,9 +83,11 @@ static void holder_str(const struct ia_reset_dev *d, char *buf, size_t len)
 
 	if (d->holder == IOMMU_ACCOUNT_RESET_HOLDER_NONE)
 		snprintf(buf, len, "-");
-	else if (d->owner.present)
+	else if (d->owner.present && d->has_container)
 		snprintf(buf, len, "container %u, %s", d->container,
 			 ia_owner_str(&d->owner, b, sizeof(b)));
+	else if (d->owner.present)
+		snprintf(buf, len, "iommufd, %s", ia_owner_str(&d->owner, b, sizeof(b)));
 	else
 		snprintf(buf, len, "another user");
 }

@@ -635,6 +635,7 @@ void ia_reset_verdict(const struct ia_reset *r, uint32_t uid, bool caller_is_uid
 {
 	const struct ia_reset_dev *d;
 	unsigned int i;
+	char via[48];
 
 	memset(v, 0, sizeof(*v));
 	v->in_own_group = r->scope != IOMMU_ACCOUNT_RESET_SCOPE_NONE && r->has_group;
@@ -723,14 +724,19 @@ void ia_reset_verdict(const struct ia_reset *r, uint32_t uid, bool caller_is_uid
 			 "vfio-pci and it joins the set", d->dev.address, d->group);
 		break;
 	case IA_VERDICT_FOREIGN:
+		/* Held by a type1 container, or open through the VFIO cdev (iommufd). */
+		if (d->has_container)
+			snprintf(via, sizeof(via), "container %u", d->container);
+		else
+			snprintf(via, sizeof(via), "its VFIO cdev bound to iommufd");
 		if (r->has_group && d->group == r->group) {
 			/* The device's own group, open elsewhere: the device cannot be opened. */
 			v->errno_name = "EBUSY";
 			if (d->owner.present)
 				snprintf(v->reason, sizeof(v->reason), "%s: its group %u is held by "
-					 "uid %u (container %u, %s[%u]), not uid %u: uid %u cannot open "
+					 "uid %u (%s, %s[%u]), not uid %u: uid %u cannot open "
 					 "it (EBUSY), let alone reset it", d->dev.address, d->group,
-					 d->owner.uid, d->container, d->owner.comm, d->owner.pid, uid,
+					 d->owner.uid, via, d->owner.comm, d->owner.pid, uid,
 					 uid);
 			else
 				snprintf(v->reason, sizeof(v->reason), "%s: its group %u is held by "
@@ -738,8 +744,8 @@ void ia_reset_verdict(const struct ia_reset *r, uint32_t uid, bool caller_is_uid
 					 "it", d->dev.address, d->group, uid);
 		} else if (d->owner.present)
 			snprintf(v->reason, sizeof(v->reason), "%s: group %u is held by uid %u "
-				 "(container %u, %s[%u]), not uid %u: the reset fails (EINVAL)",
-				 d->dev.address, d->group, d->owner.uid, d->container,
+				 "(%s, %s[%u]), not uid %u: the reset fails (EINVAL)",
+				 d->dev.address, d->group, d->owner.uid, via,
 				 d->owner.comm, d->owner.pid, uid);
 		else
 			snprintf(v->reason, sizeof(v->reason), "%s: group %u is held by another "
