@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "ia_vfio.h"
+#include "ia_iommufd.h"
 
 #define EDU_BUF (1 << 20)
 
@@ -314,4 +315,40 @@ void vfio_mdev_cleanup(void)
 		closedir(d);
 	if (system("rmmod ia_mdev 2>/dev/null"))
 		;	/* loaded by someone else, or not at all */
+}
+
+int iommufd_bind_bdf(const char *bdf, int *ifd, __u32 *ioas)
+{
+	struct iommu_ioas_alloc al = { .size = sizeof(al) };
+	struct vfio_device_bind_iommufd b = { .argsz = sizeof(b) };
+	struct vfio_device_attach_iommufd_pt at = { .argsz = sizeof(at) };
+	char path[300], cdev[320] = "";
+	struct dirent *de;
+	int dfd;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vfio-dev", bdf);
+	d = opendir(path);
+	if (!d)
+		return -ENOENT;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "vfio", 4))
+			snprintf(cdev, sizeof(cdev), "/dev/vfio/devices/%s", de->d_name);
+	closedir(d);
+	if (!cdev[0])
+		return -ENOENT;
+	*ifd = open("/dev/iommu", O_RDWR);
+	if (*ifd < 0)
+		return -errno;
+	dfd = open(cdev, O_RDWR);
+	if (dfd < 0)
+		return -errno;
+	b.iommufd = *ifd;
+	if (ioctl(dfd, VFIO_DEVICE_BIND_IOMMUFD, &b) || ioctl(*ifd, IOMMU_IOAS_ALLOC, &al))
+		return -errno;
+	*ioas = al.out_ioas_id;
+	at.pt_id = al.out_ioas_id;
+	if (ioctl(dfd, VFIO_DEVICE_ATTACH_IOMMUFD_PT, &at))
+		return -errno;
+	return dfd;
 }

@@ -20,10 +20,11 @@
 # with the errno the tool predicted. KTAP output, as root.
 . "$(dirname "$0")/ktap_lib.sh"
 tmp=$(mktemp -d)
-h1="" h2=""
+h1="" h2="" h3=""
 cleanup() {
 	[ -n "$h1" ] && exec 3>&- && wait "$h1" 2>/dev/null
 	[ -n "$h2" ] && exec 4>&- && wait "$h2" 2>/dev/null
+	[ -n "$h3" ] && exec 5>&- && wait "$h3" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -161,6 +162,40 @@ h1=""
 check "(i) released: verdict group-not-held for uid 1000 (it must open the group)" \
 	[ "$(verdict "$e1" 1000)" = group-not-held ]
 check "(i) the kernel agrees: opening the group as told, uid 1000's reset succeeds" agrees "$e1" 1000
+
+# --- (i') the same edu held through iommufd (kernels with CONFIG_IOMMUFD) ---
+# uid 1000 opens it through its VFIO cdev and binds it to an iommufd context
+# of its own: the survey names it as holder, the kernel refuses anyone the
+# group fd (EBUSY), and uid 1000's own hot reset through that context (no
+# group fds) goes through.
+if [ -e /dev/iommu ]; then
+	cdev=$(ls "/sys/bus/pci/devices/$e1/vfio-dev" 2>/dev/null | head -n1)
+	chown 1000 /dev/iommu "/dev/vfio/devices/$cdev"
+	mkfifo "$tmp/fdhold"
+	runas 1000 reset_tool fdhold "$e1" <"$tmp/fdhold" >"$tmp/fdhold.out" 2>&1 &
+	h3=$!
+	exec 5>"$tmp/fdhold"
+	until_ok 200 grep -q holding "$tmp/fdhold.out"
+	check "(i') bound through iommufd by uid 1000 ($cdev): the group is listed as iommufd's, owner uid 1000" \
+		jqt ".[0].backend == \"iommufd\" and .[0].owner.uid == 1000 and .[0].owner.pid == $h3" \
+		"$(iommu-accountctl -j groups --id "$g1")"
+	check "(i') verdict for its holder (uid 1000): ok" [ "$(verdict "$e1" 1000)" = ok ]
+	out=$(iommu-accountctl reset-scope "$e1" --uid 1001)
+	check "(i') verdict for uid 1001: foreign-group, EBUSY, naming the iommufd holder" \
+		sh -c "[ '$(verdict "$e1" 1001)' = foreign-group ] && [ '$(predicted_errno "$e1" 1001)' = EBUSY ] &&
+			echo \"\$1\" | grep -q 'held by uid 1000 (its VFIO cdev bound to iommufd, reset_tool\['" _ "$out"
+	check "(i') the kernel agrees for uid 1001 (the group fd: EBUSY)" agrees "$e1" 1001
+	echo reset >&5
+	until_ok 200 grep -q '^ok$\|^error' "$tmp/fdhold.out"
+	check "(i') the kernel agrees for uid 1000: its hot reset through iommufd succeeds ($(tail -n1 "$tmp/fdhold.out"))" \
+		grep -qx ok "$tmp/fdhold.out"
+	exec 5>&-
+	wait "$h3"
+	h3=""
+	chown 0 /dev/iommu "/dev/vfio/devices/$cdev"
+	check "(i') unbound: the group is nobody's again (verdict group-not-held for uid 1000)" \
+		[ "$(verdict "$e1" 1000)" = group-not-held ]
+fi
 
 # --- (ii) an edu on the root bus: no reset -------------------------------
 out=$(reset_tool info "$e0")

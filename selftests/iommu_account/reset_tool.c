@@ -19,6 +19,13 @@
  *                           with a random one); VFs are opened with it
  *   reset_tool hold GROUP   put GROUP in a container of our own and hold it
  *                           until stdin closes (prints "holding")
+ *   reset_tool fdhold BDF   open BDF through its VFIO cdev, bind it to an
+ *                           iommufd context of our own and attach it to an
+ *                           IOAS (prints "holding"); then, for each line
+ *                           "reset" on stdin, VFIO_DEVICE_PCI_HOT_RESET on
+ *                           that fd with no group fds (the iommufd way:
+ *                           every affected device must be ours), printing
+ *                           "ok" or "error ERRNO_NAME"; exits at EOF
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -31,6 +38,7 @@
 #include <linux/vfio.h>
 
 #include "ia_vfio.h"
+#include "ia_iommufd.h"
 
 static const char *errname(int e)
 {
@@ -203,6 +211,28 @@ static int hold(int group)
 	return 0;
 }
 
+static int fdhold(const char *bdf)
+{
+	struct vfio_pci_hot_reset hr = { .argsz = sizeof(hr) };
+	char line[64];
+	int ifd, dfd;
+	__u32 ioas;
+
+	dfd = iommufd_bind_bdf(bdf, &ifd, &ioas);
+	if (dfd < 0)
+		return fail(-dfd);
+	printf("holding\n");
+	while (fgets(line, sizeof(line), stdin)) {
+		if (strcmp(line, "reset\n"))
+			continue;
+		if (ioctl(dfd, VFIO_DEVICE_PCI_HOT_RESET, &hr))
+			printf("error %s\n", errname(errno));
+		else
+			printf("ok\n");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -214,7 +244,9 @@ int main(int argc, char **argv)
 		return hold(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "token"))
 		return token(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "fdhold"))
+		return fdhold(argv[2]);
 	fprintf(stderr, "usage: reset_tool info BDF | reset BDF [GROUP...] | hold GROUP | "
-		"token PF\n");
+		"token PF | fdhold BDF\n");
 	return 2;
 }
