@@ -952,3 +952,13 @@ int ia_dump_procs(struct ia_nl *s, bool by_uid, uint32_t uid, struct ia_proc *ou
 	return dump_all(s, IOMMU_ACCOUNT_CMD_GET_PROC, by_uid ? IOMMU_ACCOUNT_A_PROC_UID : 0, uid,
 			parse_proc, out, sizeof(*out), max);
 }
+
+uint64_t ia_uid_consumers(const struct ia_uid *u)
+{
+	uint64_t s = 0;
+	int i;
+
+	for (i = 0; i < IA_NCONS; i++)
+		s += u->consumer[i];
+	return s;
+}

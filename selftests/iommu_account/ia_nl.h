@@ -155,6 +155,8 @@ int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
 /* qpair thresholds (kind qpair) with margin; 0 or -errno. */
 int ia_set_qpair_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin);
 
+/* The bytes of every consumer of @u's breakdown together. */
+uint64_t ia_uid_consumers(const struct ia_uid *u);
 /* Convenience: the pot of @uid, or -1 if it has no user_struct. */
 int64_t ia_locked(struct ia_nl *s, uint32_t uid);
 

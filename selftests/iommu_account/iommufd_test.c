@@ -392,16 +392,6 @@ FIXTURE_TEARDOWN(iofd)
 	ia_nl_close(&self->nl);
 }
 
-static uint64_t sum_consumers(const struct ia_uid *u)
-{
-	uint64_t s = 0;
-	int i;
-
-	for (i = 0; i < IA_NCONS; i++)
-		s += u->consumer[i];
-	return s;
-}
-
 /* @uid's pot: its parts add up to the kernel's counter, nothing inexact. */
 static void get_uid(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_t uid,
 		    struct ia_uid *u)
@@ -409,9 +399,9 @@ static void get_uid(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_
 	ASSERT_EQ(0, ia_get_uid(nl, uid, u)) TH_LOG("uid %u: %s", uid, nl->extack);
 	ASSERT_TRUE(u->has_breakdown);
 	ASSERT_TRUE(u->has_iommufd);
-	EXPECT_EQ(u->locked, sum_consumers(u) + u->unattributed)
+	EXPECT_EQ(u->locked, ia_uid_consumers(u) + u->unattributed)
 		TH_LOG("uid %u: locked %llu, consumers %llu, unattributed %llu", uid,
-		       (unsigned long long)u->locked, (unsigned long long)sum_consumers(u),
+		       (unsigned long long)u->locked, (unsigned long long)ia_uid_consumers(u),
 		       (unsigned long long)u->unattributed);
 	EXPECT_EQ(0, u->inexact);
 }
