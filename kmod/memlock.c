@@ -315,7 +315,7 @@ void ia_memlock_exit(void)
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_ml_exiting = true;
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	/* Both sets at once: their wrappers share the grace periods. */
+	/* All three sets at once: their wrappers share the grace periods. */
 	ia_hook_sets_unregister(ia_ml_sets, ARRAY_SIZE(ia_ml_sets));
 	ia_ml_uring_forget();
 	ia_ml_iommufd_forget();
