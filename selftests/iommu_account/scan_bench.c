@@ -344,8 +344,14 @@ int main(int argc, char **argv)
 		return procs(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "containers"))
 		return containers(atoi(argv[2]));
-	if (argc == 4 && !strcmp(argv[1], "mdev-containers"))
+	if (argc == 4 && !strcmp(argv[1], "mdev-containers")) {
+		if (atoi(argv[2]) < 1) {
+			fprintf(stderr, "scan_bench: mdev-containers takes N of 1 or more, not '%s'\n",
+				argv[2]);
+			return 2;
+		}
 		return mdev_containers(atoi(argv[2]), atoi(argv[3]));
+	}
 	fprintf(stderr, "usage: scan_bench procs N UIDS REPS | containers REPS | mdev-containers N REPS\n");
 	return 2;
 }
