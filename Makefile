@@ -23,7 +23,7 @@ VERSION := $(shell cat $(CURDIR)/VERSION)
 DKMS_SRC = $(DESTDIR)/usr/src/iommu-account-$(VERSION)
 DEMO_KERNEL ?= 6.12
 
-.PHONY: all module userspace selftests install install-module install-tools clean check check-one check-host demo bench \
+.PHONY: all module userspace selftests install install-module install-tools clean check check-one demo bench \
 	dkms-source dkms-install dkms-remove deb check-packages sign
 
 all: module userspace selftests
