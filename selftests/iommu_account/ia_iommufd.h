@@ -91,6 +91,11 @@ struct vfio_device_detach_iommufd_pt {
 #endif
 
 /*
+ * Open VFIO cdev @cdev, bind it to the iommufd context @ifd and attach it to
+ * IOAS @ioas. The device fd, or -errno.
+ */
+int iommufd_bind_cdev(int ifd, const char *cdev, __u32 ioas);
+/*
  * Open /dev/iommu (into *@ifd), BDF's VFIO cdev (/dev/vfio/devices/vfioN,
  * from sysfs), bind it to the context and attach it to a new IOAS (into
  * *@ioas). The device fd, or -errno.

@@ -317,14 +317,24 @@ void vfio_mdev_cleanup(void)
 		;	/* loaded by someone else, or not at all */
 }
 
+int iommufd_bind_cdev(int ifd, const char *cdev, __u32 ioas)
+{
+	struct vfio_device_bind_iommufd b = { .argsz = sizeof(b), .iommufd = ifd };
+	struct vfio_device_attach_iommufd_pt at = { .argsz = sizeof(at), .pt_id = ioas };
+	int dfd = open(cdev, O_RDWR);
+
+	if (dfd < 0)
+		return -errno;
+	if (ioctl(dfd, VFIO_DEVICE_BIND_IOMMUFD, &b) || ioctl(dfd, VFIO_DEVICE_ATTACH_IOMMUFD_PT, &at))
+		return -errno;
+	return dfd;
+}
+
 int iommufd_bind_bdf(const char *bdf, int *ifd, __u32 *ioas)
 {
 	struct iommu_ioas_alloc al = { .size = sizeof(al) };
-	struct vfio_device_bind_iommufd b = { .argsz = sizeof(b) };
-	struct vfio_device_attach_iommufd_pt at = { .argsz = sizeof(at) };
 	char path[300], cdev[320] = "";
 	struct dirent *de;
-	int dfd;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vfio-dev", bdf);
@@ -340,15 +350,8 @@ int iommufd_bind_bdf(const char *bdf, int *ifd, __u32 *ioas)
 	*ifd = open("/dev/iommu", O_RDWR);
 	if (*ifd < 0)
 		return -errno;
-	dfd = open(cdev, O_RDWR);
-	if (dfd < 0)
-		return -errno;
-	b.iommufd = *ifd;
-	if (ioctl(dfd, VFIO_DEVICE_BIND_IOMMUFD, &b) || ioctl(*ifd, IOMMU_IOAS_ALLOC, &al))
+	if (ioctl(*ifd, IOMMU_IOAS_ALLOC, &al))
 		return -errno;
 	*ioas = al.out_ioas_id;
-	at.pt_id = al.out_ioas_id;
-	if (ioctl(dfd, VFIO_DEVICE_ATTACH_IOMMUFD_PT, &at))
-		return -errno;
-	return dfd;
+	return iommufd_bind_cdev(*ifd, cdev, al.out_ioas_id);
 }

@@ -220,20 +220,6 @@ static int64_t fd_do(struct fd_ctx *x, const struct fd_cmd *c)
 	return -EINVAL;
 }
 
-static int attach(int ifd, const char *cdev, uint32_t ioas)
-{
-	struct vfio_device_bind_iommufd b = { .argsz = sizeof(b) };
-	struct vfio_device_attach_iommufd_pt at = { .argsz = sizeof(at), .pt_id = ioas };
-	int dfd = open(cdev, O_RDWR);
-
-	if (dfd < 0)
-		return -errno;
-	b.iommufd = ifd;
-	if (ioctl(dfd, VFIO_DEVICE_BIND_IOMMUFD, &b) || ioctl(dfd, VFIO_DEVICE_ATTACH_IOMMUFD_PT, &at))
-		return -errno;
-	return dfd;
-}
-
 /*
  * The agent's set-up as root: /dev/iommu (its accounting mode set first:
  * IOMMU_OPTION needs CAP_SYS_RESOURCE and a context without objects), one
@@ -256,14 +242,14 @@ static int fd_setup(struct fd_ctx *x, enum fd_mode mode, uid_t uid, uint64_t lim
 	if (ioctl(x->ifd, IOMMU_IOAS_ALLOC, &al))
 		return -errno;
 	x->ioas = al.out_ioas_id;
-	x->dfd = attach(x->ifd, cdev[0], x->ioas);
+	x->dfd = iommufd_bind_cdev(x->ifd, cdev[0], x->ioas);
 	if (x->dfd < 0)
 		return x->dfd;
 	if (ndev > 1) {
 		if (ioctl(x->ifd, IOMMU_IOAS_ALLOC, &al))
 			return -errno;
 		x->ioas2 = al.out_ioas_id;
-		if (attach(x->ifd, cdev[1], x->ioas2) < 0)
+		if (iommufd_bind_cdev(x->ifd, cdev[1], x->ioas2) < 0)
 			return -errno;
 	}
 	if (mode == FD_EXEMPT)
