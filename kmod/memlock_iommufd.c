@@ -379,7 +379,7 @@ void ia_ml_iommufd_start(void)
 	WRITE_ONCE(ia_ml_iommufd_on, true);
 	ia_hook_set_describe(&ia_ml_iommufd_hooks, mech, sizeof(mech));
 	ia_feature_set(IA_FEAT_IOMMUFD, true,
-		       "pins: iopt_alloc_pages, do_update_pinned (__account_locked_vm in it: mm mode), iopt_release_pages; devices: iommufd_device_bind, _unbind; hooks: %s",
+		       "pins: iopt_alloc_pages, do_update_pinned, __account_locked_vm, iopt_release_pages; devices: iommufd_device_bind/unbind; hooks: %s",
 		       mech);
 }
 
