@@ -287,25 +287,22 @@ int cmd_explain(struct ia_ctx *ctx)
 			printf("Top holders:\n");
 			for (i = 0; i < ps.n && i < 5 && held(&ps.p[i]); i++) {
 				const struct ia_proc *p = &ps.p[i];
-				const char *sep = " (";
+				unsigned int kinds = 0, last = 0;
 
 				printf("  %s[%u]: %s", p->comm, p->pid,
 				       ia_human_bytes(held(p), b1, sizeof(b1)));
-				/* By consumer, when more than one kind or not only io_uring's. */
-				for (c = 0; c < IA_NCONSUMERS; c++) {
-					if (!p->consumer[c] || p->consumer[c] == held(p))
-						continue;
-					printf("%s%s %s", sep, ia_consumer_name(c),
-					       ia_human_bytes(p->consumer[c], b2, sizeof(b2)));
-					sep = ", ";
-				}
-				if (*sep == ',')
-					printf(")");
-				else if (!p->consumer[IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS] &&
-					 !p->rings)
-					for (c = 0; c < IA_NCONSUMERS; c++)
-						if (p->consumer[c])
-							printf(" of %s", ia_consumer_name(c));
+				for (c = 0; c < IA_NCONSUMERS; c++)
+					if (p->consumer[c])
+						kinds++, last = c;
+				/* By consumer when several; by name when one that is not a ring's. */
+				for (c = 0, k = 0; kinds > 1 && c < IA_NCONSUMERS; c++)
+					if (p->consumer[c])
+						printf("%s%s %s%s", k++ ? ", " : " (", ia_consumer_name(c),
+						       ia_human_bytes(p->consumer[c], b2, sizeof(b2)),
+						       c == last ? ")" : "");
+				if (kinds == 1 && !p->rings &&
+				    last != IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS)
+					printf(" of %s", ia_consumer_name(last));
 				if (p->rings)
 					printf(" on %u ring%s", p->rings, p->rings == 1 ? "" : "s");
 				printf("\n");
