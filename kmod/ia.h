@@ -162,7 +162,8 @@ enum ia_kind {
 	IA_KIND_VFIO_CONTAINER = IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER,
 	IA_KIND_UID_POT = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT,
 	IA_KIND_QPAIR = IOMMU_ACCOUNT_QUOTA_KIND_QPAIR,
-	IA_KIND_MAX = IA_KIND_QPAIR,
+	IA_KIND_IOMMUFD_CTX = IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX,
+	IA_KIND_MAX = IA_KIND_IOMMUFD_CTX,
 };
 
 /*
@@ -182,7 +183,11 @@ struct ia_quota_rec {
 	u64 cgroup_id;
 	u64 peak, submitted, completed, deferred_now, deferred_total;
 	u32 warn, crit;			/* per mille */
-	u32 flags;			/* IOMMU_ACCOUNT_QUOTA_FLAGS_* */
+	u32 flags;			/* IOMMU_ACCOUNT_QUOTA_FLAGS_*: pub and fdctx */
+	/* an iommufd context (memlock_iommufd.c) */
+	bool fdctx;
+	u32 fd_mode;			/* IOMMU_ACCOUNT_IOMMUFD_MODE_* */
+	u32 mappings, devices;
 	/* the last refusal (pot: with the refused process's cgroup) */
 	bool has_last;
 	struct ia_failure last;
@@ -409,6 +414,16 @@ struct ia_group_dev {
 /* The process that bound PCI device @name to an iommufd context, if one did. */
 bool ia_iommufd_dev_owner(const char *name, struct ia_owner *o);
 
+struct ia_quota_list;
+
+/*
+ * The iommufd contexts (kind iommufd-ctx) that @f passes (id, owner uid and
+ * pid), sorted by id; kvfree() it. Empty when contexts are not followed.
+ */
+struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_filter *f);
+/* Contexts are followed (their hooks took). */
+bool ia_iommufd_ctx_followed(void);
+
 struct ia_group_snap {
 	unsigned int ndev;
 	struct ia_group_dev *dev;	/* sorted by group, then address */
@@ -552,17 +567,18 @@ struct ia_proc_scope {
 struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc);
 void ia_proc_snap_free(void *snap);
 
-/* --- source: quotas published by applications (pub.c) --------------------- */
-
-struct ia_pub_snap {
+/* Quota objects of one kind, as a source's snapshot gives them; kvfree() it. */
+struct ia_quota_list {
 	unsigned int nr;
 	struct ia_quota_rec rec[];	/* sorted by id */
 };
 
+/* --- source: quotas published by applications (pub.c) --------------------- */
+
 int ia_pub_init(void);
 void ia_pub_exit(void);
 /* The published objects of @kind (-1: all) that @f passes (id, owner); kvfree() it. */
-struct ia_pub_snap *ia_pub_snapshot(s64 kind, const struct ia_filter *f);
+struct ia_quota_list *ia_pub_snapshot(s64 kind, const struct ia_filter *f);
 void ia_pub_thresholds_get(struct ia_thresholds *t, u32 *margin);
 /* New thresholds of the kind, applied at once to objects without their own. */
 void ia_pub_thresholds_set(const struct ia_thresholds *t, u32 margin);

@@ -112,6 +112,8 @@ struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 
 static void ia_ml_rec_del(struct ia_ml_rec *r)
 {
+	if (r->fdctx)
+		ia_fd_ctx_put(r);
 	hash_del(&r->hnode);
 	hash_del(&r->cnode);
 	put_pid(r->pid);
@@ -136,6 +138,8 @@ void ia_ml_release(struct ia_ml_rec *r, u64 pages)
 		pages = r->pages;
 	}
 	r->pages -= pages;
+	if (r->fdctx)
+		ia_fd_ctx_unpinned(r, pages);
 	if (u) {
 		u64 *c = r->mode == IA_ML_MM ? &u->iommufd_mm_pages :
 			 r->mode == IA_ML_EXEMPT ? &u->iommufd_exempt_pages :

@@ -72,7 +72,15 @@ struct ia_ml_rec {
 	bool keep;
 	enum ia_ml_mode mode;
 	const struct user_struct *user;	/* iommufd: the pot, valid while the object lives */
+	struct ia_fd_ctx *fdctx;	/* iommufd: the context it was mapped in, if known */
 };
+
+/*
+ * An iommufd record's context (memlock_iommufd.c), under ia_ml_lock: @pages
+ * of @r were unpinned; @r goes (the context's reference with it).
+ */
+void ia_fd_ctx_unpinned(struct ia_ml_rec *r, u64 pages);
+void ia_fd_ctx_put(struct ia_ml_rec *r);
 
 /* The ledger (memlock.c), every function under ia_ml_lock. */
 struct ia_ml_user *ia_ml_user_get(kuid_t uid);

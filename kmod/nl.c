@@ -209,10 +209,23 @@ static u32 ia_thr_kind(struct genl_info *info)
 	return a ? nla_get_u32(a) : IA_KIND_VFIO_CONTAINER;
 }
 
+/* A kind without thresholds of its own: -EOPNOTSUPP, saying where to look. */
+static int ia_thr_none(struct genl_info *info, u32 kind)
+{
+	if (kind != IA_KIND_IOMMUFD_CTX)
+		return 0;
+	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_KIND],
+			    "iommufd-ctx has no thresholds: its user-mode pins are in the uid-pot's");
+	return -EOPNOTSUPP;
+}
+
 int ia_nl_get_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ia_thr_reply r;
+	int ret = ia_thr_none(info, ia_thr_kind(info));
 
+	if (ret)
+		return ret;
 	ia_thresholds_of(ia_thr_kind(info), &r);
 	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, ia_put_thresholds, &r, 0);
 }
@@ -227,12 +240,16 @@ int ia_nl_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 kind = ia_thr_kind(info);
 	struct ia_thr_reply r;
 	struct ia_thresholds t;
+	int ret;
 
 	if (!ia_nl_admin(skb)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "changing thresholds needs CAP_SYS_ADMIN in the initial user namespace");
 		return -EPERM;
 	}
+	ret = ia_thr_none(info, kind);
+	if (ret)
+		return ret;
 	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_WARN) ||
 	    GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT))
 		return -EINVAL;
@@ -318,6 +335,14 @@ int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev)
 					   &init_user_ns);
 	if (ret)
 		return ret;
+	/* A refused pin of an iommufd context: its size and the process's counter. */
+	if (ev->kind == IA_KIND_IOMMUFD_CTX && ev->type == IA_EV_FAILURE &&
+	    (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_CGROUP_ID, ev->cgroup_id, pad) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_SIZE, ev->size, pad) ||
+	     (ev->locked_bytes &&
+	      nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES, ev->locked_bytes, pad)) ||
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT, ev->memlock, pad)))
+		return -EMSGSIZE;
 	if (ev->type == IA_EV_FAILURE &&
 	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ERRNO, ev->err) ||
 	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_COUNT, ev->count)))

@@ -21,13 +21,20 @@ struct ia_quota_kind {
 	const char *name;
 	const char *unit;
 	enum ia_feature needs;	/* the source that must be active */
+	bool (*followed)(void);	/* and what of it must have taken, if not all */
 };
 
 static const struct ia_quota_kind ia_quota_kinds[] = {
 	{ IA_KIND_VFIO_CONTAINER, "vfio-container", "entries", IA_FEAT_VFIO_TYPE1 },
 	{ IA_KIND_UID_POT, "uid-pot", "bytes", IA_FEAT_UID_TASKS },
 	{ IA_KIND_QPAIR, "qpair", "descriptors", IA_FEAT_PUBLISHED },
+	{ IA_KIND_IOMMUFD_CTX, "iommufd-ctx", "bytes", IA_FEAT_IOMMUFD, ia_iommufd_ctx_followed },
 };
+
+static bool ia_quota_kind_on(const struct ia_quota_kind *k, const struct ia_feature_info *feat)
+{
+	return feat[k->needs].active && (!k->followed || k->followed());
+}
 
 int ia_nl_put_quota_kinds(struct sk_buff *msg, const struct ia_feature_info *feat)
 {
@@ -37,7 +44,7 @@ int ia_nl_put_quota_kinds(struct sk_buff *msg, const struct ia_feature_info *fea
 
 	for (i = 0; i < ARRAY_SIZE(ia_quota_kinds); i++) {
 		k = &ia_quota_kinds[i];
-		if (!feat[k->needs].active)
+		if (!ia_quota_kind_on(k, feat))
 			continue;
 		nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_STATUS_QUOTA_KIND);
 		if (!nest ||
@@ -72,6 +79,11 @@ static int ia_put_quota_rec(struct sk_buff *msg, const struct ia_quota_rec *q,
 	    (q->has_last && ia_put_failure(msg, IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE, &q->last,
 					   q->last_cgpath, ns)))
 		return -EMSGSIZE;
+	if (q->fdctx)
+		return nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE, q->fd_mode) ||
+		       nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_MAPPINGS, q->mappings) ||
+		       nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_DEVICES, q->devices) ||
+		       nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_FLAGS, q->flags) ? -EMSGSIZE : 0;
 	if (!q->pub)
 		return 0;
 	if (nla_put_string(msg, IOMMU_ACCOUNT_A_QUOTA_NAME, q->name) ||
@@ -179,7 +191,7 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 {
 	struct user_namespace *ns = current_user_ns();
 	struct ia_container_snap *cs = NULL;
-	struct ia_pub_snap *ps = NULL;
+	struct ia_quota_list *ps = NULL, *fs = NULL;
 	struct ia_uid_snap *us = NULL;
 	bool admin = ia_nl_admin(skb);
 	bool by_uid = f->obj.by_uid || !admin;
@@ -227,6 +239,15 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 		}
 		n += ps->nr;
 	}
+	if (ia_quota_want(f, IA_KIND_IOMMUFD_CTX) && ia_feature_active(IA_FEAT_IOMMUFD)) {
+		fs = ia_iommufd_ctx_snapshot(&of);
+		if (IS_ERR(fs)) {
+			snap = ERR_CAST(fs);
+			fs = NULL;
+			goto out;
+		}
+		n += fs->nr;
+	}
 	snap = kvmalloc(struct_size(snap, rec, n), GFP_KERNEL);
 	if (!snap) {
 		snap = ERR_PTR(-ENOMEM);
@@ -240,12 +261,15 @@ static struct ia_quota_snap *ia_quota_snapshot(const struct sk_buff *skb,
 		ia_quota_from_uid(&snap->rec[snap->nr++], &us->rec[i], us->ml, ns);
 	for (i = 0; ps && i < ps->nr; i++)
 		snap->rec[snap->nr++] = ps->rec[i];
+	for (i = 0; fs && i < fs->nr; i++)
+		snap->rec[snap->nr++] = fs->rec[i];
 out:
 	if (us)
 		ia_uid_snap_free(us);
 	if (cs)
 		ia_container_snap_free(cs);
 	kvfree(ps);
+	kvfree(fs);
 	return snap;
 }
 

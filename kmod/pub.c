@@ -586,9 +586,9 @@ static struct miscdevice ia_pub_dev = {
 
 /* --- snapshots and thresholds --------------------------------------------------------- */
 
-struct ia_pub_snap *ia_pub_snapshot(s64 kind, const struct ia_filter *f)
+struct ia_quota_list *ia_pub_snapshot(s64 kind, const struct ia_filter *f)
 {
-	struct ia_pub_snap *snap;
+	struct ia_quota_list *snap;
 	struct ia_pub *p;
 	unsigned long i, n = 0;
 

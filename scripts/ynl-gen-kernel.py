@@ -149,7 +149,11 @@ class Gen:
             lines.append(f"/* {self.prefix}_CMD_{up(op['name'])}: what its {modes} request accepts */")
             lines.append(f"static const struct nla_policy {pname}[{self.attr_name(aset, attrs[-1])} + 1] = {{")
             for a in attrs:
-                lines.append(f"\t[{self.attr_name(aset, a)}] = {self.policy_entry(aset, a)},")
+                line = f"\t[{self.attr_name(aset, a)}] = {self.policy_entry(aset, a)},"
+                if len(line.expandtabs(8)) > 100:
+                    # checkpatch's limit: the value on a line of its own
+                    line = f"\t[{self.attr_name(aset, a)}] =\n\t\t{self.policy_entry(aset, a)},"
+                lines.append(line)
             lines += ["};", ""]
         lines.append("const struct genl_ops ia_nl_ops[IA_NL_N_OPS] = {")
         for op in self.ops:

@@ -592,6 +592,8 @@ int ia_events_join(struct ia_nl *s)
 
 static void parse_quota_attr(const struct nlattr *a, struct ia_quota *q)
 {
+	const struct nlattr *f;
+
 	switch (mnl_attr_get_type(a)) {
 	case IOMMU_ACCOUNT_A_QUOTA_KIND:
 		q->kind = mnl_attr_get_u32(a);
@@ -645,6 +647,25 @@ static void parse_quota_attr(const struct nlattr *a, struct ia_quota *q)
 		break;
 	case IOMMU_ACCOUNT_A_QUOTA_FLAGS:
 		q->flags = mnl_attr_get_u32(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE:
+		q->has_mode = true;
+		q->mode = mnl_attr_get_u32(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_MAPPINGS:
+		q->mappings = mnl_attr_get_u32(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_DEVICES:
+		q->devices = mnl_attr_get_u32(a);
+		break;
+	case IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE:
+		q->has_last = true;
+		mnl_attr_for_each_nested(f, a) {
+			if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_ERRNO)
+				q->last_err = mnl_attr_get_u32(f);
+			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_SIZE)
+				q->last_size = mnl_attr_get_u64(f);
+		}
 		break;
 	}
 }

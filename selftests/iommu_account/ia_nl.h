@@ -89,6 +89,12 @@ struct ia_quota {
 	uint64_t peak, submitted, completed, deferred_now, deferred_total;
 	char name[64];
 	struct ia_owner owner;
+	/* iommufd-ctx */
+	bool has_mode;
+	uint32_t mode, mappings, devices;
+	bool has_last;
+	uint32_t last_err;
+	uint64_t last_size;
 };
 
 struct ia_event {

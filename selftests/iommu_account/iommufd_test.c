@@ -46,6 +46,7 @@
 #define MiB (1024 * KiB)
 #define FD IOMMU_ACCOUNT_CONSUMER_IOMMUFD
 #define BUFS IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS
+#define CTX IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX
 
 /* --- the VFIO cdevs of the edu devices ------------------------------------ */
 
@@ -446,6 +447,26 @@ static int next_failure(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
 	return 0;
 }
 
+/* The iommufd context whose owner is @pid into @q: how many there are, or -errno. */
+static int ctx_of(struct ia_nl *nl, pid_t pid, struct ia_quota *q)
+{
+	struct ia_quota qs[4];
+	int n = ia_dump_quotas(nl, CTX, -1, pid, qs, 4);
+
+	if (n == 1)
+		*q = qs[0];
+	return n;
+}
+
+/* The next event of an iommufd context within 5 s (others skipped): 1, or 0. */
+static int next_ctx_event(struct ia_nl *s, struct ia_event *ev)
+{
+	while (ia_event_read(s, ev, 5000) == 1)
+		if (ev->kind == CTX)
+			return 1;
+	return 0;
+}
+
 /*
  * One pot, two consumers: an io_uring agent of uid 42101 registers 2 MiB,
  * an iommufd agent of the same uid (8 MiB limit each) maps 1 MiB areas
@@ -744,12 +765,16 @@ TEST_F(iofd, mapped_before_load_unattributed)
  * Per-process mode (IOMMU_OPTION_RLIMIT_MODE 1): the pins go to the agent's
  * mm->locked_vm (VmLck), the pot is untouched, and the module shows them
  * as iommufd-mm-bytes. The kernel refuses at the process's own limit
- * (2 MiB: the third 1 MiB map), which is no refusal of the pot.
+ * (2 MiB: the third 1 MiB map), which is no refusal of the pot but one of
+ * the context: its object says mm mode, 2 MiB of a 2 MiB limit and one
+ * refusal, and its failure event gives the agent's VmLck and limit.
  */
 TEST_F(iofd, rlimit_mode_charges_the_process)
 {
 	const uint32_t uid = 42104;
 	struct fd_agent f = { 0 };
+	struct ia_event ev;
+	struct ia_quota q;
 	struct ia_uid u;
 	int64_t lck0;
 
@@ -765,6 +790,34 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	EXPECT_EQ(0, u.consumer[FD]);
 	EXPECT_EQ(2 * MiB, u.iommufd_mm);
 	EXPECT_EQ(0, u.refusals);
+
+	/* The context: mm mode, its 2 MiB, the process's limit, the refusal. */
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_TRUE(q.has_mode);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, q.mode);
+	EXPECT_EQ(2 * MiB, q.used);
+	EXPECT_TRUE(q.has_limit);
+	EXPECT_EQ(2 * MiB, q.limit);
+	EXPECT_EQ(2, q.mappings);
+	EXPECT_EQ(1, q.devices);
+	EXPECT_EQ(1, q.refusals);
+	EXPECT_TRUE(q.has_last);
+	EXPECT_EQ(ENOMEM, q.last_err);
+	EXPECT_EQ(uid, q.uid);
+
+	/* Its failure event names the context, the process's counter and limit. */
+	ASSERT_EQ(1, next_ctx_event(&self->ev, &ev)) TH_LOG("no iommufd-ctx event");
+	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_FAILURE, ev.type);
+	EXPECT_EQ(ENOMEM, ev.err);
+	EXPECT_EQ(1, ev.count);
+	EXPECT_TRUE(ev.has_quota);
+	EXPECT_EQ(q.id, ev.quota.id);
+	EXPECT_EQ((uint32_t)f.pid, ev.who.pid);
+	EXPECT_EQ(2 * MiB, ev.memlock);
+	EXPECT_EQ((uint64_t)lck0 + 2 * MiB, ev.locked);
+	EXPECT_LT(0, ev.size);
+	EXPECT_GE(1 * MiB, ev.size);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, ev.quota.mode);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, u.iommufd_mm);
@@ -772,11 +825,13 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 
 /*
  * CAP_IPC_LOCK: an agent that stays root maps 3 MiB; root's pot does not
- * move, and the module shows the pins as iommufd-exempt-bytes.
+ * move, and the module shows the pins as iommufd-exempt-bytes, and its
+ * context in mode none.
  */
 TEST_F(iofd, cap_ipc_lock_not_charged)
 {
 	struct fd_agent f = { 0 };
+	struct ia_quota q;
 	struct ia_uid u;
 	uint64_t base, exempt0;
 
@@ -790,10 +845,96 @@ TEST_F(iofd, cap_ipc_lock_not_charged)
 	EXPECT_EQ(base, u.locked);
 	EXPECT_EQ(exempt0 + 3 * MiB, u.iommufd_exempt);
 	EXPECT_EQ(0, u.consumer[FD]);
+	/* The context: pinned 3 MiB, charged nowhere, no limit. */
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_NONE, q.mode);
+	EXPECT_EQ(3 * MiB, q.used);
+	EXPECT_FALSE(q.has_limit);
+	EXPECT_EQ(2, q.mappings);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, 0, &u);
 	EXPECT_EQ(exempt0, u.iommufd_exempt);
 	EXPECT_EQ(base, u.locked);
+}
+
+/*
+ * The context as a quota object (kind iommufd-ctx), against the pot and
+ * the sizes mapped: an agent of uid 42106 (8 MiB limit) opens /dev/iommu as
+ * root, binds two devices (one per IOAS), then maps as its uid. Listed at
+ * once with its two devices and mode unknown; after 1 + 2 MiB its used is
+ * the pot's iommufd part, two mappings, mode user, owned by the uid that
+ * mapped; a COPY shares pages (nothing more); a map the pot refuses is the
+ * context's refusal; an unmap takes its mapping off; and the context
+ * leaves the listing with the agent. iommu-accountctl shows the same.
+ */
+TEST_F(iofd, context_listing_matches_the_pot)
+{
+	const uint32_t uid = 42106;
+	struct fd_agent f = { 0 };
+	char out[8192], cmd[160];
+	int64_t a, b, dst;
+	struct ia_quota q;
+	struct ia_uid u;
+	pid_t pid;
+
+	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 8 * MiB, self->cdev, 2));
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_EQ(0, q.used);
+	EXPECT_EQ(0, q.mappings);
+	EXPECT_EQ(2, q.devices);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_UNKNOWN, q.mode);
+	EXPECT_EQ(0, q.uid);		/* opened as root */
+	EXPECT_EQ((uint32_t)f.pid, q.owner.pid);
+	EXPECT_EQ(0, q.flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT);
+
+	a = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
+	b = fd_call(&f, OP_MAP, 2 * MiB, 0, 0);
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	get_uid(_metadata, &self->nl, uid, &u);
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_EQ(3 * MiB, q.used);
+	EXPECT_EQ(u.consumer[FD], q.used);
+	EXPECT_EQ(2, q.mappings);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_USER, q.mode);
+	EXPECT_EQ(uid, q.uid);
+	EXPECT_FALSE(q.has_limit);
+	EXPECT_EQ(0, q.refusals);
+
+	dst = fd_call(&f, OP_COPY, a, 1 * MiB, 0);
+	ASSERT_LE(0, dst) TH_LOG("IOMMU_IOAS_COPY: %s", strerror((int)-dst));
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_EQ(3 * MiB, q.used);
+	EXPECT_EQ(2, q.mappings);
+
+	/* 3 of 8 MiB charged: 6 MiB more is refused at the pot. */
+	EXPECT_EQ(-ENOMEM, fd_call(&f, OP_MAP, 6 * MiB, 0, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_EQ(u.refusals, q.refusals);
+	EXPECT_EQ(1, q.refusals);
+	EXPECT_TRUE(q.has_last);
+	EXPECT_EQ(ENOMEM, q.last_err);
+	EXPECT_EQ(3 * MiB, q.used);
+	EXPECT_EQ(2, q.mappings);
+
+	snprintf(cmd, sizeof(cmd), "iommu-accountctl --json quotas --kind iommufd-ctx --pid %d",
+		 f.pid);
+	run(cmd, out, sizeof(out));
+	EXPECT_NE(NULL, strstr(out, "\"iommufd_mode\":\"user\"")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"mappings\":2")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"devices\":2")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "\"used\":%llu", 3 * MiB);
+	EXPECT_NE(NULL, strstr(out, cmd)) TH_LOG("%s", out);
+
+	EXPECT_EQ((int64_t)(2 * MiB), fd_call(&f, OP_UNMAP, b, 2 * MiB, 0));
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_EQ(1 * MiB, q.used);
+	EXPECT_EQ(1, q.mappings);
+	pid = f.pid;
+	fd_agent_stop(&f);
+	EXPECT_EQ(0, ctx_of(&self->nl, pid, &q));
+	EXPECT_EQ(0, ia_dump_quotas(&self->nl, CTX, uid, -1, &q, 1));
 }
 
 IA_HARNESS_MAIN

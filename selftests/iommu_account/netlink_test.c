@@ -248,6 +248,33 @@ TEST_F(bad, set_thresholds_out_of_range)
 	EXPECT_EQ(crit, c2);
 }
 
+/*
+ * iommufd contexts have no thresholds of their own: asking for or setting
+ * them is EOPNOTSUPP with the reason, on every kernel, and no kind's
+ * thresholds change.
+ */
+TEST_F(bad, thresholds_of_iommufd_ctx)
+{
+	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS);
+	uint32_t warn, crit, w2, c2;
+
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &warn, &crit));
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, 100);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, 200);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_KIND,
+			 IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX);
+	EXPECT_EQ(-EOPNOTSUPP, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "iommufd-ctx has no thresholds"))
+		TH_LOG("extack: %s", self->nl.extack);
+	nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS);
+	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_KIND,
+			 IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX);
+	EXPECT_EQ(-EOPNOTSUPP, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
+	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &w2, &c2));
+	EXPECT_EQ(warn, w2);
+	EXPECT_EQ(crit, c2);
+}
+
 TEST_F(bad, get_container_missing_id)
 {
 	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_CONTAINER);

@@ -95,12 +95,37 @@ static const char *type_name(const struct ia_event *ev)
 	return "unknown";
 }
 
+/* A refused pin of an iommufd context in mm mode: the process's own limit refused it. */
+static void print_iommufd_text(const struct ia_event *ev)
+{
+	const struct ia_quota *q = &ev->quota;
+	char b[96], b1[32], b2[32], b3[32], b4[32], times[48] = "";
+
+	if (ev->count > 1)
+		snprintf(times, sizeof(times), " %u times", ev->count);
+	if (ev->locked_bytes)
+		snprintf(b3, sizeof(b3), "%s", ia_human_bytes(ev->locked_bytes, b4, sizeof(b4)));
+	else
+		snprintf(b3, sizeof(b3), "?");
+	printf("#%" PRIu64 " FAILURE iommufd context %u (%s mode): pin of %s refused%s (%s), "
+	       "process locked %s of RLIMIT_MEMLOCK %s; its %u mappings pin %s; by %s\n",
+	       ev->seq, q->id, ia_iommufd_mode_name(q->iommufd_mode),
+	       ia_human_bytes(ev->size, b1, sizeof(b1)), times, ia_errno_name((int)ev->err), b3,
+	       ia_human_bytes(ev->memlock_limit, b2, sizeof(b2)), q->mappings,
+	       ia_human_bytes(q->used, b4, sizeof(b4)), ia_owner_str(&ev->owner, b, sizeof(b)));
+}
+
 /* An event of a published object (qpair): the object as the module read it. */
 static void print_quota_text(const struct ia_event *ev)
 {
 	const struct ia_quota *q = &ev->quota;
 	char b[96], times[48] = "";
 
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX &&
+	    ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
+		print_iommufd_text(ev);
+		return;
+	}
 	ia_owner_str(&q->owner, b, sizeof(b));
 	switch (ev->type) {
 	case IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD:
@@ -139,20 +164,29 @@ static void print_json(struct ia_ctx *ctx, const struct ia_event *ev)
 	ia_json_str(j, "type", type_name(ev));
 	ia_json_u64(j, "time_ns", ev->time_ns);
 	if (ev->has_quota) {
-		/* The only kind with a quota nest so far; a newer one shows its number. */
+		/* The kinds with a quota nest; a newer one shows its number. */
 		bool qpair = ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_QPAIR;
+		bool fd = ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX;
+		const char *kind = qpair ? "qpair" : fd ? "iommufd-ctx" : NULL;
 		char kname[16];
 
 		snprintf(kname, sizeof(kname), "kind-%u", ev->kind);
-		ia_json_str(j, "kind", qpair ? "qpair" : kname);
+		ia_json_str(j, "kind", kind ? kind : kname);
 		if (failure) {
 			ia_json_u64(j, "errno", ev->err);
 			ia_json_u64(j, "count", ev->count);
 		} else if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD) {
 			json_threshold(j, ev);
 		}
+		if (failure && fd) {
+			ia_json_u64(j, "size", ev->size);
+			ia_json_u64(j, "locked_bytes", ev->locked_bytes);
+			ia_json_u64(j, "memlock_limit", ev->memlock_limit);
+			ia_json_owner(j, "owner", &ev->owner);
+		}
 		ia_json_obj_open(j, "quota");
-		ia_ctl_quota_json(j, &ev->quota, qpair ? "qpair" : kname, qpair ? "descriptors" : "");
+		ia_ctl_quota_json(j, &ev->quota, kind ? kind : kname,
+				  qpair ? "descriptors" : fd ? "bytes" : "");
 		ia_json_obj_close(j);
 		ia_json_obj_close(j);
 		printf("\n");

@@ -5,7 +5,9 @@
  * filtered by the module. Kinds are resolved by name from the module, so a
  * kind this tool was not built with shows too. Published kinds (qpair) add
  * their name, peak, deferred operations and whether their figures held
- * together.
+ * together. An iommufd context (iommufd-ctx) shows its accounting mode,
+ * its mappings and bound devices as "user 2m 1d" in the NAME column
+ * ("compat/mm ..." for the /dev/vfio/vfio container iommufd provides).
  */
 #include <errno.h>
 #include <string.h>
@@ -36,6 +38,12 @@ void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *
 	ia_json_owner(j, "owner", &q->owner);
 	ia_json_u64(j, "refusals", q->refusals);
 	ia_json_failure(j, "last_failure", &q->last_failure);
+	if (q->has_iommufd) {
+		ia_json_str(j, "iommufd_mode", ia_iommufd_mode_name(q->iommufd_mode));
+		ia_json_u64(j, "mappings", q->mappings);
+		ia_json_u64(j, "devices", q->devices);
+		ia_json_bool(j, "vfio_compat", q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT);
+	}
 	if (!q->has_pub)
 		return;
 	ia_json_str(j, "name", q->name);
@@ -76,8 +84,14 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 		snprintf(util, sizeof(util), "%.1f%%", 100.0 * (double)q->used / (double)q->limit);
 	else
 		snprintf(util, sizeof(util), "-");
-	snprintf(name, sizeof(name), "%s%s", q->has_pub ? q->name : "-",
-		 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT ? " (!)" : "");
+	if (q->has_iommufd)
+		/* An iommufd context: its mode, mappings and devices, in the name column. */
+		snprintf(name, sizeof(name), "%s%s %um %ud",
+			 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT ? "compat/" : "",
+			 ia_iommufd_mode_name(q->iommufd_mode), q->mappings, q->devices);
+	else
+		snprintf(name, sizeof(name), "%s%s", q->has_pub ? q->name : "-",
+			 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT ? " (!)" : "");
 	if (q->has_pub) {
 		ia_amount(k ? k->unit : "", (double)q->peak, peak, sizeof(peak));
 		snprintf(dfr, sizeof(dfr), "%llu/%llu", (unsigned long long)q->deferred_now,

@@ -178,6 +178,10 @@ struct ia_quota {
 	uint32_t warn, crit;		/* per mille */
 	uint32_t flags;			/* IOMMU_ACCOUNT_QUOTA_FLAGS_* */
 	struct ia_failure last_failure;	/* the kernel's last refusal of it */
+	/* an iommufd context: present when has_iommufd */
+	bool has_iommufd;
+	uint32_t iommufd_mode;		/* IOMMU_ACCOUNT_IOMMUFD_MODE_* */
+	uint32_t mappings, devices;
 };
 
 #define IA_NCONSUMERS 6		/* consumers this library knows */
@@ -324,6 +328,8 @@ struct ia_proc {
 
 /* "io_uring-buffers", ... */
 const char *ia_consumer_name(unsigned int c);
+/* An iommufd context's accounting mode: user (the pot), mm, none, unknown. */
+const char *ia_iommufd_mode_name(uint32_t mode);
 /* The bytes of every consumer together. */
 uint64_t ia_consumers_total(const uint64_t consumer[IA_NCONSUMERS]);
 

@@ -81,6 +81,18 @@ const char *ia_consumer_name(unsigned int c)
 	return c < IA_NCONSUMERS ? names[c] : "unknown";
 }
 
+const char *ia_iommufd_mode_name(uint32_t mode)
+{
+	static const char *const names[] = {
+		[IOMMU_ACCOUNT_IOMMUFD_MODE_UNKNOWN] = "unknown",
+		[IOMMU_ACCOUNT_IOMMUFD_MODE_USER] = "user",
+		[IOMMU_ACCOUNT_IOMMUFD_MODE_MM] = "mm",
+		[IOMMU_ACCOUNT_IOMMUFD_MODE_NONE] = "none",
+	};
+
+	return mode < sizeof(names) / sizeof(names[0]) ? names[mode] : "unknown";
+}
+
 uint64_t ia_consumers_total(const uint64_t consumer[IA_NCONSUMERS])
 {
 	uint64_t s = 0;
@@ -329,6 +341,10 @@ static int parse_quota(struct nlattr **tb, struct ia_quota *q)
 	q->crit = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_CRIT);
 	q->flags = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_FLAGS);
 	parse_failure(tb[IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE], &q->last_failure);
+	q->has_iommufd = tb[IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE];
+	q->iommufd_mode = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE);
+	q->mappings = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_MAPPINGS);
+	q->devices = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_DEVICES);
 	return 0;
 }
 

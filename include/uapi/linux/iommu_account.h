@@ -93,11 +93,17 @@ enum iommu_account_inexact {
  *   descriptors (an SPDK NVMe qpair's io_queue_requests), published by the
  *   application through /dev/iommu-account and libiommu-account: the kernel
  *   cannot see these pools, so their figures are the publisher's.
+ * @IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX: An iommufd context (an open
+ *   /dev/iommu, or the /dev/vfio/vfio container iommufd provides): the bytes
+ *   its IOAS mappings pinned. It has no limit of its own in user mode (the
+ *   uid-pot refuses) or when exempt; in mm mode the mapping process's
+ *   RLIMIT_MEMLOCK refuses, checked against its whole mm->locked_vm.
  */
 enum iommu_account_quota_kind {
 	IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER,
 	IOMMU_ACCOUNT_QUOTA_KIND_UID_POT,
 	IOMMU_ACCOUNT_QUOTA_KIND_QPAIR,
+	IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX,
 };
 
 /**
@@ -175,15 +181,41 @@ enum iommu_account_reset_set_kind {
 };
 
 /**
- * enum iommu_account_quota_flags - The state of a published quota object's
- *   figures.
+ * enum iommu_account_quota_flags - Flags of a quota object (the state of a
+ *   published one's figures; an iommufd context's origin).
  * @IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT: The publisher's figures
  *   contradicted themselves at least once (in use above the capacity,
  *   completions above submissions, a count that went backwards): they were
  *   clamped, and may be wrong. Only the publisher's own object is affected.
+ * @IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT: iommufd-ctx - the context is the
+ *   /dev/vfio/vfio container that iommufd provides
+ *   (CONFIG_IOMMUFD_VFIO_CONTAINER): a VFIO type1 client's mappings, with no
+ *   dma_entry_limit, charged in mm mode from the start.
  */
 enum iommu_account_quota_flags {
 	IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT = 1,
+	IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT = 2,
+};
+
+/**
+ * enum iommu_account_iommufd_mode - Where an iommufd context's pins are
+ *   charged.
+ * @IOMMU_ACCOUNT_IOMMUFD_MODE_UNKNOWN: Nothing pinned since the module loaded,
+ *   so not known yet.
+ * @IOMMU_ACCOUNT_IOMMUFD_MODE_USER: The mapping user's pot
+ *   (user_struct->locked_vm), against the mapper's RLIMIT_MEMLOCK:
+ *   IOPT_PAGES_ACCOUNT_USER, the default.
+ * @IOMMU_ACCOUNT_IOMMUFD_MODE_MM: The mapping process's mm->locked_vm, against
+ *   its RLIMIT_MEMLOCK: IOMMU_OPTION_RLIMIT_MODE 1, and the /dev/vfio/vfio
+ *   container.
+ * @IOMMU_ACCOUNT_IOMMUFD_MODE_NONE: No counter, because the mapper had
+ *   CAP_IPC_LOCK.
+ */
+enum iommu_account_iommufd_mode {
+	IOMMU_ACCOUNT_IOMMUFD_MODE_UNKNOWN,
+	IOMMU_ACCOUNT_IOMMUFD_MODE_USER,
+	IOMMU_ACCOUNT_IOMMUFD_MODE_MM,
+	IOMMU_ACCOUNT_IOMMUFD_MODE_NONE,
 };
 
 /**
@@ -303,6 +335,9 @@ enum {
 	IOMMU_ACCOUNT_A_QUOTA_CRIT,
 	IOMMU_ACCOUNT_A_QUOTA_FLAGS,
 	IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE,
+	IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE,
+	IOMMU_ACCOUNT_A_QUOTA_MAPPINGS,
+	IOMMU_ACCOUNT_A_QUOTA_DEVICES,
 
 	__IOMMU_ACCOUNT_A_QUOTA_MAX,
 	IOMMU_ACCOUNT_A_QUOTA_MAX = (__IOMMU_ACCOUNT_A_QUOTA_MAX - 1)
