@@ -149,7 +149,7 @@ static const char *amount(const char *unit, const char *v, char *buf, size_t len
 int cmd_alerts(struct ia_ctx *ctx)
 {
 	const char *addr = ctx->daemon ? ctx->daemon : "127.0.0.1:9847";
-	char b1[32], b2[32], eta[32], **f;
+	char b1[32], b2[32], eta[32], rate[48], **f;
 	struct ia_json *j = &ctx->j;
 	struct ia_alert_rows r;
 	unsigned int n;
@@ -182,18 +182,23 @@ int cmd_alerts(struct ia_ctx *ctx)
 			continue;
 		}
 		if (!n)
-			printf("%-15s %8s %-9s %11s %11s %6s %12s %9s  %s\n", "KIND", "OBJECT", "STATE",
-			       "USED", "LIMIT", "UTIL", "RATE/s", "ETA", "REASON");
+			printf("%-15s %8s %-9s %11s %11s %6s %16s %11s  %s\n", "KIND", "OBJECT",
+			       "STATE", "USED", "LIMIT", "UTIL", "RATE", "FULL IN", "REASON");
+		/* In the kind's unit per second; a flat or falling trend is "not filling". */
 		if (strcmp(f[IA_AL_ETA], "-"))
-			snprintf(eta, sizeof(eta), "%.0fs", strtod(f[IA_AL_ETA], NULL));
+			ia_duration_str(strtod(f[IA_AL_ETA], NULL), eta, sizeof(eta));
 		else
-			snprintf(eta, sizeof(eta), "-");
-		printf("%-15s %8s %-9s %11s %11s %5.1f%% %12.4g %9s  %s\n", f[IA_AL_KIND],
+			snprintf(eta, sizeof(eta), "not filling");
+		if (strcmp(f[IA_AL_RATE], "-"))
+			ia_rate_str(f[IA_AL_UNIT], strtod(f[IA_AL_RATE], NULL), rate, sizeof(rate));
+		else
+			snprintf(rate, sizeof(rate), "-");
+		printf("%-15s %8s %-9s %11s %11s %5.1f%% %16s %11s  %s\n", f[IA_AL_KIND],
 		       f[IA_AL_OBJECT], f[IA_AL_STATE],
 		       amount(f[IA_AL_UNIT], f[IA_AL_USED], b1, sizeof(b1)),
 		       amount(f[IA_AL_UNIT], f[IA_AL_LIMIT], b2, sizeof(b2)),
 		       strcmp(f[IA_AL_UTIL], "-") ? strtod(f[IA_AL_UTIL], NULL) * 100 : 0.0,
-		       strtod(f[IA_AL_RATE], NULL), eta, f[IA_AL_REASON]);
+		       rate, eta, f[IA_AL_REASON]);
 	}
 	ia_ctl_list_close(ctx);
 	if (!ctx->json && !r.n)

@@ -74,23 +74,18 @@ static void amount(const struct row *r, double v, char *buf, size_t len)
 		ia_amount(r->unit, v, buf, len);
 }
 
+/* When it fills: "3 min", or "not filling" for a flat or falling trend. */
 static void eta_str(double eta, char *buf, size_t len)
 {
 	if (eta < 0)
-		snprintf(buf, len, "-");
-	else if (eta < 120)
-		snprintf(buf, len, "%.0fs", eta);
-	else if (eta < 7200)
-		snprintf(buf, len, "%.0fm", eta / 60);
-	else if (eta < 172800)
-		snprintf(buf, len, "%.1fh", eta / 3600);
+		snprintf(buf, len, "not filling");
 	else
-		snprintf(buf, len, "%.0fd", eta / 86400);
+		ia_duration_str(eta, buf, len);
 }
 
 static bool frame(const char *addr, bool tty, int height)
 {
-	char used[32], limit[32], rate[32], eta[16], bar[32], now[32], **f;
+	char used[32], limit[32], rate[48], eta[32], bar[32], now[32], **f;
 	struct ia_alert_rows ar;
 	struct row *rows;
 	time_t t = time(NULL);
@@ -120,8 +115,8 @@ static bool frame(const char *addr, bool tty, int height)
 	qsort(rows, n, sizeof(*rows), cmp);
 	printf("iommu-accountctl top  %s  %d object(s)  module %s  (sorted by time to exhaustion%s)\n\n",
 	       now, n, ar.up ? "up" : "DOWN", tty ? "; q quits" : "");
-	printf("%-9s %-15s %8s  %-22s %6s %11s %11s %12s %7s\n", "STATE", "KIND", "OBJECT",
-	       "UTILISATION", "", "USED", "LIMIT", "RATE/s", "FULL IN");
+	printf("%-9s %-15s %8s  %-22s %6s %11s %11s %16s %11s\n", "STATE", "KIND", "OBJECT",
+	       "UTILISATION", "", "USED", "LIMIT", "RATE", "FULL IN");
 	for (i = 0; i < n && (!tty || i < height - 4); i++) {
 		const struct row *r = &rows[i];
 
@@ -131,12 +126,9 @@ static bool frame(const char *addr, bool tty, int height)
 		bar[20] = 0;
 		amount(r, r->used, used, sizeof(used));
 		amount(r, r->limit, limit, sizeof(limit));
-		if (!strcmp(r->unit, "bytes") && r->rate > 0)
-			ia_human_bytes((uint64_t)r->rate, rate, sizeof(rate));
-		else
-			snprintf(rate, sizeof(rate), "%.3g", r->rate);
+		ia_rate_str(r->unit, r->rate, rate, sizeof(rate));
 		eta_str(r->eta, eta, sizeof(eta));
-		printf("%s%-9s%s %-15s %8s  [%s] %5.1f%% %11s %11s %12s %7s\n",
+		printf("%s%-9s%s %-15s %8s  [%s] %5.1f%% %11s %11s %16s %11s\n",
 		       tty ? colour(r->state) : "", r->state, tty ? "\033[0m" : "", r->kind,
 		       r->object, bar, r->util >= 0 ? r->util * 100 : 0.0, used, limit, rate, eta);
 	}

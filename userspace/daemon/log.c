@@ -105,17 +105,17 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		ia_amount(unit, (double)ob->limit, limit, sizeof(limit));
 	else
 		snprintf(limit, sizeof(limit), "no limit");
-	ia_amount(unit, ob->rate * 60, rate, sizeof(rate));
-	if (ob->has_eta)
-		iad_duration(ob->eta_s, eta, sizeof(eta));
-	else
-		snprintf(eta, sizeof(eta), "never at that rate");
+	/* "floor rising 2.8 MiB/s, full in 3 min", or "not filling (floor 0 B/s)". */
+	ia_rate_str(unit, ob->rate, rate, sizeof(rate));
+	ia_fill_str(ob->has_eta ? ob->eta_s : -1, eta, sizeof(eta));
 	if (a->who.present)
 		snprintf(who, sizeof(who), "%s[%u] uid %u", a->who.comm, a->who.pid, a->who.uid);
 	else
 		snprintf(who, sizeof(who), "uid %u", ob->uid);
-	snprintf(msg, sizeof(msg), "%s %s %u: %s; used %s of %s, floor %s/min, full in %s; %s",
-		 iad_alert_name(a), kind, ob->id, a->reason, used, limit, rate, eta, who);
+	snprintf(msg, sizeof(msg), "%s %s %u: %s; used %s of %s, %s%s%s%s; %s",
+		 iad_alert_name(a), kind, ob->id, a->reason, used, limit,
+		 ob->has_eta ? "floor rising " : "", ob->has_eta ? rate : "", ob->has_eta ? ", " : "",
+		 eta, who);
 	if (resolved != IAD_LOG_JOURNAL) {
 		emit(alert_prio(a), msg);
 		return;

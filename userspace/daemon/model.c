@@ -402,15 +402,7 @@ void iad_obj_sample(struct iad_obj *ob, double t, const struct iad_thr *thr)
 
 const char *iad_duration(double s, char *buf, size_t len)
 {
-	if (s < 90)
-		snprintf(buf, len, "%.0f s", s);
-	else if (s < 90 * 60)
-		snprintf(buf, len, "%.0f min", s / 60);
-	else if (s < 48 * 3600)
-		snprintf(buf, len, "%.1f h", s / 3600);
-	else
-		snprintf(buf, len, "%.1f days", s / 86400);
-	return buf;
+	return ia_duration_str(s, buf, len);
 }
 
 double iad_obj_util(const struct iad_obj *ob)

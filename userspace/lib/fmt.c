@@ -2,6 +2,7 @@
 /* libia formatting: numbers, owners and a JSON writer. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <ftw.h>
 #include <string.h>
@@ -40,6 +41,45 @@ const char *ia_amount(const char *unit, double v, char *buf, size_t len)
 		return buf;
 	}
 	snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
+const char *ia_duration_str(double s, char *buf, size_t len)
+{
+	if (s < 90)
+		snprintf(buf, len, "%.0f s", s < 0 ? 0 : s);
+	else if (s < 90 * 60)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len, "%.1f days", s / 86400);
+	return buf;
+}
+
+const char *ia_rate_str(const char *unit, double per_s, char *buf, size_t len)
+{
+	char b[32];
+
+	if (!(per_s == per_s))		/* NaN: no trend known */
+		snprintf(buf, len, "-");
+	else if (!strcmp(unit, "bytes"))
+		snprintf(buf, len, "%s/s", ia_amount(unit, round(per_s), b, sizeof(b)));
+	else if (fabs(per_s) >= 10 || per_s == 0)
+		snprintf(buf, len, "%.0f %s/s", per_s, unit[0] ? unit : "units");
+	else
+		snprintf(buf, len, "%.2g %s/s", per_s, unit[0] ? unit : "units");
+	return buf;
+}
+
+const char *ia_fill_str(double eta_s, char *buf, size_t len)
+{
+	char b[32];
+
+	if (eta_s < 0 || !(eta_s == eta_s))
+		snprintf(buf, len, "not filling");
+	else
+		snprintf(buf, len, "full in %s", ia_duration_str(eta_s, b, sizeof(b)));
 	return buf;
 }
 

@@ -441,6 +441,15 @@ const char *ia_cgroup_path(uint64_t id, char *buf, size_t len);
 const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
 /* An amount in a quota kind's unit: "12.0 MiB" for "bytes" (v >= 0), else "%.0f". */
 const char *ia_amount(const char *unit, double v, char *buf, size_t len);
+/* A duration a person reads: "45 s", "3 min", "2.5 h", "3.1 days". */
+const char *ia_duration_str(double s, char *buf, size_t len);
+/*
+ * A rate of a kind's unit: "2.8 MiB/s" (bytes), "33 entries/s", "0.5
+ * descriptors/s", "0 entries/s"; negative when falling; "-" for NaN.
+ */
+const char *ia_rate_str(const char *unit, double per_s, char *buf, size_t len);
+/* When it fills: "full in 3 min", or "not filling" (@eta_s < 0: flat or falling). */
+const char *ia_fill_str(double eta_s, char *buf, size_t len);
 /* Decimal u32, whole string; 0 or -1. */
 int ia_parse_u32(const char *s, uint32_t *v);
 /* "comm[pid] uid U", or "-" when absent. */

@@ -843,6 +843,32 @@ static void exporter_serves_a_scrape_beside_2000_half_requests(void **state)
 	free(fds);
 }
 
+/*
+ * What alerts, top and the log print: a rate in its kind's unit per second
+ * and a time to full, never "2.95e+06/s" or "exhausted in none".
+ */
+static void rates_and_times_in_human_units(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal("2.8 MiB/s", ia_rate_str("bytes", 2.8 * 1048576, b, sizeof(b)));
+	assert_string_equal("512 B/s", ia_rate_str("bytes", 512, b, sizeof(b)));
+	assert_string_equal("-1.5 KiB/s", ia_rate_str("bytes", -1536, b, sizeof(b)));
+	assert_string_equal("0 B/s", ia_rate_str("bytes", 0, b, sizeof(b)));
+	assert_string_equal("33 entries/s", ia_rate_str("entries", 33.2, b, sizeof(b)));
+	assert_string_equal("0.5 descriptors/s", ia_rate_str("descriptors", 0.5, b, sizeof(b)));
+	assert_string_equal("0 entries/s", ia_rate_str("entries", 0, b, sizeof(b)));
+	assert_string_equal("-", ia_rate_str("entries", NAN, b, sizeof(b)));
+	assert_string_equal("45 s", ia_duration_str(45, b, sizeof(b)));
+	assert_string_equal("3 min", ia_duration_str(180, b, sizeof(b)));
+	assert_string_equal("2.5 h", ia_duration_str(9000, b, sizeof(b)));
+	assert_string_equal("3.0 days", ia_duration_str(3 * 86400, b, sizeof(b)));
+	assert_string_equal("full in 3 min", ia_fill_str(180, b, sizeof(b)));
+	assert_string_equal("not filling", ia_fill_str(-1, b, sizeof(b)));
+	assert_string_equal("not filling", ia_fill_str(NAN, b, sizeof(b)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -866,6 +892,7 @@ int main(void)
 		cmocka_unit_test(metrics_text_has_every_object_and_counter),
 		cmocka_unit_test(exporter_port_in_use_said_and_others_go_on),
 		cmocka_unit_test(exporter_serves_a_scrape_beside_2000_half_requests),
+		cmocka_unit_test(rates_and_times_in_human_units),
 		cmocka_unit_test(traces_stationary_raise_no_warning),
 		cmocka_unit_test(traces_leaks_warned_by_their_deadline),
 	};
