@@ -7,7 +7,8 @@
 # exec hook appends each alert (JSON) with the time it ran (/proc/uptime).
 #   - started without the module: waits and says so; up when it loads
 #   - per-uid pot filled by a process of uid 1000: WARNING (trend) before the
-#     kernel's first refusal, then FAILURE with who and what; a hook that
+#     kernel's first refusal, then FAILURE with who and what, and its flight
+#     record (who held the pot then) equal to GET_PROC's; a hook that
 #     hangs (on CRITICAL) is killed at its timeout, alerting goes on
 #   - VFIO mapping leak to dma_entry_limit: the same
 #   - the exporter's figures equal `iommu-accountctl --json quotas`
@@ -156,6 +157,20 @@ fl=$(hook_lines FAILURE uid-pot 1000 | head -n 1)
 check "pot: FAILURE says who: comm pot_leak, uid 1000, ENOMEM, the size asked" \
 	jqt '.uid == 1000 and (.pid | type) == "number" and .comm == "pot_leak" and .errno == "ENOMEM" and
 		.size == 262144' "$(hook_doc "$fl")"
+# The flight record against the kernel's own attribution: pot_leak holds
+# still after the refusal, so GET_PROC now is GET_PROC at the refusal.
+holders_of_procs() {
+	iommu-accountctl -j procs --uid 1000 |
+		jq -c '[.[] | {pid, held: ([.charged[]] | add // 0)} | select(.held > 0)] | sort_by(-.held)'
+}
+fr_want=$(holders_of_procs)
+fr_got=$(hook_doc "$fl" | jq -c '[.holders[]? | {pid, held}]')
+echo "# pot: flight record $fr_got; GET_PROC $fr_want"
+check "pot: FAILURE's flight record names the processes GET_PROC says hold the pot, with their bytes" \
+	sh -c '[ "$1" = "$2" ] && [ "$1" != "[]" ]' _ "$fr_got" "$fr_want"
+fr_alerts=$(iommu-accountctl -j alerts | jq -c '.[] | select(.kind == "uid-pot" and .object == 1000) |
+	[.holders[] | {pid, held}]')
+check "pot: /alerts (iommu-accountctl -j alerts) keeps that flight record" [ "$fr_alerts" = "$fr_got" ]
 check "pot: FAILURE carries the kernel's event sequence number and time" \
 	jqt '.seq >= 1 and .kernel_time_ns >= 1000000000000000000 and .kernel_time_ns < 2000000000000000000' \
 		"$(hook_doc "$fl")"
@@ -166,8 +181,10 @@ journal_record() {
 }
 journal_failure_fields() {
 	r=$(journal_record FAILURE uid-pot)
+	hp=$(echo "$fr_got" | jq -r 'map(.pid | tostring) | join(" ")')
 	for f in PRIORITY=3 OBJECT=1000 UID=1000 COMM=pot_leak LIMIT=8388608 'PID=[1-9]' \
-		'USED=[0-9]' 'SEQ=[1-9]' 'RATE=' 'ETA_S=' 'CGROUP=' 'MESSAGE=FAILURE uid-pot 1000: '; do
+		'USED=[0-9]' 'SEQ=[1-9]' 'RATE=' 'ETA_S=' 'CGROUP=' 'MESSAGE=FAILURE uid-pot 1000: ' \
+		"HOLDER_PIDS=$hp\$" 'HOLDERS=pot_leak\[[0-9]*\] uid 1000 in '; do
 		echo "$r" | grep -q "^$f" || { echo "# journal: no $f in the FAILURE record"; return 1; }
 	done
 }
@@ -211,8 +228,8 @@ POT_LEAK_COMM="$(printf 'ev\til\nOK')" pot_leak 1001 1048576 262144 20 </dev/nul
 check "hostile comm: its FAILURE names it with '?' for the control characters" \
 	until_ok 200 eval 'l=$(hook_lines FAILURE uid-pot 1001 | head -n 1) && [ -n "$l" ] &&
 		jqt ".comm == \"ev?il?OK\"" "$(hook_doc "$l")"'
-rows=$(wget -q -O - "http://127.0.0.1:$port/alerts" | awk -F '\t' 'NR > 2 && NF != 14' | wc -l)
-check "hostile comm: every /alerts row has its 14 fields" [ "$rows" = 0 ]
+rows=$(wget -q -O - "http://127.0.0.1:$port/alerts" | awk -F '\t' 'NR > 2 && NF != 15' | wc -l)
+check "hostile comm: every /alerts row has its 15 fields" [ "$rows" = 0 ]
 check "hostile comm: no log line starts with the injected text" sh -c "! grep -q '^OK' '$tmp/journal.txt'"
 
 # --- VFIO: a mapper leaking 4 KiB entries every 40 ms up to dma_entry_limit 100.

@@ -115,8 +115,11 @@ int ia_ctl_alerts_get(const char *addr, struct ia_alert_rows *r)
 		for (i = 0; i < IA_AL_FIELDS; i++)
 			if (!(r->f[r->n][i] = strsep(&line, "\t")))
 				break;
+		/* A daemon before the flight record: no holders column. */
+		if (i == IA_AL_HOLDERS)
+			r->f[r->n][i++] = "-";
 		if (i == IA_AL_FIELDS)
-			r->n++;		/* a short row (newer daemon?) is skipped */
+			r->n++;		/* a short row is skipped */
 	}
 	return 0;
 }
@@ -126,6 +129,45 @@ void ia_ctl_alerts_free(struct ia_alert_rows *r)
 	free(r->f);
 	free(r->doc);
 	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * The holders column ("pid/uid/held/cgroup_id/comm" joined by '|'): as JSON
+ * objects, or as text ("pot_leak[123] 7.8 MiB, ..."), in @unit.
+ */
+static void holders_out(struct ia_json *j, const char *field, const char *unit)
+{
+	char *copy = strdup(field), *save = NULL, *e, b[32];
+	unsigned long long pid, uid, held, cg;
+	unsigned int n = 0;
+	int off;
+
+	if (!copy)
+		return;
+	if (j)
+		ia_json_arr_open(j, "holders");
+	for (e = strtok_r(copy, "|", &save); e && strcmp(e, "-"); e = strtok_r(NULL, "|", &save)) {
+		if (sscanf(e, "%llu/%llu/%llu/%llu/%n", &pid, &uid, &held, &cg, &off) != 4)
+			continue;
+		if (j) {
+			ia_json_obj_open(j, NULL);
+			ia_json_u64(j, "pid", pid);
+			ia_json_u64(j, "uid", uid);
+			ia_json_str(j, "comm", e + off);
+			ia_json_u64(j, "cgroup_id", cg);
+			ia_json_u64(j, "held", held);
+			ia_json_obj_close(j);
+		} else {
+			printf("%s%s[%llu] %s", n ? ", " : "    held by ", e + off, pid,
+			       ia_amount(unit, (double)held, b, sizeof(b)));
+		}
+		n++;
+	}
+	if (j)
+		ia_json_arr_close(j);
+	else if (n)
+		printf("\n");
+	free(copy);
 }
 
 static void json_num_or_null(struct ia_json *j, const char *key, const char *v)
@@ -178,6 +220,7 @@ int cmd_alerts(struct ia_ctx *ctx)
 				ia_json_str(j, "comm", f[IA_AL_COMM]);
 			if (strcmp(f[IA_AL_REASON], "-"))
 				ia_json_str(j, "reason", f[IA_AL_REASON]);
+			holders_out(j, f[IA_AL_HOLDERS], f[IA_AL_UNIT]);
 			ia_json_obj_close(j);
 			continue;
 		}
@@ -199,6 +242,9 @@ int cmd_alerts(struct ia_ctx *ctx)
 		       amount(f[IA_AL_UNIT], f[IA_AL_LIMIT], b2, sizeof(b2)),
 		       strcmp(f[IA_AL_UTIL], "-") ? strtod(f[IA_AL_UTIL], NULL) * 100 : 0.0,
 		       rate, eta, f[IA_AL_REASON]);
+		/* A FAILURE's flight record, on a line of its own. */
+		if (!strcmp(f[IA_AL_STATE], "FAILURE"))
+			holders_out(NULL, f[IA_AL_HOLDERS], f[IA_AL_UNIT]);
 	}
 	ia_ctl_list_close(ctx);
 	if (!ctx->json && !r.n)

@@ -79,7 +79,7 @@ int cmd_top(struct ia_ctx *ctx);
 /* The fields of a row of iommu-accountd's /alerts, in order ("-": none). */
 enum { IA_AL_KIND, IA_AL_OBJECT, IA_AL_STATE, IA_AL_SINCE, IA_AL_USED, IA_AL_LIMIT,
        IA_AL_UNIT, IA_AL_UTIL, IA_AL_RATE, IA_AL_ETA, IA_AL_UID, IA_AL_PID, IA_AL_COMM,
-       IA_AL_REASON, IA_AL_FIELDS };
+       IA_AL_REASON, IA_AL_HOLDERS, IA_AL_FIELDS };
 
 struct ia_alert_rows {
 	char *doc;			/* the body; the fields point into it */

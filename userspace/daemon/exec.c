@@ -67,6 +67,22 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a)
 			ia_json_u64(&j, "locked_bytes", a->locked_bytes);
 		}
 	}
+	if (a->state == IAD_FAILURE && a->nholders) {
+		unsigned int i;
+
+		/* The flight record: who held the quota at the refusal, most first. */
+		ia_json_arr_open(&j, "holders");
+		for (i = 0; i < a->nholders; i++) {
+			ia_json_obj_open(&j, NULL);
+			ia_json_u64(&j, "pid", a->holders[i].who.pid);
+			ia_json_u64(&j, "uid", a->holders[i].who.uid);
+			ia_json_str(&j, "comm", a->holders[i].who.comm);
+			ia_json_u64(&j, "cgroup_id", a->holders[i].who.cgroup_id);
+			ia_json_u64(&j, "held", a->holders[i].held);
+			ia_json_obj_close(&j);
+		}
+		ia_json_arr_close(&j);
+	}
 	ia_json_u64(&j, "seq", a->seq);
 	if (a->kernel_time_ns)
 		ia_json_u64(&j, "kernel_time_ns", a->kernel_time_ns);

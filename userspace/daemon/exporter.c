@@ -199,6 +199,28 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 	return buf;
 }
 
+/*
+ * The last FAILURE's flight record: "pid/uid/held/cgroup_id/comm" per
+ * holder, most first, joined by '|' (a '|' of a comm is written '?'); "-"
+ * when there is none.
+ */
+static void holders_field(FILE *f, const struct iad_obj *ob)
+{
+	const struct iad_holder *h;
+	unsigned int i;
+	const char *c;
+
+	if (!ob->nholders)
+		fputc('-', f);
+	for (i = 0; i < ob->nholders; i++) {
+		h = &ob->holders[i];
+		fprintf(f, "%s%u/%u/%llu/%llu/", i ? "|" : "", h->who.pid, h->who.uid,
+			(unsigned long long)h->held, (unsigned long long)h->who.cgroup_id);
+		for (c = h->who.comm; *c; c++)
+			fputc(*c == '|' ? '?' : *c, f);
+	}
+}
+
 char *iad_alerts_text(struct iad *d, size_t *len)
 {
 	char *buf = NULL, kb[24];
@@ -209,7 +231,7 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 		return NULL;
 	fprintf(f, "# iommu-accountd alerts v1 up=%d\n"
 		   "kind\tobject\tstate\tsince_s\tused\tlimit\tunit\tutilization\trate\teta_s\t"
-		   "uid\tpid\tcomm\treason\n", d->up);
+		   "uid\tpid\tcomm\treason\tholders\n", d->up);
 	for (i = 0; i < d->objs.n; i++) {
 		const struct iad_obj *ob = d->objs.v[i];
 		double u = iad_obj_util(ob);
@@ -232,9 +254,11 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 			fprintf(f, "%.1f", ob->eta_s);
 		else
 			fputc('-', f);
-		fprintf(f, "\t%u\t%u\t%s\t%s\n", ob->uid, ob->owner.present ? ob->owner.pid : 0,
+		fprintf(f, "\t%u\t%u\t%s\t%s\t", ob->uid, ob->owner.present ? ob->owner.pid : 0,
 			ob->owner.present && ob->owner.comm[0] ? ob->owner.comm : "-",
 			ob->reason[0] ? ob->reason : "-");
+		holders_field(f, ob);
+		fputc('\n', f);
 	}
 	fclose(f);
 	return buf;

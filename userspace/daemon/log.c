@@ -92,11 +92,39 @@ static int alert_prio(const struct iad_alert *a)
 	}
 }
 
+/*
+ * A FAILURE's flight record for journald: HOLDERS, "comm[pid] uid U in
+ * CGROUP: AMOUNT" per holder, most first, joined by "; "; HOLDER_PIDS, the
+ * pids alone. Both empty for other alerts.
+ */
+static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, size_t len,
+			 char *pids, size_t plen)
+{
+	const char *unit = iad_kind_unit(d, a->obj->kind);
+	char amount[32], cg[256];
+	size_t n = 0, pn = 0;
+	unsigned int i;
+
+	buf[0] = pids[0] = 0;
+	for (i = 0; a->state == IAD_FAILURE && i < a->nholders; i++) {
+		const struct iad_holder *h = &a->holders[i];
+
+		if (!h->who.cgroup_id || !ia_cgroup_path(h->who.cgroup_id, cg, sizeof(cg)))
+			snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)h->who.cgroup_id);
+		ia_amount(unit, (double)h->held, amount, sizeof(amount));
+		if (n < len)
+			n += snprintf(buf + n, len - n, "%s%s[%u] uid %u in %s: %s", i ? "; " : "",
+				      h->who.comm, h->who.pid, h->who.uid, cg, amount);
+		if (pn < plen)
+			pn += snprintf(pids + pn, plen - pn, "%s%u", i ? " " : "", h->who.pid);
+	}
+}
+
 void iad_log_alert(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
 	char kb[24], used[32], limit[32], rate[32], eta[32], msg[768], who[80], rawlimit[24], cg[256];
-	char memlock[24], locked[24];
+	char memlock[24], locked[24], holders[1024], hpids[64];
 	const char *kind = iad_kind_name(d, ob->kind, kb, sizeof(kb));
 	const char *unit = iad_kind_unit(d, ob->kind);
 
@@ -133,6 +161,7 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		snprintf(memlock, sizeof(memlock), "%" PRIu64, a->memlock_limit);
 		snprintf(locked, sizeof(locked), "%" PRIu64, a->locked_bytes);
 	}
+	holders_text(d, a, holders, sizeof(holders), hpids, sizeof(hpids));
 	sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", alert_prio(a),
 			"SYSLOG_IDENTIFIER=iommu-accountd",
 			"IOMMU_ACCOUNT_ALERT=%s", iad_alert_name(a),
@@ -147,6 +176,7 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 			"ETA_S=%.0f", ob->has_eta ? ob->eta_s : -1.0,
 			"REFUSED_BY=%s", a->state == IAD_FAILURE && a->refused_by ? a->refused_by : "",
 			"MEMLOCK_LIMIT=%s", memlock, "LOCKED_BYTES=%s", locked,
+			"HOLDERS=%s", holders, "HOLDER_PIDS=%s", hpids,
 			"SEQ=%" PRIu64, a->seq,
 			"KERNEL_TIME_NS=%" PRIu64, a->kernel_time_ns, NULL);
 }

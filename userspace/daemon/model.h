@@ -51,6 +51,18 @@ struct iad_who {
 	uint64_t cgroup_id;
 };
 
+/*
+ * The flight record of a FAILURE: who held the quota at that moment, most
+ * first (a pot: its uid's processes by the bytes GET_PROC attributes to
+ * them; other kinds: the object's owner with all of it).
+ */
+#define IAD_HOLDERS 5
+
+struct iad_holder {
+	struct iad_who who;
+	uint64_t held;			/* in the kind's unit */
+};
+
 struct iad_obj {
 	uint32_t kind, id;
 	uint64_t used;
@@ -61,6 +73,9 @@ struct iad_obj {
 	uint64_t refusals;		/* the kernel's count */
 	bool refusals_known;		/* baseline taken (not at the first sight) */
 	bool refusal_deferred;		/* the count rose; waiting a poll for its event */
+	/* The last FAILURE's flight record, for /alerts. */
+	struct iad_holder holders[IAD_HOLDERS];
+	unsigned int nholders;
 
 	/*
 	 * History: allocated at the first change of used. Until then only
@@ -126,6 +141,9 @@ struct iad_alert {
 	 * refused process's limit and what was locked (UINT64_MAX: none) */
 	const char *refused_by;
 	uint64_t memlock_limit, locked_bytes;
+	/* failure: the flight record (the object's, valid while it lives) */
+	const struct iad_holder *holders;
+	unsigned int nholders;
 };
 
 /* The name of an alert as sinks print it: CLEARED for a return to OK. */

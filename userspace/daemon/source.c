@@ -562,7 +562,67 @@ static const char *refused_by(const struct ia_event *ev)
 		       ev->err == ENOMEM ? "RLIMIT_MEMLOCK" : NULL;
 	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
 		return ev->err == ENOMEM || ev->err == ENOBUFS ? "RLIMIT_MEMLOCK" : NULL;
+	/* An iommufd context's refusal is the process's own locked_vm (mm mode). */
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX)
+		return ev->err == ENOMEM ? "RLIMIT_MEMLOCK" : NULL;
+	/* A qpair's: the application's own descriptor pool, not memory. */
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_QPAIR)
+		return "qpair pool";
 	return NULL;
+}
+
+/* Under a pot's FAILURE: its uid's processes, by what GET_PROC attributes to them. */
+struct holders {
+	struct iad_holder *h;
+	unsigned int n;
+};
+
+static int holder_cb(const struct ia_proc *p, void *arg)
+{
+	struct holders *hs = arg;
+	uint64_t held = ia_consumers_total(p->consumer);
+	struct ia_owner o = { .present = true, .pid = p->pid, .uid = p->uid };
+	unsigned int i;
+
+	if (!held)
+		return 0;
+	/* Insertion into the top IAD_HOLDERS, most first. */
+	for (i = hs->n; i > 0 && hs->h[i - 1].held < held; i--)
+		if (i < IAD_HOLDERS)
+			hs->h[i] = hs->h[i - 1];
+	if (i >= IAD_HOLDERS)
+		return 0;
+	memcpy(o.comm, p->comm, sizeof(o.comm));
+	o.comm[sizeof(o.comm) - 1] = 0;
+	who_of_owner(&hs->h[i].who, &o);
+	hs->h[i].who.cgroup_id = p->cgroup_id;
+	hs->h[i].held = held;
+	if (hs->n < IAD_HOLDERS)
+		hs->n++;
+	return 0;
+}
+
+/*
+ * The flight record of @ob's FAILURE, taken now (the event is being
+ * handled): a pot's holders from GET_PROC of its uid; another kind's owner
+ * with what the object uses. Kept in @ob until its next FAILURE.
+ */
+static void flight_record(struct iad *d, struct iad_obj *ob, const struct ia_event *ev)
+{
+	struct holders hs = { ob->holders, 0 };
+
+	ob->nholders = 0;
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
+		/* A failed dump leaves what was read: the record says what it knows. */
+		ia_get_procs(&d->req, NULL, &ob->id, holder_cb, &hs);
+		ob->nholders = hs.n;
+		return;
+	}
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER || !ob->owner.present)
+		return;		/* a container's mapper is the refused process: in who */
+	ob->holders[0].who = ob->owner;
+	ob->holders[0].held = ob->used;
+	ob->nholders = 1;
 }
 
 /* ": dma_entry_limit (65535 entries) reached", ": over the mapper's RLIMIT_MEMLOCK (...)" */
@@ -620,7 +680,15 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 		who_of_owner(&who, &ev->owner);
 		who.cgroup_id = ev->cgroup_id;
 		by = refused_by(ev);
-		if (ev->has_quota)
+		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX)
+			snprintf(reason, sizeof(reason),
+				 "the kernel refused to pin %llu bytes (%s) for iommufd context %u "
+				 "(%s mode), by %s[%u]%s%s", (unsigned long long)ev->size,
+				 ia_errno_name(ev->err), id,
+				 ia_iommufd_mode_name(ev->quota.iommufd_mode), who.comm, who.pid,
+				 refused_by_text(ev, by, bytext, sizeof(bytext)),
+				 ev->count > 1 ? ", and more since (coalesced)" : "");
+		else if (ev->has_quota)
 			snprintf(reason, sizeof(reason),
 				 "'%s' of %s[%u] reported %u rejection(s) (%s) with %llu of %llu in "
 				 "use", ev->quota.name, who.comm, who.pid, ev->count,
@@ -647,6 +715,9 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 				a.memlock_limit = ev->memlock_limit;
 				a.locked_bytes = ev->locked_bytes;
 			}
+			flight_record(d, ob, ev);
+			a.holders = ob->holders;
+			a.nholders = ob->nholders;
 			iad_raise(d, &a);
 		}
 		/* Its refusal count moved with this failure: no second FAILURE from the poll. */
