@@ -70,6 +70,15 @@ cnt=$(iommu-accountctl -j quotas --pid "$qpid" | jq '[.[] | select(.kind == "qpa
 check "quotas --pid: the publisher's two, with the published figures in JSON" [ "$cnt" = 2 ]
 out=$(iommu-accountctl -j quotas --kind qpair --uid 4242); rc=$?
 check "quotas --kind qpair --uid 4242: none of that uid" test "$rc" = 0 -a "$out" = "[]"
+# explain qpair N: the pool refused, not memory, with the published figures.
+qid=$(iommu-accountctl -j quotas --pid "$qpid" | jq '[.[] | select(.kind == "qpair")][0].id')
+json=$(iommu-accountctl -j explain qpair "$qid"); rc=$?
+check "explain qpair $qid -j: refused by the qpair pool, 512 of 512, 512 rejections, fix io_queue_requests" \
+	rc_jqt $rc '.kind == "qpair" and .refused_by == "qpair pool" and .refused and .used == 512 and
+		.limit == 512 and .refusals == 512 and any(.fixes[]; test("io_queue_requests"))' "$json"
+iommu-accountctl explain qpair "$qid" >"$tmp/xq.txt"; rc=$?
+check "explain qpair $qid: says the application's own descriptors, not memory" sh -c "[ $rc = 0 ] &&
+	grep -q '^Refused by qpair pool: the application.s own request descriptors, not memory' '$tmp/xq.txt'"
 echo >&4
 exec 4>&-
 wait "$qpid"
@@ -149,6 +158,17 @@ check "groups --json --id: attached to the container, vfio-pci device" rc_jqt $r
 		any(.devices[]; .driver == \"vfio-pci\"))" "$gj"
 iommu-accountctl containers >"$tmp/table.txt"; rc=$?
 check "containers table: 100/100 at 100%, owner vfio_tool" sh -c "[ $rc = 0 ] && grep -q ' 100/100  100.0% .* vfio_tool\[[0-9]*\] uid 0$' '$tmp/table.txt'"
+# explain container N: dma_entry_limit refused it (ENOSPC), with its figures and the fix.
+json=$(iommu-accountctl -j explain container "$id"); rc=$?
+check "explain container $id -j: refused by dma_entry_limit, 100 of 100, one refusal, fix the module parameter" \
+	rc_jqt $rc '.kind == "vfio-container" and .refused_by == "dma_entry_limit" and .refused and
+		.used == 100 and .limit == 100 and .refusals == 1 and .last_failure.errno == 28 and
+		.owner.comm == "vfio_tool" and any(.fixes[]; test("dma_entry_limit"))' "$json"
+iommu-accountctl explain container "$id" >"$tmp/xc.txt"; rc=$?
+check "explain container $id: names the limit with its figures, in words" sh -c "[ $rc = 0 ] &&
+	grep -q '^Refused by dma_entry_limit: dma_entry_limit: 100 of 100 mapping entries live (100.0%)' '$tmp/xc.txt'"
+iommu-accountctl explain container 999999 2>"$tmp/err"; rc=$?
+check "explain container 999999: exit 4, says there is none" sh -c "[ $rc = 4 ] && grep -q 'no container 999999' '$tmp/err'"
 
 wait $evpid; rc=$?
 check "events --count 3 exits 0 after three events" [ $rc = 0 ]

@@ -52,6 +52,8 @@ int cmd_events(struct ia_ctx *ctx);
 int cmd_thresholds(struct ia_ctx *ctx);
 int cmd_procs(struct ia_ctx *ctx);
 int cmd_explain(struct ia_ctx *ctx);
+/* explain container|qpair|iommufd-ctx N (explain_obj.c): the limit that refuses it. */
+int ia_ctl_explain_object(struct ia_ctx *ctx, const char *what, uint32_t id);
 int cmd_quotas(struct ia_ctx *ctx);
 int cmd_reset_scope(struct ia_ctx *ctx);
 

@@ -173,6 +173,8 @@ int cmd_explain(struct ia_ctx *ctx)
 	uint32_t uid = ctx->key;
 	int err, lf_err;
 
+	if (strcmp(ctx->args[0], "uid"))
+		return ia_ctl_explain_object(ctx, ctx->args[0], ctx->key);
 	err = ia_get_uids(&ctx->cl, &uid, got_uid, &u);
 	if (err == -ENOENT) {
 		if (ctx->json)

@@ -49,7 +49,8 @@ static const struct {
 	{ "reset-scope", cmd_reset_scope, TAKES_UID, 0, 1,
 	  "[BDF] [--uid N]  what a VFIO hot reset would reach, who holds it, could uid N do it" },
 	{ "explain", cmd_explain, 0, 2, 2,
-	  "uid N  why uid N's pot refuses: who shares it, holders, limits and their origin, fixes" },
+	  "uid N | container N | qpair N | iommufd-ctx N  why it refuses: the limit, its figures, "
+	  "who, fixes" },
 	{ "thresholds", cmd_thresholds, TAKES_KIND | TAKES_MARGIN, 0, 2,
 	  "[--kind vfio|uid-pot|qpair] [--margin N] [WARN CRIT]  event thresholds (per mille)" },
 };
@@ -181,8 +182,11 @@ int main(int argc, char **argv)
 					   ctx.kind_name);
 	}
 	if (!strcmp(ctx.cmd, "explain") &&
-	    (strcmp(ctx.args[0], "uid") || ia_parse_u32(ctx.args[1], &ctx.key)))
-		return usage_error("%s", "explain takes: uid N");
+	    ((strcmp(ctx.args[0], "uid") && strcmp(ctx.args[0], "container") &&
+	      strcmp(ctx.args[0], "vfio-container") && strcmp(ctx.args[0], "qpair") &&
+	      strcmp(ctx.args[0], "iommufd-ctx")) || ia_parse_u32(ctx.args[1], &ctx.key)))
+		return usage_error("%s", "explain takes: uid N, container N, qpair N or "
+				   "iommufd-ctx N");
 	if (!strcmp(ctx.cmd, "thresholds") && nargs &&
 	    (ia_parse_u32(ctx.args[0], &ctx.warn) || ia_parse_u32(ctx.args[1], &ctx.crit)))
 		return usage_error("%s", "thresholds WARN CRIT take numbers (per mille, e.g. 800 950)");

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iommu-accountctl explain container N | qpair N | iommufd-ctx N: which
+ * limit refuses (or will) this object, with that limit's figures, and only
+ * the fixes that apply to it.
+ *  - a VFIO type1 container: dma_entry_limit (ENOSPC), or its mapper's
+ *    RLIMIT_MEMLOCK against the mapper's mm->locked_vm (ENOMEM), from the
+ *    kernel's errno of its last refusal; without one, the nearer of the two;
+ *  - a qpair: its application's own descriptor pool (io_queue_requests),
+ *    not memory, with the figures the application published;
+ *  - an iommufd context: the uid's pot (user mode: see explain uid), the
+ *    process's RLIMIT_MEMLOCK (mm mode), or nothing (CAP_IPC_LOCK).
+ * The mapper's locked_vm and limit are read from /proc while it lives (the
+ * kernel's own per-process figures); a figure that cannot be had is said so.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uapi/linux/iommu_account.h>
+
+#include "ctl.h"
+
+/* What this tool says of one object; printed as text or JSON by one function. */
+struct verdict {
+	const char *kind, *unit;
+	uint32_t id;
+	uint64_t used, limit;
+	bool has_limit;
+	struct ia_owner owner;
+	uint64_t refusals;
+	const char *refused_by;		/* the limit that refused (or is nearest); NULL: none */
+	bool refused;			/* the kernel did refuse (not only nearest) */
+	char cause[512];		/* the limit with its figures, in words */
+	const char *fixes[6];
+	unsigned int nfixes;
+	struct ia_failure last;
+};
+
+/* @pid's VmLck (mm->locked_vm) and RLIMIT_MEMLOCK soft limit from /proc; -1 when gone. */
+static int proc_memlock(uint32_t pid, uint64_t *locked, uint64_t *limit)
+{
+	char path[64], line[256], soft[32];
+	unsigned long long kb;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %llu kB", &kb) == 1) {
+			*locked = kb * 1024;
+			found++;
+		}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%u/limits", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Max locked memory", 17) &&
+		    sscanf(line + 17, "%31s", soft) == 1) {
+			*limit = strcmp(soft, "unlimited") ? strtoull(soft, NULL, 10) : UINT64_MAX;
+			found++;
+		}
+	fclose(f);
+	return found == 2 ? 0 : -1;
+}
+
+static void fix(struct verdict *v, const char *text)
+{
+	if (v->nfixes < sizeof(v->fixes) / sizeof(v->fixes[0]))
+		v->fixes[v->nfixes++] = text;
+}
+
+/* ", the mapper comm[pid] has X locked of its RLIMIT_MEMLOCK Y" or why not known. */
+static void mapper_memlock(char *buf, size_t len, const struct ia_owner *o)
+{
+	uint64_t locked = 0, limit = 0;
+	char b1[32], b2[32];
+
+	if (!o->present || proc_memlock(o->pid, &locked, &limit))
+		snprintf(buf, len, "; the mapper is gone, so its locked_vm cannot be read now");
+	else
+		snprintf(buf, len, "; %s[%u] has %s locked (VmLck) of its RLIMIT_MEMLOCK %s",
+			 o->comm, o->pid, ia_human_bytes(locked, b1, sizeof(b1)),
+			 ia_human_bytes(limit, b2, sizeof(b2)));
+}
+
+struct got_container {
+	bool found;
+	struct ia_container c;		/* groups not kept */
+};
+
+static int container_cb(const struct ia_container *ct, void *arg)
+{
+	struct got_container *g = arg;
+
+	g->found = true;
+	g->c = *ct;
+	g->c.groups = NULL;
+	g->c.ngroups = 0;
+	return 0;
+}
+
+static int explain_container(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
+{
+	struct got_container g = { 0 };
+	const struct ia_container *c = &g.c;
+	char mem[160];
+	int err;
+
+	err = ia_get_containers(&ctx->cl, &id, container_cb, &g);
+	if (err)
+		return err;
+	if (!g.found)
+		return -ENOENT;
+	v->kind = "vfio-container";
+	v->unit = "entries";
+	v->used = c->entries;
+	v->limit = c->limit;
+	v->has_limit = true;
+	v->owner = c->owner;
+	v->refusals = c->fail_enospc + c->fail_enomem;
+	v->last = c->last_failure;
+	mapper_memlock(mem, sizeof(mem), c->last_failure.present ? &c->last_failure.owner :
+				     &c->owner);
+	if (c->last_failure.present && c->last_failure.err == ENOMEM) {
+		v->refused_by = "RLIMIT_MEMLOCK";
+		v->refused = true;
+		snprintf(v->cause, sizeof(v->cause),
+			 "the mapper's RLIMIT_MEMLOCK: type1 charges the pages a mapping pins to "
+			 "the mapping process's mm->locked_vm, and refused a mapping (ENOMEM) "
+			 "%" PRIu64 " time(s)%s", c->fail_enomem, mem);
+		fix(v, "raise the mapper's RLIMIT_MEMLOCK to at least the guest memory it maps "
+		       "(LimitMEMLOCK= in its unit, --ulimit memlock= for a container runtime, "
+		       "prlimit --memlock)");
+	} else {
+		v->refused_by = "dma_entry_limit";
+		v->refused = c->fail_enospc > 0;
+		snprintf(v->cause, sizeof(v->cause),
+			 "dma_entry_limit: %u of %u mapping entries live (%.1f%%); the kernel "
+			 "refuses MAP_DMA with ENOSPC at the limit, and did %" PRIu64 " time(s); "
+			 "%" PRIu64 " maps and %" PRIu64 " unmaps since it was followed",
+			 c->entries, c->limit, c->limit ? 100.0 * c->entries / c->limit : 0.0,
+			 c->fail_enospc, c->map_ops, c->unmap_ops);
+		if (v->refused || c->entries >= c->limit / 10 * 8) {
+			fix(v, "raise vfio_iommu_type1's dma_entry_limit (modprobe option, or "
+			       "/sys/module/vfio_iommu_type1/parameters/dma_entry_limit): it applies "
+			       "to containers opened after the change");
+			fix(v, "map fewer, larger ranges (hugepage-backed memory): each entry is one "
+			       "contiguous MAP_DMA");
+		}
+		if (c->map_ops > c->unmap_ops && c->entries == c->map_ops - c->unmap_ops &&
+		    c->entries >= c->limit / 2)
+			fix(v, "every mapping made is still live: if the runtime should have unmapped "
+			       "some, it leaks them");
+	}
+	if (!v->nfixes)
+		fix(v, "nothing to fix: no mapping was refused and the container is below 80 % "
+		       "of its limit");
+	return 0;
+}
+
+struct got_quota {
+	bool found;
+	struct ia_quota q;
+};
+
+static int quota_cb(const struct ia_quota *q, void *arg)
+{
+	struct got_quota *g = arg;
+
+	g->found = true;
+	g->q = *q;
+	return 0;
+}
+
+static int explain_qpair(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
+{
+	uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_QPAIR;
+	struct got_quota g = { 0 };
+	const struct ia_quota *q = &g.q;
+	int err;
+
+	err = ia_get_quotas(&ctx->cl, &kind, &id, quota_cb, &g);
+	if (err)
+		return err;
+	if (!g.found)
+		return -ENOENT;
+	v->kind = "qpair";
+	v->unit = "descriptors";
+	v->used = q->used;
+	v->limit = q->limit;
+	v->has_limit = q->has_limit;
+	v->owner = q->owner;
+	v->refusals = q->refusals;
+	v->last = q->last_failure;
+	v->refused_by = "qpair pool";
+	v->refused = q->refusals > 0;
+	snprintf(v->cause, sizeof(v->cause),
+		 "the application's own request descriptors, not memory: qpair '%s' has %" PRIu64
+		 " of %" PRIu64 " in use (peak %" PRIu64 "), %" PRIu64 " submissions rejected "
+		 "(ENOMEM from the pool), %" PRIu64 " in its retry queue now, %" PRIu64 " ever; "
+		 "figures as %s published them%s", q->name, q->used, q->limit, q->peak,
+		 q->refusals, q->deferred_now, q->deferred_total,
+		 q->owner.present ? q->owner.comm : "its application",
+		 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT ?
+		 ", and they contradicted themselves at least once: they may be wrong" : "");
+	if (v->refused || (q->has_limit && q->peak >= q->limit)) {
+		fix(v, "raise the qpair's request pool above its peak depth (SPDK: "
+		       "io_queue_requests in spdk_nvme_io_qpair_opts)");
+		fix(v, "or bound the submissions in flight to the pool (queue depth at most "
+		       "io_queue_requests), so rejections do not happen");
+	}
+	if (q->deferred_total)
+		fix(v, "rejected submissions were queued for retry by the application: they "
+		       "were delayed, not failed");
+	if (!v->nfixes)
+		fix(v, "nothing to fix: no submission was rejected and the pool never filled");
+	return 0;
+}
+
+static int explain_iommufd(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
+{
+	uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX;
+	struct got_quota g = { 0 };
+	const struct ia_quota *q = &g.q;
+	char b1[32], mem[160];
+	int err;
+
+	err = ia_get_quotas(&ctx->cl, &kind, &id, quota_cb, &g);
+	if (err)
+		return err;
+	if (!g.found)
+		return -ENOENT;
+	v->kind = "iommufd-ctx";
+	v->unit = "bytes";
+	v->used = q->used;
+	v->limit = q->limit;
+	v->has_limit = q->has_limit;
+	v->owner = q->owner;
+	v->refusals = q->refusals;
+	v->last = q->last_failure;
+	v->refused = q->refusals > 0;
+	ia_human_bytes(q->used, b1, sizeof(b1));
+	switch (q->iommufd_mode) {
+	case IOMMU_ACCOUNT_IOMMUFD_MODE_MM:
+		v->refused_by = "RLIMIT_MEMLOCK";
+		mapper_memlock(mem, sizeof(mem), &q->owner);
+		snprintf(v->cause, sizeof(v->cause),
+			 "the process's RLIMIT_MEMLOCK: this context accounts per process "
+			 "(IOMMU_OPTION_RLIMIT_MODE 1%s), its %u mappings pin %s, charged to the "
+			 "process's mm->locked_vm%s",
+			 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT ?
+			 ", as the /dev/vfio/vfio container iommufd provides" : "",
+			 q->mappings, b1, mem);
+		fix(v, "raise the process's RLIMIT_MEMLOCK to at least what it maps "
+		       "(LimitMEMLOCK=, --ulimit memlock=, prlimit --memlock)");
+		break;
+	case IOMMU_ACCOUNT_IOMMUFD_MODE_USER:
+		v->refused_by = "RLIMIT_MEMLOCK";
+		snprintf(v->cause, sizeof(v->cause),
+			 "uid %u's pot: this context's %u mappings pin %s, charged to the uid's "
+			 "user_struct->locked_vm with io_uring's and the others' (`explain uid %u` "
+			 "shows all of it)", q->uid, q->mappings, b1, q->uid);
+		fix(v, "see `iommu-accountctl explain uid N` for the pot this context charges");
+		break;
+	case IOMMU_ACCOUNT_IOMMUFD_MODE_NONE:
+		snprintf(v->cause, sizeof(v->cause),
+			 "no limit: the mapper had CAP_IPC_LOCK, so its %u mappings pin %s "
+			 "charged to no counter", q->mappings, b1);
+		break;
+	default:
+		snprintf(v->cause, sizeof(v->cause),
+			 "not known yet: nothing of this context has been pinned since "
+			 "iommu_account loaded");
+	}
+	if (!v->nfixes)
+		fix(v, "nothing to fix");
+	return 0;
+}
+
+static void print_verdict(struct ia_ctx *ctx, const struct verdict *v)
+{
+	struct ia_json *j = &ctx->j;
+	char b1[32], b2[32], who[96];
+	unsigned int i;
+
+	if (ctx->json) {
+		ia_json_obj_open(j, NULL);
+		ia_json_str(j, "kind", v->kind);
+		ia_json_u64(j, "id", v->id);
+		ia_json_str(j, "unit", v->unit);
+		ia_json_u64(j, "used", v->used);
+		if (v->has_limit)
+			ia_json_u64(j, "limit", v->limit);
+		else
+			ia_json_null(j, "limit");
+		ia_json_owner(j, "owner", &v->owner);
+		ia_json_u64(j, "refusals", v->refusals);
+		if (v->refused_by)
+			ia_json_str(j, "refused_by", v->refused_by);
+		else
+			ia_json_null(j, "refused_by");
+		ia_json_bool(j, "refused", v->refused);
+		ia_json_str(j, "cause", v->cause);
+		ia_json_failure(j, "last_failure", &v->last);
+		ia_json_arr_open(j, "fixes");
+		for (i = 0; i < v->nfixes; i++)
+			ia_json_str(j, NULL, v->fixes[i]);
+		ia_json_arr_close(j);
+		ia_json_obj_close(j);
+		printf("\n");
+		return;
+	}
+	printf("%s %u: %s of %s used", v->kind, v->id, ia_amount(v->unit, (double)v->used, b1,
+	       sizeof(b1)), v->has_limit ? ia_amount(v->unit, (double)v->limit, b2, sizeof(b2)) :
+	       "no limit of its own");
+	if (!strcmp(v->unit, "entries") || !strcmp(v->unit, "descriptors"))
+		printf(" (%s)", v->unit);
+	printf(", held by %s.\n", ia_owner_str(&v->owner, who, sizeof(who)));
+	printf("%s %s: %s.\n", v->refused ? "Refused by" : "The limit that applies is",
+	       v->refused_by ? v->refused_by : "none", v->cause);
+	if (v->last.present)
+		printf("The last refusal: %s[%u] (uid %u), %s, %s.\n", v->last.owner.comm,
+		       v->last.owner.pid, v->last.owner.uid, ia_errno_name((int)v->last.err),
+		       ia_human_bytes(v->last.size, b1, sizeof(b1)));
+	printf("What would help:\n");
+	for (i = 0; i < v->nfixes; i++)
+		printf("  - %s\n", v->fixes[i]);
+}
+
+int ia_ctl_explain_object(struct ia_ctx *ctx, const char *what, uint32_t id)
+{
+	struct verdict v = { .id = id };
+	int err;
+
+	if (!strcmp(what, "container") || !strcmp(what, "vfio-container"))
+		err = explain_container(ctx, id, &v);
+	else if (!strcmp(what, "qpair"))
+		err = explain_qpair(ctx, id, &v);
+	else
+		err = explain_iommufd(ctx, id, &v);
+	if (err == -ENOENT) {
+		fprintf(stderr, "iommu-accountctl: explain: no %s %u (or not yours)\n", what, id);
+		return IA_EXIT_NOENT;
+	}
+	if (err)
+		return ia_ctl_error(ctx, "explain", err);
+	print_verdict(ctx, &v);
+	return IA_EXIT_OK;
+}
