@@ -8,7 +8,8 @@
 #   - started without the module: waits and says so; up when it loads
 #   - per-uid pot filled by a process of uid 1000: WARNING (trend) before the
 #     kernel's first refusal, then FAILURE with who and what, and its flight
-#     record (who held the pot then) equal to GET_PROC's; a hook that
+#     record (who held the pot then) equal to GET_PROC's, and the on-disk
+#     history of the pot read back by iommu-accountctl history; a hook that
 #     hangs (on CRITICAL) is killed at its timeout, alerting goes on
 #   - VFIO mapping leak to dma_entry_limit: the same
 #   - the exporter's figures equal `iommu-accountctl --json quotas`
@@ -109,6 +110,9 @@ program = $tmp/hook.sh
 timeout = $hook_timeout
 [exporter]
 listen = 127.0.0.1:$port
+[history]
+path = $tmp/hist
+max_size = 262144
 EOF
 
 check "iommu-accountd -t accepts the test configuration" sh -c "iommu-accountd -t -c '$tmp/d.conf' >/dev/null"
@@ -189,6 +193,32 @@ journal_failure_fields() {
 	done
 }
 check "pot: journald got the FAILURE with its structured fields" until_ok 100 journal_failure_fields
+# The on-disk history: what the daemon kept of uid 1000's pot, read back
+# without the daemon, against the kernel's figures above.
+potused=$(((nbuf - 1) * 262144))
+history_reached_failure() {
+	iommu-accountctl -j history uid-pot:1000 --file "$tmp/hist" >"$tmp/hist.json" &&
+		jq -e ".[-1].state == \"FAILURE\" and .[-1].used == $potused" "$tmp/hist.json" >/dev/null
+}
+check "history: uid 1000's last sample is the kernel's pot ($potused bytes) in FAILURE" \
+	until_ok 100 history_reached_failure
+check "history: samples in time order, rising to that figure, with the 8 MiB limit" \
+	jqt "length >= 3 and (map(.time) | . == sort) and (map(.used) | max) == $potused and
+		.[0].used < $potused and all(.[]; .limit == 8388608 and .unit == \"bytes\" and .uid == 1000)" \
+		"$(cat "$tmp/hist.json")"
+om=$(iommu-accountctl history uid-pot:1000 --file "$tmp/hist" --openmetrics)
+check "history --openmetrics: the used series ends at the pot, then the limit series, # EOF" \
+	sh -c 'echo "$1" | grep -q "^iommu_account_quota_used{kind=\"uid-pot\",object=\"1000\"} $2 [0-9.]*$" &&
+		echo "$1" | grep -q "^iommu_account_quota_limit{kind=\"uid-pot\",object=\"1000\"} 8388608 " &&
+		[ "$(echo "$1" | tail -n 1)" = "# EOF" ]' _ "$om" "$potused"
+check "history: the file stays within max_size (262144 bytes)" \
+	sh -c '[ "$(stat -c %s "$1")" -le 262144 ]' _ "$tmp/hist"
+out=$(iommu-accountctl history uid-pot:1000 --file "$tmp/hist" --since @4000000000)
+check "history --since after the last sample: none, said so" \
+	sh -c 'echo "$1" | grep -q "^no sample of uid-pot:1000 in "' _ "$out"
+iommu-accountctl history uid-pot:1000 --file "$tmp/nohist" 2>"$tmp/err"; rc=$?
+check "history of a missing file: exit 4, names it and where the daemon writes" \
+	sh -c "[ $rc = 4 ] && grep -q 'nohist: No such file or directory (iommu-accountd writes it where \[history\] path says' '$tmp/err'"
 check "pot: the CRITICAL hook hung and was killed at its $hook_timeout s timeout" \
 	until_ok 200 journal_has "MESSAGE=exec hook for CRITICAL uid-pot 1000 still running after $hook_timeout s: killed"
 check "pot: exporter counts the timeout (iommu_account_exec_timeouts_total 1)" \

@@ -29,6 +29,9 @@ struct ia_ctx {
 	uint32_t kind, margin;	/* thresholds --kind, --margin */
 	const char *kind_name;	/* --kind as given */
 	const char *daemon;	/* --daemon ADDR:PORT */
+	const char *hist_file;	/* history --file PATH */
+	const char *hist_since;	/* history --since T */
+	bool hist_openmetrics;	/* history --openmetrics */
 };
 
 /* The key given with --uid/--id, or NULL for a dump. */
@@ -52,6 +55,7 @@ int cmd_events(struct ia_ctx *ctx);
 int cmd_thresholds(struct ia_ctx *ctx);
 int cmd_procs(struct ia_ctx *ctx);
 int cmd_explain(struct ia_ctx *ctx);
+int cmd_history(struct ia_ctx *ctx);
 /* explain container|qpair|iommufd-ctx N (explain_obj.c): the limit that refuses it. */
 int ia_ctl_explain_object(struct ia_ctx *ctx, const char *what, uint32_t id);
 int cmd_quotas(struct ia_ctx *ctx);

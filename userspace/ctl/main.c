@@ -14,12 +14,14 @@
 
 #include "ctl.h"
 
-enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT, OPT_PID, OPT_KIND, OPT_MARGIN, OPT_DAEMON };
+enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT, OPT_PID, OPT_KIND, OPT_MARGIN, OPT_DAEMON,
+       OPT_SINCE, OPT_FILE, OPT_OPENMETRICS };
 
 /* Which of --uid / --id / --count a command takes. */
 enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4, TAKES_PID = 8, TAKES_KIND = 16,
        TAKES_MARGIN = 32, TAKES_DAEMON = 64,
-       NO_NETLINK = 128 /* talks to iommu-accountd only */ };
+       NO_NETLINK = 128 /* talks to iommu-accountd (or its files) only */,
+       TAKES_HIST = 256 /* --since, --file, --openmetrics */ };
 
 static const struct {
 	const char *name;
@@ -44,6 +46,8 @@ static const struct {
 	  "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion" },
 	{ "top", cmd_top, TAKES_DAEMON | TAKES_COUNT | NO_NETLINK, 0, 0,
 	  "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state" },
+	{ "history", cmd_history, TAKES_HIST | NO_NETLINK, 1, 1,
+	  "KIND:ID [--since T] [--file PATH] [--openmetrics]  what iommu-accountd kept of it" },
 	{ "events", cmd_events, TAKES_COUNT, 0, 0,
 	  "[--count N]  follow failure and threshold events" },
 	{ "reset-scope", cmd_reset_scope, TAKES_UID, 0, 1,
@@ -88,6 +92,9 @@ int main(int argc, char **argv)
 		{ "kind", required_argument, NULL, OPT_KIND },
 		{ "margin", required_argument, NULL, OPT_MARGIN },
 		{ "daemon", required_argument, NULL, OPT_DAEMON },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "file", required_argument, NULL, OPT_FILE },
+		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ia_ctx ctx = { 0 };
@@ -140,6 +147,19 @@ int main(int argc, char **argv)
 			given |= TAKES_DAEMON;
 			optname = "--daemon";
 			ctx.daemon = optarg;
+			break;
+		case OPT_SINCE:
+		case OPT_FILE:
+		case OPT_OPENMETRICS:
+			given |= TAKES_HIST;
+			optname = c == OPT_SINCE ? "--since" : c == OPT_FILE ? "--file" :
+				  "--openmetrics";
+			if (c == OPT_SINCE)
+				ctx.hist_since = optarg;
+			else if (c == OPT_FILE)
+				ctx.hist_file = optarg;
+			else
+				ctx.hist_openmetrics = true;
 			break;
 		case OPT_COUNT:
 			given |= TAKES_COUNT;

@@ -27,6 +27,9 @@ void iad_config_defaults(struct iad_config *c)
 	c->exec_max = 4;
 	c->exec_queue = 64;
 	snprintf(c->listen, sizeof(c->listen), "%s", IAD_DEFAULT_LISTEN);
+	snprintf(c->history, sizeof(c->history), "%s", IAD_HISTORY_PATH);
+	c->history_max = 16 << 20;
+	c->history_keep_s = 86400;
 }
 
 struct parse {
@@ -180,6 +183,22 @@ static int handler(void *user, const char *section, const char *name, const char
 				 strcmp(value, "off") ? value : "");
 			return 1;
 		}
+	} else if (!strcmp(section, "history")) {
+		if (!strcmp(name, "path")) {
+			if (strlen(value) >= sizeof(c->history) ||
+			    (strcmp(value, "off") && value[0] != '/')) {
+				snprintf(p->why, sizeof(p->why),
+					 "path: an absolute path (under 256 bytes) or off");
+				return 0;
+			}
+			snprintf(c->history, sizeof(c->history), "%s",
+				 strcmp(value, "off") ? value : "");
+			return 1;
+		}
+		if (!strcmp(name, "max_size"))
+			return !num(p, name, value, 65536, 1 << 30, &c->history_max);
+		if (!strcmp(name, "keep"))
+			return !num(p, name, value, 60, 30 * 86400, &c->history_keep_s);
 	} else {
 		snprintf(p->why, sizeof(p->why), "unknown section [%s]", section);
 		return 0;

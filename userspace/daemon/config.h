@@ -12,6 +12,7 @@
 
 #define IAD_CONFIG_PATH "/etc/iommu-account/iommu-accountd.conf"
 #define IAD_DEFAULT_LISTEN "127.0.0.1:9847"
+#define IAD_HISTORY_PATH "/var/lib/iommu-accountd/history"
 #define IAD_MAX_KIND_CFG 16
 
 enum iad_log { IAD_LOG_AUTO, IAD_LOG_JOURNAL, IAD_LOG_SYSLOG, IAD_LOG_STDERR };
@@ -39,6 +40,9 @@ struct iad_config {
 	unsigned int exec_max;		/* [exec] max_running */
 	unsigned int exec_queue;	/* [exec] queue */
 	char listen[128];		/* [exporter] listen; "" = off */
+	char history[256];		/* [history] path; "" = off */
+	double history_max;		/* [history] max_size, bytes */
+	double history_keep_s;		/* [history] keep */
 };
 
 void iad_config_defaults(struct iad_config *c);

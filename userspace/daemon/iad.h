@@ -93,6 +93,9 @@ struct iad {
 	unsigned int nsinks;
 
 	struct iad_exec exec;
+	struct ia_hist hist;		/* [history]: open while hist.hdr is set */
+	char hist_path[256];		/* the one open */
+	bool hist_said;			/* its failure was logged */
 	struct MHD_Daemon *mhd;
 	int mhd_fd;
 	struct iad_http *http;		/* the exporter's open connections */
@@ -109,6 +112,12 @@ int iad_source_ctrl_fd(struct iad *d);
 void iad_source_events(struct iad *d);
 void iad_source_ctrl(struct iad *d);
 
+/* --- history.c --- */
+/* Open [history] path (again after a reload that changed it); a failure is logged once. */
+void iad_history_open(struct iad *d);
+/* After a poll: a sample of every object that changed, and of each every 5 min. */
+void iad_history_poll(struct iad *d);
+void iad_history_close(struct iad *d);
 /* --- kinds.c --- */
 /* The kind's name ("kind-N" when the module does not say). */
 const char *iad_kind_name(const struct iad *d, uint32_t kind, char *buf, size_t len);

@@ -46,6 +46,8 @@ static void reload(struct iad *d)
 	relisten = strcmp(n.listen, d->cfg.listen) || !d->mhd;
 	d->cfg = n;
 	d->exec.warned_missing = false;
+	d->hist_said = false;
+	iad_history_open(d);
 	if (d->cfg.log != IAD_LOG_SYSLOG)
 		closelog();
 	iad_log_open(d);
@@ -222,6 +224,7 @@ int main(int argc, char **argv)
 	iad_exporter_stop(&d);
 	iad_source_fini(&d);
 	iad_exec_fini(&d);
+	iad_history_close(&d);
 	iad_objs_free(&d.objs);
 	close(sfd);
 	return 0;

@@ -73,6 +73,11 @@ struct iad_obj {
 	uint64_t refusals;		/* the kernel's count */
 	bool refusals_known;		/* baseline taken (not at the first sight) */
 	bool refusal_deferred;		/* the count rose; waiting a poll for its event */
+	/* What the history file last got of it (history.c). */
+	bool hist_written, hist_has_limit;
+	uint8_t hist_state;
+	uint64_t hist_used, hist_limit;
+	double hist_t;
 	/* The last FAILURE's flight record, for /alerts. */
 	struct iad_holder holders[IAD_HOLDERS];
 	unsigned int nholders;

@@ -305,6 +305,9 @@ static int poll_once(struct iad *d, bool first)
 	}
 	sweep(d);
 	d->polls++;
+	if (first)
+		iad_history_open(d);	/* the kinds' names are known now */
+	iad_history_poll(d);
 	return 0;
 }
 

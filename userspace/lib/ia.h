@@ -328,6 +328,50 @@ struct ia_proc {
 
 /* "io_uring-buffers", ... */
 const char *ia_consumer_name(unsigned int c);
+/* --- the history file (history.c): iommu-accountd writes, iommu-accountctl reads --- */
+
+#define IA_HIST_KINDS 16
+
+/* One sample of one object. */
+struct ia_hist_rec {
+	double t;			/* CLOCK_REALTIME, seconds */
+	uint32_t kind, id;
+	uint64_t used, limit;		/* limit valid when has_limit */
+	uint32_t uid;
+	uint8_t state;			/* the daemon's: 0 OK, 1 WARNING, 2 CRITICAL, 3 FAILURE */
+	uint8_t has_limit;
+	uint16_t pad;
+};
+
+struct ia_hist {
+	int fd;
+	void *hdr;
+	bool restarted;			/* an unusable file was found and started anew */
+};
+
+struct ia_hist_info {
+	uint64_t cap, count, written, bytes;
+	double keep_s;
+	char kinds[IA_HIST_KINDS][16], units[IA_HIST_KINDS][16];
+};
+
+/*
+ * Open (create) @path as a ring of at most @max_bytes, whose readers skip
+ * samples older than @keep_s. A file of another capacity or format starts
+ * anew (h->restarted). 0, or -errno with the path and reason in @err.
+ */
+int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double keep_s,
+		 char *err, size_t errlen);
+/* The name and unit of a kind, kept in the file for readers without the module. */
+void ia_hist_set_kind(struct ia_hist *h, uint32_t kind, const char *name, const char *unit);
+/* Append @n samples (the oldest go when the ring is full); 0 or -errno. */
+int ia_hist_append(struct ia_hist *h, const struct ia_hist_rec *r, size_t n);
+void ia_hist_close(struct ia_hist *h);
+/* Every sample of @path, oldest first, to @cb (which stops by returning < 0; NULL: @info only). */
+int ia_hist_read(const char *path, struct ia_hist_info *info,
+		 int (*cb)(const struct ia_hist_rec *r, void *arg), void *arg, char *err,
+		 size_t errlen);
+
 /* An iommufd context's accounting mode: user (the pot), mm, none, unknown. */
 const char *ia_iommufd_mode_name(uint32_t mode);
 /* The bytes of every consumer together. */

@@ -869,6 +869,91 @@ static void rates_and_times_in_human_units(void **state)
 	assert_string_equal("not filling", ia_fill_str(NAN, b, sizeof(b)));
 }
 
+struct hist_seen {
+	unsigned int n;
+	uint32_t first, last;
+	bool ordered;
+	double prev_t;
+};
+
+static int hist_seen_cb(const struct ia_hist_rec *r, void *arg)
+{
+	struct hist_seen *h = arg;
+
+	if (!h->n)
+		h->first = r->id;
+	else if (r->id != h->last + 1 || r->t < h->prev_t)
+		h->ordered = false;
+	h->last = r->id;
+	h->prev_t = r->t;
+	h->n++;
+	return 0;
+}
+
+/*
+ * The history ring: 250 samples appended in chunks of 7 into room for 100
+ * keep the newest 100, read oldest first; the file never outgrows header +
+ * 100 records; reopened at the same size it keeps them, at another size it
+ * starts anew; a file that is not a history is refused with the reason.
+ */
+static void history_ring_bounded_oldest_first(void **state)
+{
+	char dir[] = "/tmp/ia-hist-XXXXXX", path[64], err[256];
+	const uint64_t max = 1024 + 100 * sizeof(struct ia_hist_rec);
+	struct ia_hist_rec r[7];
+	struct hist_seen seen = { .ordered = true };
+	struct ia_hist_info info;
+	struct ia_hist h;
+	struct stat st;
+	uint32_t id = 0;
+	FILE *f;
+	int i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/history", dir);
+	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	ia_hist_set_kind(&h, 1, "uid-pot", "bytes");
+	while (id < 250) {
+		int n = 250 - id < 7 ? (int)(250 - id) : 7;
+
+		for (i = 0; i < n; i++, id++)
+			r[i] = (struct ia_hist_rec){ .t = 1000.0 + id, .kind = 1, .id = id,
+						     .used = id * 4096ULL };
+		assert_int_equal(0, ia_hist_append(&h, r, (size_t)n));
+		assert_int_equal(0, stat(path, &st));
+		assert_true((uint64_t)st.st_size <= max);
+	}
+	ia_hist_close(&h);
+	assert_int_equal(0, ia_hist_read(path, &info, hist_seen_cb, &seen, err, sizeof(err)));
+	assert_int_equal(100, seen.n);
+	assert_int_equal(150, seen.first);
+	assert_int_equal(249, seen.last);
+	assert_true(seen.ordered);
+	assert_int_equal(250, info.written);
+	assert_string_equal("uid-pot", info.kinds[1]);
+	assert_string_equal("bytes", info.units[1]);
+	assert_true(info.keep_s == 3600);
+	/* The same size: kept. Another: started anew. */
+	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	assert_false(h.restarted);
+	ia_hist_close(&h);
+	assert_int_equal(0, ia_hist_open(&h, path, max * 2, 3600, err, sizeof(err)));
+	assert_true(h.restarted);
+	ia_hist_close(&h);
+	assert_int_equal(0, ia_hist_read(path, &info, NULL, NULL, err, sizeof(err)));
+	assert_int_equal(0, info.count);
+	/* Not a history: refused, saying so. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("not a history file at all, but long enough to hold a header? no.\n", f);
+	fclose(f);
+	assert_int_equal(-EINVAL, ia_hist_read(path, &info, NULL, NULL, err, sizeof(err)));
+	assert_non_null(strstr(err, "not an iommu-accountd history file"));
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -893,6 +978,7 @@ int main(void)
 		cmocka_unit_test(exporter_port_in_use_said_and_others_go_on),
 		cmocka_unit_test(exporter_serves_a_scrape_beside_2000_half_requests),
 		cmocka_unit_test(rates_and_times_in_human_units),
+		cmocka_unit_test(history_ring_bounded_oldest_first),
 		cmocka_unit_test(traces_stationary_raise_no_warning),
 		cmocka_unit_test(traces_leaks_warned_by_their_deadline),
 	};

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iommu-accountctl history KIND:ID [--since T] [--file PATH] [--openmetrics]:
+ * the samples iommu-accountd kept of one object (its [history] file), oldest
+ * first, as a table, JSON (-j) or OpenMetrics. Needs neither the module nor
+ * the daemon: a post-mortem reads the file alone. T is a time ago ("90s",
+ * "30m", "2h", "1d") or "@EPOCH"; by default the file's keep (24 h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl.h"
+
+static const char *const state_names[] = { "OK", "WARNING", "CRITICAL", "FAILURE" };
+
+struct hsel {
+	struct ia_ctx *ctx;
+	const struct ia_hist_info *info;
+	uint32_t kind, id;
+	double since;
+	unsigned int n;
+	int pass;		/* OpenMetrics: 0 used, 1 limit */
+};
+
+static const char *state_name(uint8_t s)
+{
+	return s < 4 ? state_names[s] : "?";
+}
+
+static int show(const struct ia_hist_rec *r, void *arg)
+{
+	struct hsel *h = arg;
+	const char *unit = h->info->units[h->kind], *kind = h->info->kinds[h->kind];
+	struct ia_json *j = &h->ctx->j;
+	char when[32], b1[32], b2[32], util[16];
+	time_t t = (time_t)r->t;
+	struct tm tm;
+
+	if (r->kind != h->kind || r->id != h->id || r->t < h->since)
+		return 0;
+	h->n++;
+	if (h->ctx->hist_openmetrics) {
+		if (h->pass == 0)
+			printf("iommu_account_quota_used{kind=\"%s\",object=\"%u\"} %llu %.3f\n",
+			       kind, r->id, (unsigned long long)r->used, r->t);
+		else if (r->has_limit)
+			printf("iommu_account_quota_limit{kind=\"%s\",object=\"%u\"} %llu %.3f\n",
+			       kind, r->id, (unsigned long long)r->limit, r->t);
+		return 0;
+	}
+	if (h->ctx->json) {
+		ia_json_obj_open(j, NULL);
+		fprintf(j->f, "%s\"time\":%.3f", j->need_comma[j->depth] ? "," : "", r->t);
+		j->need_comma[j->depth] = true;
+		ia_json_str(j, "kind", kind);
+		ia_json_u64(j, "object", r->id);
+		ia_json_str(j, "unit", unit);
+		ia_json_u64(j, "used", r->used);
+		if (r->has_limit)
+			ia_json_u64(j, "limit", r->limit);
+		else
+			ia_json_null(j, "limit");
+		ia_json_str(j, "state", state_name(r->state));
+		ia_json_u64(j, "uid", r->uid);
+		ia_json_obj_close(j);
+		return 0;
+	}
+	if (h->n == 1)
+		printf("%-19s %-15s %8s %11s %11s %6s  %s\n", "TIME", "KIND", "OBJECT", "USED",
+		       "LIMIT", "UTIL", "STATE");
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	if (r->has_limit && r->limit)
+		snprintf(util, sizeof(util), "%.1f%%", 100.0 * (double)r->used / (double)r->limit);
+	else
+		snprintf(util, sizeof(util), "-");
+	printf("%-19s %-15s %8u %11s %11s %6s  %s\n", when, kind, r->id,
+	       ia_amount(unit, (double)r->used, b1, sizeof(b1)),
+	       r->has_limit ? ia_amount(unit, (double)r->limit, b2, sizeof(b2)) : "none", util,
+	       state_name(r->state));
+	return 0;
+}
+
+/* "90s", "30m", "2h", "1d" ago, or "@EPOCH": seconds since the epoch; -1 if neither. */
+static double parse_since(const char *s, double now)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s + (s[0] == '@'), &end);
+	if (end == s + (s[0] == '@') || errno || v < 0)
+		return -1;
+	if (s[0] == '@')
+		return *end ? -1 : v;
+	if (!strcmp(end, "s"))
+		return now - v;
+	if (!strcmp(end, "m"))
+		return now - v * 60;
+	if (!strcmp(end, "h"))
+		return now - v * 3600;
+	if (!strcmp(end, "d"))
+		return now - v * 86400;
+	return -1;
+}
+
+int cmd_history(struct ia_ctx *ctx)
+{
+	const char *path = ctx->hist_file ? ctx->hist_file : "/var/lib/iommu-accountd/history";
+	struct hsel h = { .ctx = ctx };
+	struct ia_hist_info info;
+	char name[64], err[512], *colon;
+	struct timespec ts;
+	double now;
+	uint32_t k;
+	int ret;
+
+	/* KIND:ID, the kind by the name the daemon wrote into the file. */
+	snprintf(name, sizeof(name), "%s", ctx->args[0]);
+	colon = strrchr(name, ':');
+	if (!colon || ia_parse_u32(colon + 1, &h.id)) {
+		fprintf(stderr, "iommu-accountctl: history takes KIND:ID (uid-pot:1000, "
+			"vfio-container:3), not '%s'\n", ctx->args[0]);
+		return IA_EXIT_USAGE;
+	}
+	*colon = 0;
+	if (!strcmp(name, "vfio"))
+		snprintf(name, sizeof(name), "vfio-container");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	/* First the header alone: the kinds, and the keep for the default --since. */
+	ret = ia_hist_read(path, &info, NULL, NULL, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iommu-accountctl: history: %s%s\n", err, ret == -ENOENT ?
+			" (iommu-accountd writes it where [history] path says; --file names "
+			"another)" : "");
+		return ret == -ENOENT ? IA_EXIT_NOENT : IA_EXIT_FAIL;
+	}
+	for (k = 0; k < IA_HIST_KINDS && strcmp(info.kinds[k], name); k++)
+		;
+	if (k == IA_HIST_KINDS) {
+		fprintf(stderr, "iommu-accountctl: history: %s has no kind '%s'\n", path, name);
+		return IA_EXIT_NOENT;
+	}
+	h.kind = k;
+	h.info = &info;
+	h.since = now - info.keep_s;
+	if (ctx->hist_since) {
+		h.since = parse_since(ctx->hist_since, now);
+		if (h.since < 0) {
+			fprintf(stderr, "iommu-accountctl: --since takes 90s, 30m, 2h, 1d or @EPOCH, "
+				"not '%s'\n", ctx->hist_since);
+			return IA_EXIT_USAGE;
+		}
+	}
+	if (ctx->hist_openmetrics) {
+		printf("# TYPE iommu_account_quota_used gauge\n");
+		ret = ia_hist_read(path, &info, show, &h, err, sizeof(err));
+		h.pass = 1;
+		if (!ret) {
+			printf("# TYPE iommu_account_quota_limit gauge\n");
+			ret = ia_hist_read(path, &info, show, &h, err, sizeof(err));
+		}
+		if (!ret)
+			printf("# EOF\n");
+	} else {
+		ia_ctl_list_open(ctx);
+		ret = ia_hist_read(path, &info, show, &h, err, sizeof(err));
+		ia_ctl_list_close(ctx);
+		if (!ret && !ctx->json && !h.n)
+			printf("no sample of %s:%u in %s since then\n", name, h.id, path);
+	}
+	if (ret) {
+		fprintf(stderr, "iommu-accountctl: history: %s\n", err);
+		return IA_EXIT_FAIL;
+	}
+	return IA_EXIT_OK;
+}
