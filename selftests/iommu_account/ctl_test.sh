@@ -246,6 +246,43 @@ kill $pids
 wait $setter
 rmdir "$cg"
 
+# Who a cgroup belongs to, from its path: holders of uid 43200 in cgroups
+# named exactly as Docker (systemd driver), containerd under Kubernetes
+# (a burstable pod, systemd driver) and LXC name theirs. procs and explain
+# name the container and the pod; the fixtures' ids come back whole.
+CID=4f1c2b3a4d5e6f708192a3b4c5d6e7f80123456789abcdef0123456789abcdef
+CID2=9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321
+POD=7c1e9f2a-3b4c-4d5e-8f6a-0b1c2d3e4f5a
+r=/sys/fs/cgroup
+cgd=$r/system.slice/docker-$CID.scope
+cgk=$r/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$(echo $POD | tr - _).slice/cri-containerd-$CID2.scope
+cgl=$r/lxc.payload.ia-web01
+idpids=""
+for c in "$cgd" "$cgk" "$cgl"; do
+	mkdir -p "$c"
+	sh -c "echo \$\$ >'$c/cgroup.procs'; exec runas 43200 uring_bench hold 262144" >"$tmp/id.$(basename "$c")" &
+	idpids="$idpids $!"
+	until_ok 250 grep -q '^hold 0' "$tmp/id.$(basename "$c")"
+done
+json=$(iommu-accountctl -j procs --uid 43200)
+check "procs -j: the Docker container, by its id, from its cgroup's name" jqt "any(.[];
+	.identity == {kind: \"container\", runtime: \"docker\", container_id: \"$CID\",
+		text: \"container 4f1c2b3a4d5e… (docker)\"})" "$json"
+check "procs -j: the Kubernetes pod (burstable) and its containerd container" jqt "any(.[];
+	.identity.kind == \"kubernetes\" and .identity.pod_uid == \"$POD\" and .identity.qos == \"burstable\" and
+	.identity.runtime == \"containerd\" and .identity.container_id == \"$CID2\")" "$json"
+check "procs -j: the LXC container by name" jqt "any(.[]; .identity.runtime == \"lxc\" and .identity.name == \"ia-web01\")" "$json"
+iommu-accountctl explain uid 43200 >"$tmp/explain-id.txt"; rc=$?
+check "explain uid 43200: each cgroup with its container or pod" sh -c "[ $rc = 0 ] &&
+	grep -q '\[container 4f1c2b3a4d5e… (docker)\]: 1 process holding 256.0 KiB' '$tmp/explain-id.txt' &&
+	grep -q '\[pod 7c1e9f2a…/container 9a8b7c6d5e4f… (burstable, containerd)\]: 1 process' '$tmp/explain-id.txt' &&
+	grep -q '\[container ia-web01 (lxc)\]: 1 process' '$tmp/explain-id.txt'"
+# shellcheck disable=SC2086
+kill $idpids
+for p in $idpids; do wait "$p"; done
+rmdir "$cgd" "$r/system.slice" 2>/dev/null
+rmdir "$cgk" "$(dirname "$cgk")" "$(dirname "$(dirname "$cgk")")" "$r/kubepods.slice" "$cgl" 2>/dev/null
+
 # The last refusal names the refused process's cgroup as the kernel saw it
 # then, though the process and its cgroup are gone (a transient scope, a
 # container that exited): a holder of 3 MiB in the root cgroup, a process

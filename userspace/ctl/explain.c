@@ -158,6 +158,16 @@ static const char *cgpath(const struct cgroup_sum *cg, char *buf, size_t len)
 	return buf;
 }
 
+/* cgpath() copied into @buf, for the identity resolver. */
+static const char *path_of(const struct cgroup_sum *cg, char *buf, size_t len)
+{
+	const char *p = cgpath(cg, buf, len);
+
+	if (p != buf)
+		snprintf(buf, len, "%s", p);
+	return buf;
+}
+
 int cmd_explain(struct ia_ctx *ctx)
 {
 	static struct procs ps;
@@ -168,7 +178,8 @@ int cmd_explain(struct ia_ctx *ctx)
 	uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
 	struct ia_failure lf = { 0 };
 	struct ia_uid u = { 0 };
-	char b1[32], b2[32], path[256];
+	char b1[32], b2[32], path[256], idtext[256];
+	struct ia_identity ident;
 	bool buffers = false, shared, tight, lf_elsewhere = false;
 	uint32_t uid = ctx->key;
 	int err, lf_err;
@@ -236,6 +247,8 @@ int cmd_explain(struct ia_ctx *ctx)
 			ia_json_obj_open(j, NULL);
 			ia_json_u64(j, "cgroup_id", cg[k].id);
 			ia_json_str(j, "cgroup", cgpath(&cg[k], path, sizeof(path)));
+			ia_identity_of(path_of(&cg[k], path, sizeof(path)), &ident);
+			ia_json_identity(j, "identity", &ident);
 			ia_json_u64(j, "processes", cg[k].procs);
 			ia_json_u64(j, "held_bytes", cg[k].bytes);
 			ia_json_arr_open(j, "pids");
@@ -277,7 +290,13 @@ int cmd_explain(struct ia_ctx *ctx)
 		       "in %u cgroup%s%s\n", ps.n, ps.n == 1 ? "" : "es", ncg, ncg == 1 ? "" : "s",
 		       ncg ? ":" : ".");
 		for (k = 0; k < ncg; k++) {
-			printf("  %s: %u process%s holding %s (pids", cgpath(&cg[k], path, sizeof(path)),
+			ia_identity_of(path_of(&cg[k], path, sizeof(path)), &ident);
+			if (ident.kind[0])
+				printf("  %s [%s]", path, ia_identity_str(&ident, idtext,
+									 sizeof(idtext)));
+			else
+				printf("  %s", path);
+			printf(": %u process%s holding %s (pids",
 			       cg[k].procs, cg[k].procs == 1 ? "" : "es",
 			       ia_human_bytes(cg[k].bytes, b1, sizeof(b1)));
 			for (i = 0, c = 0; i < ps.n && c < 8; i++)

@@ -24,7 +24,12 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 	char b1[32], b2[32], b3[32], b4[32], cg[256];
 	/* The kernel's path; else found by the id under /sys/fs/cgroup. */
 	const char *path = p->cgroup[0] ? p->cgroup : ia_cgroup_path(p->cgroup_id, cg, sizeof(cg));
+	struct ia_identity id;
+	char who[256];
 	int c;
+
+	/* Who the cgroup belongs to: a unit, a container, a pod (else its path). */
+	ia_identity_of(path ? path : "", &id);
 
 	if (st->ctx->json) {
 		ia_json_obj_open(j, NULL);
@@ -48,6 +53,7 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 		ia_json_u64(j, "rings", p->rings);
 		if (p->has_uring_fds)
 			ia_json_u64(j, "uring_fds", p->uring_fds);
+		ia_json_identity(j, "identity", &id);
 		ia_json_obj_close(j);
 		st->n++;
 		return 0;
@@ -60,7 +66,7 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 	       ia_human_bytes(p->memlock_soft, b2, sizeof(b2)), p->rings,
 	       ia_human_bytes(p->locked_vm, b3, sizeof(b3)),
 	       ia_human_bytes(p->pinned_vm, b4, sizeof(b4)),
-	       path ? path : "?");
+	       id.kind[0] ? ia_identity_str(&id, who, sizeof(who)) : path ? path : "?");
 	return 0;
 }
 

@@ -328,6 +328,32 @@ struct ia_proc {
 
 /* "io_uring-buffers", ... */
 const char *ia_consumer_name(unsigned int c);
+/* --- who a cgroup belongs to (identity.c) --- */
+
+/*
+ * From a cgroup v2 path alone: kind "unit" (systemd), "container" (a
+ * runtime's), "kubernetes" (a pod, perhaps one of its containers), or ""
+ * (no rule matched: the path stands for itself).
+ */
+struct ia_identity {
+	char kind[16];
+	char runtime[16];		/* docker, containerd, cri-o, podman, lxc; cri: a
+					 * Kubernetes cgroupfs path, whose runtime it does not say */
+	char unit[128];			/* kind unit: the leaf .service or .scope */
+	char container_id[65];
+	char pod_uid[40];
+	char qos[16];			/* guaranteed, burstable, besteffort */
+	char name[64];			/* lxc: the container's name */
+	char path[256];
+};
+
+void ia_identity_of(const char *path, struct ia_identity *id);
+struct ia_json;
+/* @id's fields as a JSON object under @key (only those it has), when it has a kind. */
+void ia_json_identity(struct ia_json *j, const char *key, const struct ia_identity *id);
+/* "pod 7c1e2f3a…/container 4f1c…(burstable, containerd)", "unit nginx.service", or the path. */
+const char *ia_identity_str(const struct ia_identity *id, char *buf, size_t len);
+
 /* --- the history file (history.c): iommu-accountd writes, iommu-accountctl reads --- */
 
 #define IA_HIST_KINDS 16

@@ -954,6 +954,78 @@ static void history_ring_bounded_oldest_first(void **state)
 	rmdir(dir);
 }
 
+/*
+ * The cgroup -> identity resolver over the paths each runtime documents it
+ * makes (Kubernetes' cgroup drivers, Docker's, Podman's rootful and
+ * rootless, containerd without CRI, CRI-O, LXC/LXD, systemd units); a path
+ * no rule knows is itself, never misnamed.
+ */
+static void cgroup_identity_of_real_paths(void **state)
+{
+#define CID "4f1c2b3a4d5e6f708192a3b4c5d6e7f80123456789abcdef0123456789abcdef"
+#define POD "7c1e9f2a-3b4c-4d5e-8f6a-0b1c2d3e4f5a"
+#define PODU "7c1e9f2a_3b4c_4d5e_8f6a_0b1c2d3e4f5a"
+	static const struct {
+		const char *path, *kind, *runtime, *unit, *cid, *pod, *qos, *name;
+	} t[] = {
+		{ "/system.slice/nginx.service", "unit", "", "nginx.service", "", "", "", "" },
+		{ "/system.slice/run-r0d4c2e.scope", "unit", "", "run-r0d4c2e.scope", "", "", "", "" },
+		{ "/user.slice/user-1000.slice/user@1000.service/app.slice/app-fio.scope", "unit", "",
+		  "app-fio.scope", "", "", "", "" },
+		{ "/system.slice/docker-" CID ".scope", "container", "docker", "", CID, "", "", "" },
+		{ "/docker/" CID, "container", "docker", "", CID, "", "", "" },
+		{ "/system.slice/nerdctl-" CID ".scope", "container", "containerd", "", CID, "", "", "" },
+		{ "/default/" CID, "container", "containerd", "", CID, "", "", "" },
+		{ "/machine.slice/libpod-" CID ".scope", "container", "podman", "", CID, "", "", "" },
+		{ "/machine.slice/libpod-" CID ".scope/container", "container", "podman", "", CID, "",
+		  "", "" },
+		{ "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" CID ".scope",
+		  "container", "podman", "", CID, "", "", "" },
+		{ "/libpod_parent/libpod-" CID, "container", "podman", "", CID, "", "", "" },
+		{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" PODU
+		  ".slice/cri-containerd-" CID ".scope", "kubernetes", "containerd", "", CID, POD,
+		  "burstable", "" },
+		{ "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" PODU
+		  ".slice/crio-" CID ".scope", "kubernetes", "cri-o", "", CID, POD, "besteffort", "" },
+		{ "/kubepods.slice/kubepods-pod" PODU ".slice/cri-containerd-" CID ".scope",
+		  "kubernetes", "containerd", "", CID, POD, "guaranteed", "" },
+		{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" PODU ".slice",
+		  "kubernetes", "", "", "", POD, "burstable", "" },
+		{ "/kubepods/burstable/pod" POD "/" CID, "kubernetes", "cri", "", CID, POD,
+		  "burstable", "" },
+		{ "/kubepods/pod" POD "/" CID, "kubernetes", "cri", "", CID, POD, "guaranteed", "" },
+		{ "/lxc.payload.web01", "container", "lxc", "", "", "", "", "web01" },
+		{ "/lxc/web01", "container", "lxc", "", "", "", "", "web01" },
+		/* No rule: the path itself. */
+		{ "/", "", "", "", "", "", "", "" },
+		{ "/ia-ctl-refused-1234", "", "", "", "", "", "", "" },
+		{ "/system.slice/docker-4f1c.scope", "unit", "", "docker-4f1c.scope", "", "", "", "" },
+		{ "/kubepods.slice", "", "", "", "", "", "", "" },
+		{ "/mygroup/" CID, "", "", "", "", "", "", "" },
+	};
+	struct ia_identity id;
+	char buf[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ia_identity_of(t[i].path, &id);
+		print_message("# %s -> %s\n", t[i].path, ia_identity_str(&id, buf, sizeof(buf)));
+		assert_string_equal(t[i].kind, id.kind);
+		assert_string_equal(t[i].runtime, id.runtime);
+		assert_string_equal(t[i].unit, id.unit);
+		assert_string_equal(t[i].cid, id.container_id);
+		assert_string_equal(t[i].pod, id.pod_uid);
+		assert_string_equal(t[i].qos, id.qos);
+		assert_string_equal(t[i].name, id.name);
+		if (!id.kind[0])
+			assert_string_equal(t[i].path, buf);
+	}
+#undef CID
+#undef POD
+#undef PODU
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -979,6 +1051,7 @@ int main(void)
 		cmocka_unit_test(exporter_serves_a_scrape_beside_2000_half_requests),
 		cmocka_unit_test(rates_and_times_in_human_units),
 		cmocka_unit_test(history_ring_bounded_oldest_first),
+		cmocka_unit_test(cgroup_identity_of_real_paths),
 		cmocka_unit_test(traces_stationary_raise_no_warning),
 		cmocka_unit_test(traces_leaks_warned_by_their_deadline),
 	};
