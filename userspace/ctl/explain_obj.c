@@ -178,28 +178,38 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	return 0;
 }
 
+/* Quota object @id of @kind (GET_QUOTA) into @g, and the verdict's figures from it. */
+static int get_quota(struct ia_ctx *ctx, uint32_t kind, uint32_t id, struct got_quota *g,
+		     struct verdict *v, const char *name, const char *unit)
+{
+	int err = ia_get_quotas(&ctx->cl, &kind, &id, quota_cb, g);
+
+	if (err)
+		return err;
+	if (!g->found)
+		return -ENOENT;
+	v->kind = name;
+	v->unit = unit;
+	v->used = g->q.used;
+	v->limit = g->q.limit;
+	v->has_limit = g->q.has_limit;
+	v->owner = g->q.owner;
+	v->refusals = g->q.refusals;
+	v->last = g->q.last_failure;
+	v->refused = g->q.refusals > 0;
+	return 0;
+}
+
 static int explain_qpair(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 {
-	uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_QPAIR;
 	struct got_quota g = { 0 };
 	const struct ia_quota *q = &g.q;
 	int err;
 
-	err = ia_get_quotas(&ctx->cl, &kind, &id, quota_cb, &g);
+	err = get_quota(ctx, IOMMU_ACCOUNT_QUOTA_KIND_QPAIR, id, &g, v, "qpair", "descriptors");
 	if (err)
 		return err;
-	if (!g.found)
-		return -ENOENT;
-	v->kind = "qpair";
-	v->unit = "descriptors";
-	v->used = q->used;
-	v->limit = q->limit;
-	v->has_limit = q->has_limit;
-	v->owner = q->owner;
-	v->refusals = q->refusals;
-	v->last = q->last_failure;
 	v->refused_by = "qpair pool";
-	v->refused = q->refusals > 0;
 	snprintf(v->cause, sizeof(v->cause),
 		 "the application's own request descriptors, not memory: qpair '%s' has %" PRIu64
 		 " of %" PRIu64 " in use (peak %" PRIu64 "), %" PRIu64 " submissions rejected "
@@ -225,26 +235,15 @@ static int explain_qpair(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 
 static int explain_iommufd(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 {
-	uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX;
 	struct got_quota g = { 0 };
 	const struct ia_quota *q = &g.q;
 	char b1[32], mem[160];
 	int err;
 
-	err = ia_get_quotas(&ctx->cl, &kind, &id, quota_cb, &g);
+	err = get_quota(ctx, IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX, id, &g, v, "iommufd-ctx",
+			"bytes");
 	if (err)
 		return err;
-	if (!g.found)
-		return -ENOENT;
-	v->kind = "iommufd-ctx";
-	v->unit = "bytes";
-	v->used = q->used;
-	v->limit = q->limit;
-	v->has_limit = q->has_limit;
-	v->owner = q->owner;
-	v->refusals = q->refusals;
-	v->last = q->last_failure;
-	v->refused = q->refusals > 0;
 	ia_human_bytes(q->used, b1, sizeof(b1));
 	switch (q->iommufd_mode) {
 	case IOMMU_ACCOUNT_IOMMUFD_MODE_MM:
