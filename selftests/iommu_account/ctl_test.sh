@@ -36,12 +36,18 @@ check "uids --uid abc: exit 1" [ $rc = 1 ]
 iommu-accountctl status --count 3 2>"$tmp/err"; rc=$?
 check "status --count 3: exit 1, names the option" sh -c "[ $rc = 1 ] && grep -q 'does not take --count' '$tmp/err'"
 json=$(iommu-accountctl status -j); rc=$?
+# iommufd contexts are a kind exactly where the kernel has iommufd.
+if [ -e /dev/iommu ]; then
+	kinds_json=', {"name": "iommufd-ctx", "unit": "bytes"}' kinds_words=" iommufd-ctx"
+else
+	kinds_json="" kinds_words=""
+fi
 check "status -j: JSON with features, vfio_untracked, quota kinds, events_seq and the budgets" \
 	rc_jqt $rc '(.features[0].name | type) == "string" and .vfio_untracked == 0 and
 		(.events_seq | type) == "number" and (.events_suppressed | type) == "number" and
 		(.failures_dropped | type) == "number" and (.budget | type) == "array" and
 		.quota_kinds == [{"name": "vfio-container", "unit": "entries"},
-			{"name": "uid-pot", "unit": "bytes"}, {"name": "qpair", "unit": "descriptors"}]' "$json"
+			{"name": "uid-pot", "unit": "bytes"}, {"name": "qpair", "unit": "descriptors"}'"$kinds_json"']' "$json"
 
 iommu-accountctl quotas --kind nosuch 2>"$tmp/err"; rc=$?
 check "quotas --kind nosuch: exit 4, names the kinds' source" sh -c "[ $rc = 4 ] && grep -q \"follows no kind 'nosuch'\" '$tmp/err'"
@@ -99,7 +105,7 @@ if command -v bash >/dev/null; then
 	c=$(comp iommu-accountctl uids --uid "")
 	check "completion: uids --uid offers the live uids (0 among them)" sh -c 'echo " $1 " | grep -q " 0 "' _ "$c"
 	c=$(comp iommu-accountctl quotas --kind "")
-	check "completion: quotas --kind offers the module's kinds" [ "$c" = "vfio-container uid-pot qpair" ]
+	check "completion: quotas --kind offers the module's kinds" [ "$c" = "vfio-container uid-pot qpair$kinds_words" ]
 	c=$(comp iommu-accountctl procs --pid "")
 	check "completion: procs --pid offers our own pid among them" sh -c 'echo " $1 " | grep -q " $2 "' _ "$c" $$
 else
