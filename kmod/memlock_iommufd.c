@@ -264,6 +264,15 @@ static void ia_fd_ctx_refused(struct ia_fd_ctx *c, const struct ia_ml_rec *r, u6
 		ia_event_queue(&ev);
 }
 
+/* Under ia_ml_lock: @c leaves the listing. */
+static void ia_fd_ctx_unlist(struct ia_fd_ctx *c)
+{
+	hash_del(&c->hnode);
+	c->listed = false;
+	if (!--c->refs)
+		kfree(c);
+}
+
 /* iommufd_fops_open(inode, file): the misc device opened, for the return. */
 struct ia_fd_open {
 	struct file *file;
@@ -286,7 +295,7 @@ static bool ia_fd_open_entry(void *data, const unsigned long *a, unsigned long c
 static void ia_fd_open_ret(void *data, unsigned long rv)
 {
 	struct ia_fd_open *d = data;
-	struct ia_fd_ctx *c;
+	struct ia_fd_ctx *c, *old;
 	unsigned long flags;
 
 	if ((int)rv)
@@ -309,17 +318,12 @@ static void ia_fd_open_ret(void *data, unsigned long rv)
 		return;
 	}
 	c->id = ++ia_fd_ctx_seq;
+	/* At the address of one whose release we did not see: that one is gone. */
+	old = ia_fd_ctx_of(c->ictx);
+	if (old)
+		ia_fd_ctx_unlist(old);
 	hash_add(ia_fd_ctxs, &c->hnode, (unsigned long)c->ictx);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-}
-
-/* Under ia_ml_lock: @c leaves the listing. */
-static void ia_fd_ctx_unlist(struct ia_fd_ctx *c)
-{
-	hash_del(&c->hnode);
-	c->listed = false;
-	if (!--c->refs)
-		kfree(c);
 }
 
 /* iommufd_fops_release(inode, file): the context leaves the listing. */
