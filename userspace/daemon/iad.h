@@ -11,11 +11,13 @@
  *   exec.c      the exec hook: JSON on stdin, timeout, at most N at once
  *   exporter.c  Prometheus text format and /alerts (libmicrohttpd, driven
  *               from the loop through its epoll fd)
+ *   history.c   the on-disk ring of samples ([history]; libia writes it)
  *   main.c      options, configuration, signals, the loop, sd_notify;
  *               registers the sinks
  *
  * Calls go down only: main.c -> source.c -> model.c, alert.c, kinds.c,
- * log.c; alert.c reaches log.c and exec.c through the sinks registered.
+ * log.c, history.c; alert.c reaches log.c and exec.c through the sinks
+ * registered.
  */
 #ifndef IAD_H
 #define IAD_H
