@@ -404,9 +404,13 @@ printf '[thresholds]\nwarn = 99\ncrit = 98\n' >>"$tmp/d.conf"
 kill -HUP "$dpid"
 check "SIGHUP with a bad file: says why, keeps the running configuration" \
 	until_ok 100 journal_has 'MESSAGE=reload: .*warn (99%) must be above 0 and below crit (98%); keeping the running configuration'
-cp "$tmp/d.good" "$tmp/d.conf"
+sed 's/^max_size = 262144$/max_size = 131072/' "$tmp/d.good" >"$tmp/d.conf"
 kill -HUP "$dpid"
 check "SIGHUP with a good file: reloaded" until_ok 100 journal_has 'MESSAGE=reloaded '
+check "SIGHUP with another [history] max_size: the ring starts anew at that size" \
+	until_ok 100 journal_has 'MESSAGE=history: .*/hist had another size or format: started anew'
+check "history: within the new max_size (131072 bytes) after the reload" \
+	sh -c '[ "$(stat -c %s "$1")" -le 131072 ]' _ "$tmp/hist"
 
 kill -TERM "$dpid"
 wait "$dpid"; rc=$?

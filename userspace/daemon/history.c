@@ -31,7 +31,9 @@ void iad_history_open(struct iad *d)
 	char err[512], dir[256], *slash;
 	size_t i;
 
-	if (d->hist.hdr && !strcmp(d->hist_path, d->cfg.history))
+	/* The same file, size and keep: nothing to do (a SIGHUP that changed none). */
+	if (d->hist.hdr && !strcmp(d->hist_path, d->cfg.history) &&
+	    d->hist_max == d->cfg.history_max && d->hist_keep == d->cfg.history_keep_s)
 		return;
 	iad_history_close(d);
 	if (!d->cfg.history[0])
@@ -52,6 +54,8 @@ void iad_history_open(struct iad *d)
 	}
 	d->hist_said = false;
 	snprintf(d->hist_path, sizeof(d->hist_path), "%s", d->cfg.history);
+	d->hist_max = d->cfg.history_max;
+	d->hist_keep = d->cfg.history_keep_s;
 	if (d->hist.restarted)
 		iad_log(d, LOG_NOTICE, "history: %s had another size or format: started anew",
 			d->hist_path);

@@ -96,7 +96,8 @@ struct iad {
 
 	struct iad_exec exec;
 	struct ia_hist hist;		/* [history]: open while hist.hdr is set */
-	char hist_path[256];		/* the one open */
+	char hist_path[256];		/* the one open, with its size and keep */
+	double hist_max, hist_keep;
 	bool hist_said;			/* its failure was logged */
 	struct MHD_Daemon *mhd;
 	int mhd_fd;
