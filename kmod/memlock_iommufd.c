@@ -344,21 +344,28 @@ static void ia_fd_release_ctx(unsigned long a0, unsigned long a1, unsigned long 
 }
 
 /* iommufd_fops_ioctl(file, cmd, arg): in flight, for iopt_alloc_pages inside it. */
+/* @c is in flight on this task as @kind, unless the module is going (false). */
+static bool ia_fd_call_enter(struct ia_call *c, unsigned int kind)
+{
+	unsigned long flags;
+	bool on;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	on = !ia_ml_exiting;
+	if (on)
+		ia_call_add(&ia_ml_fd_calls, c, kind);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	return on;
+}
+
 static bool ia_fd_map_entry(void *data, const unsigned long *a, unsigned long caller)
 {
 	struct ia_fd_map *d = data;
-	unsigned long flags;
-	bool on;
 
 	if (!READ_ONCE(ia_fd_ctx_on))
 		return false;
 	d->ictx = READ_ONCE(((const struct file *)a[0])->private_data);
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	on = !ia_ml_exiting;
-	if (on)
-		ia_call_add(&ia_ml_fd_calls, &d->call, IA_FD_CALL_MAP);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return on;
+	return ia_fd_call_enter(&d->call, IA_FD_CALL_MAP);
 }
 
 static void ia_fd_map_ret(void *data, unsigned long rv)
@@ -446,8 +453,6 @@ static void ia_ml_fd_mm(unsigned long a0, unsigned long a1, unsigned long a2, un
 static bool ia_ml_fd_pin_entry(void *data, const unsigned long *a, unsigned long caller)
 {
 	struct ia_ml_fd_pin *d = data;
-	unsigned long flags;
-	bool on;
 
 	if (!READ_ONCE(ia_ml_iommufd_on))
 		return false;
@@ -455,12 +460,7 @@ static bool ia_ml_fd_pin_entry(void *data, const unsigned long *a, unsigned long
 	d->npages = a[1];
 	d->inc = a[2] & 0xff;		/* a bool argument */
 	d->mm = false;
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	on = !ia_ml_exiting;
-	if (on)
-		ia_call_add(&ia_ml_fd_calls, &d->call, IA_FD_CALL_PIN);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return on;
+	return ia_fd_call_enter(&d->call, IA_FD_CALL_PIN);
 }
 
 /* The pinning process's RLIMIT_MEMLOCK, else the current one's. */
