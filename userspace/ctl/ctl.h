@@ -54,6 +54,14 @@ int cmd_containers(struct ia_ctx *ctx);
 int cmd_events(struct ia_ctx *ctx);
 int cmd_thresholds(struct ia_ctx *ctx);
 int cmd_procs(struct ia_ctx *ctx);
+/* A process's parent, comm and RLIMIT_MEMLOCK soft limit, from /proc (explain.c). */
+struct pinfo {
+	int pid, ppid;
+	char comm[64];
+	uint64_t memlock;	/* UINT64_MAX: unlimited */
+};
+
+int ia_ctl_read_pinfo(int pid, struct pinfo *pi);
 int cmd_explain(struct ia_ctx *ctx);
 int cmd_history(struct ia_ctx *ctx);
 /* explain container|qpair|iommufd-ctx N (explain_obj.c): the limit that refuses it. */

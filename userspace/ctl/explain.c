@@ -62,14 +62,7 @@ static uint64_t held(const struct ia_proc *p)
 	return ia_consumers_total(p->consumer);
 }
 
-/* A process's parent, comm and RLIMIT_MEMLOCK soft limit, from /proc. */
-struct pinfo {
-	int pid, ppid;
-	char comm[64];
-	uint64_t memlock;	/* UINT64_MAX: unlimited */
-};
-
-static int read_pinfo(int pid, struct pinfo *pi)
+int ia_ctl_read_pinfo(int pid, struct pinfo *pi)
 {
 	char path[64], line[512], *p;
 	FILE *f;
@@ -119,11 +112,11 @@ static int limit_origin(int pid, struct pinfo *origin, struct pinfo *parent)
 	struct pinfo cur, up;
 	int hops;
 
-	if (read_pinfo(pid, &cur))
+	if (ia_ctl_read_pinfo(pid, &cur))
 		return -1;
 	memset(parent, 0, sizeof(*parent));
 	for (hops = 0; hops < 256; hops++) {
-		if (cur.ppid <= 0 || read_pinfo(cur.ppid, &up))
+		if (cur.ppid <= 0 || ia_ctl_read_pinfo(cur.ppid, &up))
 			break;
 		if (up.memlock != cur.memlock) {
 			*parent = up;

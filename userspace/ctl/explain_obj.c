@@ -40,8 +40,9 @@ struct verdict {
 /* @pid's VmLck (mm->locked_vm) and RLIMIT_MEMLOCK soft limit from /proc; -1 when gone. */
 static int proc_memlock(uint32_t pid, uint64_t *locked, uint64_t *limit)
 {
-	char path[64], line[256], soft[32];
+	char path[64], line[256];
 	unsigned long long kb;
+	struct pinfo pi;
 	int found = 0;
 	FILE *f;
 
@@ -52,21 +53,14 @@ static int proc_memlock(uint32_t pid, uint64_t *locked, uint64_t *limit)
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "VmLck: %llu kB", &kb) == 1) {
 			*locked = kb * 1024;
-			found++;
+			found = 1;
 		}
 	fclose(f);
-	snprintf(path, sizeof(path), "/proc/%u/limits", pid);
-	f = fopen(path, "r");
-	if (!f)
+	/* The limit as explain uid reads it. */
+	if (!found || ia_ctl_read_pinfo((int)pid, &pi))
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Max locked memory", 17) &&
-		    sscanf(line + 17, "%31s", soft) == 1) {
-			*limit = strcmp(soft, "unlimited") ? strtoull(soft, NULL, 10) : UINT64_MAX;
-			found++;
-		}
-	fclose(f);
-	return found == 2 ? 0 : -1;
+	*limit = pi.memlock;
+	return 0;
 }
 
 static void fix(struct verdict *v, const char *text)
@@ -125,9 +119,9 @@ static int explain_container(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 	v->owner = c->owner;
 	v->refusals = c->fail_enospc + c->fail_enomem;
 	v->last = c->last_failure;
-	mapper_memlock(mem, sizeof(mem), c->last_failure.present ? &c->last_failure.owner :
-				     &c->owner);
 	if (c->last_failure.present && c->last_failure.err == ENOMEM) {
+		/* The refused mapper's figures, read only for the limit that refused. */
+		mapper_memlock(mem, sizeof(mem), &c->last_failure.owner);
 		v->refused_by = "RLIMIT_MEMLOCK";
 		v->refused = true;
 		snprintf(v->cause, sizeof(v->cause),
