@@ -32,6 +32,8 @@ struct ia_ctx {
 	const char *hist_file;	/* history --file PATH */
 	const char *hist_since;	/* history --since T */
 	bool hist_openmetrics;	/* history --openmetrics */
+	const char *spec_file;	/* plan --file SPEC ("-": stdin) */
+	struct ia_plan_spec *plan;	/* plan's workload, parsed before connecting */
 };
 
 /* The key given with --uid/--id, or NULL for a dump. */
@@ -67,6 +69,9 @@ int cmd_history(struct ia_ctx *ctx);
 /* explain container|qpair|iommufd-ctx N (explain_obj.c): the limit that refuses it. */
 int ia_ctl_explain_object(struct ia_ctx *ctx, const char *what, uint32_t id);
 int cmd_quotas(struct ia_ctx *ctx);
+/* plan (plan.c): parse the workload (exit status, 0 ok), then evaluate it. */
+int ia_ctl_plan_parse(struct ia_ctx *ctx);
+int cmd_plan(struct ia_ctx *ctx);
 int cmd_reset_scope(struct ia_ctx *ctx);
 
 /* Each device's hot-reset scope in brief, for `groups` (reset.c). */

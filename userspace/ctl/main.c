@@ -21,7 +21,8 @@ enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT, OPT_PID, OPT_KIND, OPT_MARGIN, OPT_DA
 enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4, TAKES_PID = 8, TAKES_KIND = 16,
        TAKES_MARGIN = 32, TAKES_DAEMON = 64,
        NO_NETLINK = 128 /* talks to iommu-accountd (or its files) only */,
-       TAKES_HIST = 256 /* --since, --file, --openmetrics */ };
+       TAKES_HIST = 256 /* --since, --openmetrics */, TAKES_FILE = 512,
+       VARARGS = 1024 /* any number of arguments up to max_args */ };
 
 static const struct {
 	const char *name;
@@ -46,8 +47,11 @@ static const struct {
 	  "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion" },
 	{ "top", cmd_top, TAKES_DAEMON | TAKES_COUNT | NO_NETLINK, 0, 0,
 	  "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state" },
-	{ "history", cmd_history, TAKES_HIST | NO_NETLINK, 1, 1,
+	{ "history", cmd_history, TAKES_HIST | TAKES_FILE | NO_NETLINK, 1, 1,
 	  "KIND:ID [--since T] [--file PATH] [--openmetrics]  what iommu-accountd kept of it" },
+	{ "plan", cmd_plan, TAKES_UID | TAKES_PID | TAKES_FILE | VARARGS, 0, IA_PLAN_MAX_ITEMS,
+	  "[--uid N|--pid N] [--file SPEC] [ITEM ...]  will a workload fit: each counter after "
+	  "it, the first refusal, the settings that fit" },
 	{ "events", cmd_events, TAKES_COUNT, 0, 0,
 	  "[--count N]  follow failure and threshold events" },
 	{ "reset-scope", cmd_reset_scope, TAKES_UID, 0, 1,
@@ -68,7 +72,8 @@ static void usage(FILE *f)
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-11s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\nexit status: 0 ok, 1 usage, 2 module not loaded, 3 permission denied,\n"
-		   "4 no such object, 5 unsupported by the loaded module, 6 other failure\n");
+		   "4 no such object, 5 unsupported by the loaded module or kernel, 6 other failure,\n"
+		   "7 the kernel refuses the module's signature, 8 plan: the workload would be refused\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -151,7 +156,7 @@ int main(int argc, char **argv)
 		case OPT_SINCE:
 		case OPT_FILE:
 		case OPT_OPENMETRICS:
-			given |= TAKES_HIST;
+			given |= c == OPT_FILE ? TAKES_FILE : TAKES_HIST;
 			optname = c == OPT_SINCE ? "--since" : c == OPT_FILE ? "--file" :
 				  "--openmetrics";
 			if (c == OPT_SINCE)
@@ -187,10 +192,18 @@ int main(int argc, char **argv)
 		return usage_error("%s", "--uid and --pid exclude each other");
 	nargs = argc - optind - 1;
 	if (nargs < cmds[i].min_args || nargs > cmds[i].max_args ||
-	    (nargs && nargs != cmds[i].max_args))
+	    (nargs && nargs != cmds[i].max_args && !(cmds[i].takes & VARARGS)))
 		return usage_error("bad arguments for '%s'", cmds[i].name);
 	ctx.args = argv + optind + 1;
 	ctx.nargs = nargs;
+	if (!strcmp(ctx.cmd, "plan")) {
+		ctx.spec_file = ctx.hist_file;
+		ret = ia_ctl_plan_parse(&ctx);
+		if (ret) {
+			free(ctx.plan);
+			return ret;
+		}
+	}
 	/* thresholds knows its kinds; quotas resolves any the module lists. */
 	if (!strcmp(ctx.cmd, "thresholds") && ctx.kind_name) {
 		if (!strcmp(ctx.kind_name, "uid-pot"))
@@ -222,6 +235,7 @@ int main(int argc, char **argv)
 	else
 		ret = cmds[i].fn(&ctx);
 	ia_client_close(&ctx.cl);
+	free(ctx.plan);
 	return ret < 0 ? IA_EXIT_FAIL : ret;
 }
 

@@ -32,6 +32,7 @@ enum {
 	IA_EXIT_UNSUPP = 5,	/* the loaded module or kernel lacks it */
 	IA_EXIT_FAIL = 6,	/* any other failure */
 	IA_EXIT_SIGNATURE = 7,	/* the kernel refuses the module: signatures are enforced */
+	IA_EXIT_WONTFIT = 8,	/* plan: the workload would be refused */
 };
 
 #ifndef IA_VERSION
@@ -555,5 +556,127 @@ void ia_json_failure(struct ia_json *j, const char *key, const struct ia_failure
 void ia_json_u64_or_null(struct ia_json *j, const char *key, uint64_t v);
 void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v,
 		       unsigned int n);
+
+/* --- plan: will a workload fit (plan.c) ----------------------------- */
+
+/*
+ * A workload, item by item in the order it starts, and the launching
+ * process. Parsed from spec lines ("uring entries=256 buffers=16 size=1M
+ * page=4k"; see Documentation/ctl.md), which the rules below evaluate
+ * against the running kernel's facts and the uid's current state.
+ */
+enum ia_plan_kind { IA_PLAN_URING = 1, IA_PLAN_VFIO, IA_PLAN_IOMMUFD, IA_PLAN_VM, IA_PLAN_QPAIR };
+enum ia_plan_page { IA_PAGE_4K, IA_PAGE_THP, IA_PAGE_2M, IA_PAGE_1G };
+
+struct ia_plan_item {
+	enum ia_plan_kind kind;
+	unsigned int line;		/* in the spec (or the argument's number) */
+	uint32_t count;			/* uring: buffers; vfio, iommufd: maps */
+	uint64_t size;			/* uring: each buffer; vfio, iommufd: each map; vm: RAM */
+	enum ia_plan_page page;		/* uring */
+	uint32_t entries;		/* uring: the ring's (SQ) entries */
+	uint32_t devices;		/* vm: passthrough devices */
+	bool viommu;			/* vm */
+	bool iommufd;			/* vm: backend iommufd (else type1) */
+	bool mm_mode;			/* iommufd: IOMMU_OPTION_RLIMIT_MODE 1 */
+	uint32_t capacity, depth;	/* qpair */
+};
+
+#define IA_PLAN_MAX_ITEMS 32
+
+struct ia_plan_spec {
+	unsigned int n;
+	struct ia_plan_item items[IA_PLAN_MAX_ITEMS];
+	bool has_memlock;		/* process memlock=: the limit it will run under */
+	uint64_t memlock;		/* bytes; UINT64_MAX: unlimited */
+	int cap_ipc_lock;		/* process cap_ipc_lock=: -1 not said, 0, 1 */
+};
+
+/*
+ * One item or process line (@text: "KIND key=value ...", words separated by
+ * blanks or commas, "KIND:" accepted). 0, or -1 with @err saying which word
+ * and why (the caller adds the line).
+ */
+int ia_plan_parse_line(struct ia_plan_spec *s, const char *text, unsigned int line,
+		       char *err, size_t len);
+/* A spec file: '#' comments, blank lines; -1 with @err "NAME:LINE: why". */
+int ia_plan_parse_file(struct ia_plan_spec *s, FILE *f, const char *name, char *err,
+		       size_t len);
+
+/* What the running kernel does, found by feature and behaviour (ctl/plan.c). */
+struct ia_plan_facts {
+	uint32_t page_size;
+	char krel[65];
+	int uring;			/* 1: io_uring_setup works here; 0: not (uring_why) */
+	char uring_why[128];
+	int ring_charged;		/* probe: 1 ring memory charged, 0 not, -1 unknown */
+	uint64_t ring_pages[IA_PLAN_MAX_ITEMS];	/* per uring item: its probe ring's charge */
+	char thp[16];			/* THP "always", "madvise", "never"; "" unknown */
+	bool mthp;			/* a smaller anonymous folio size is enabled */
+	int64_t huge_free[2];		/* hugetlb 2 MiB, 1 GiB: pages free; -1 no such pool */
+	bool type1;			/* vfio_iommu_type1 loaded */
+	uint32_t dma_entry_limit;
+	bool iommufd;			/* /dev/iommu */
+};
+
+/* The uid's and the launching process's figures now. */
+struct ia_plan_state {
+	uint32_t uid;
+	uint64_t pot;			/* the uid's user_struct->locked_vm, bytes */
+	uint64_t memlock;		/* RLIMIT_MEMLOCK soft; UINT64_MAX unlimited */
+	char memlock_from[64];		/* where that came from */
+	bool cap_ipc_lock;
+	uint64_t mm_locked;		/* the process's mm->locked_vm (0: a new one) */
+	char who[64];			/* "a new process of uid 1000", "pid 42 (qemu)" */
+};
+
+/* Counters a workload draws on. */
+enum ia_plan_counter { IA_PC_POT, IA_PC_MM, IA_PC_ENTRIES, IA_PC_HUGE_2M, IA_PC_HUGE_1G,
+		       IA_PC_QPAIR, IA_PC_N };
+
+#define IA_PLAN_MAX_ROWS 48
+#define IA_PLAN_MAX_NOTES 16
+
+struct ia_plan_row {
+	enum ia_plan_counter counter;
+	char name[64];			/* "uid 1000 pot", "container of line 3" */
+	const char *unit;		/* "bytes", "entries", "pages", "descriptors" */
+	uint64_t now, add, limit;	/* limit UINT64_MAX: none */
+	unsigned int item;		/* the item it belongs to (entries, qpair); 0: shared */
+	bool estimate;			/* depends on what the guest or VMM does */
+};
+
+struct ia_plan_result {
+	unsigned int nrows;
+	struct ia_plan_row rows[IA_PLAN_MAX_ROWS];
+	/* The first refusal, running the items in order. */
+	bool refused;
+	unsigned int item;		/* 1-based index into the spec's items */
+	unsigned int row;		/* the counter that refuses */
+	unsigned int step;		/* which buffer, map or request of the item (1-based) */
+	const char *call;		/* "io_uring_register", "VFIO_IOMMU_MAP_DMA", ... */
+	int err;			/* the errno the kernel (or pool) returns */
+	uint64_t held[IA_PLAN_MAX_ROWS];	/* each row's value when it refuses */
+	/* Fixes: the smallest settings that make the whole workload fit. */
+	uint64_t need_memlock;		/* 0: the limit is not what refuses */
+	uint64_t need_entries, need_requests;
+	uint64_t need_huge[2];		/* pages */
+	bool exact;			/* no estimate, no rule in doubt */
+	char unknown[256];		/* a rule this kernel leaves unknown: no verdict */
+	unsigned int nnotes;
+	char notes[IA_PLAN_MAX_NOTES][256];	/* the rules applied, in words */
+};
+
+/*
+ * Run @s's items in order against @f and @st. 0; -EOPNOTSUPP with @why
+ * when an item cannot exist on this kernel ("not on this kernel").
+ */
+int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
+		 const struct ia_plan_state *st, struct ia_plan_result *r, char *why,
+		 size_t len);
+/* "uring", "vfio", ... */
+const char *ia_plan_kind_name(enum ia_plan_kind k);
+/* Parse "64M", "1G", "4096", "unlimited" (UINT64_MAX): 1024-based suffixes. */
+int ia_parse_size(const char *s, uint64_t *v);
 
 #endif

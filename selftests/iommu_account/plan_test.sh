@@ -1,0 +1,168 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# iommu-accountctl plan against the kernel: for each workload of the table,
+# plan's verdict and figures first, then plan_run runs the same workload and
+# the kernel answers: whether it fits, or which call refused it with which
+# errno (and at which map or request: io_uring does not say which buffer of
+# a registration, so there the pot is compared instead); then the counters
+# as the kernel left them - the uid's pot (the module's reading of
+# user_struct->locked_vm), the process's VmLck (mm->locked_vm), each
+# container's entries in use (dma_entry_limit minus VFIO's DMA_AVAIL), the
+# hugetlb pages mapped, each qpair's descriptors in use - must equal plan's
+# figure at the refusal, or after the whole workload. The qpair is a
+# simulated SPDK one (no NVMe here). Runs as root in the VM, KTAP output.
+. "$(dirname "$0")/ktap_lib.sh"
+tmp=$(mktemp -d)
+hold=""
+nr_huge=$(cat /proc/sys/vm/nr_hugepages)
+cleanup() {
+	[ -n "$hold" ] && { exec 5>&-; wait "$hold" 2>/dev/null; }
+	echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit 2>/dev/null
+	echo "$nr_huge" >/proc/sys/vm/nr_hugepages
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+modprobe vfio_iommu_type1 && modprobe vfio_pci
+echo 8 >/proc/sys/vm/nr_hugepages
+huge=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)
+echo "# hugetlb 2 MiB pages free: $huge; THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
+
+# What plan predicts against what the kernel did: [] when they agree, else
+# the counters that differ; and the verdict.
+agree='$p[0] as $p | $r[0] as $r |
+	def want($i): if $p.first_refusal then $p.first_refusal.held[$i] else $p.counters[$i].after end;
+	[$p.counters | to_entries[] | .key as $i | .value as $c |
+	 {name: $c.name, want: want($i),
+	  got: (if $c.counter == "uid-pot" then $pot
+		elif $c.counter == "mm-locked-vm" then $r.vmlck
+		elif $c.counter == "hugetlb-2m" then $r.huge_2m
+		else ([$r.items[] | select(.line == $c.line) | .used] | first) end)} |
+	 select(.want != .got)]'
+verdict='$p[0] as $p | $r[0] as $r |
+	($p.fits == ($r.failed == null)) and
+	($p.first_refusal == null or
+	 ($p.first_refusal.item == $r.failed.item and $p.first_refusal.errno == $r.failed.errno and
+	  $p.first_refusal.call == $r.failed.call and
+	  ($r.failed.call == "io_uring_register" or $p.first_refusal.step == $r.failed.step)))'
+
+# workload NAME UID MEMLOCK CAP(yes|no) ITEM...: plan it, run it, compare.
+workload() {
+	name=$1 uid=$2 memlock=$3 cap=$4
+	shift 4
+	iommu-accountctl -j plan --uid "$uid" "$@" "process memlock=$memlock cap_ipc_lock=$cap" \
+		>"$tmp/plan.json" 2>"$tmp/plan.err"
+	prc=$?
+	capopt=""
+	[ "$cap" = yes ] && capopt=--cap-ipc-lock
+	rm -f "$tmp/run.json" "$tmp/fifo"
+	mkfifo "$tmp/fifo"
+	# shellcheck disable=SC2086
+	plan_run --uid "$uid" --memlock "$memlock" $capopt --hold "$@" <"$tmp/fifo" \
+		>"$tmp/run.json" 2>"$tmp/run.err" &
+	run=$!
+	exec 4>"$tmp/fifo"
+	until_ok 400 grep -q '^{' "$tmp/run.json"
+	pot=$(iommu-accountctl -j uids --uid "$uid" 2>/dev/null | jq '.[0].locked_bytes')
+	exec 4>&-
+	wait "$run"
+	fits=$(jq -r 'if .fits then "fits" else "refused: " + .first_refusal.call + " " +
+		.first_refusal.errno + " at line " + (.first_refusal.line | tostring) + " step " +
+		(.first_refusal.step | tostring) end' "$tmp/plan.json" 2>/dev/null)
+	echo "# $name: plan says ${fits:-nothing (exit $prc: $(cat "$tmp/plan.err"))}; run: $(cat "$tmp/run.json")"
+	# plan exits 0 when it fits, 8 when it would be refused.
+	check "$name: plan's verdict is the kernel's ($fits)" sh -c '
+		[ "$1" = 0 -o "$1" = 8 ] && jq -en --slurpfile p "$2" --slurpfile r "$3" "$4" >/dev/null &&
+		[ "$1" = "$(jq -r "if .fits then 0 else 8 end" "$2")" ]' _ "$prc" "$tmp/plan.json" \
+		"$tmp/run.json" "$verdict"
+	diff=$(jq -cn --slurpfile p "$tmp/plan.json" --slurpfile r "$tmp/run.json" \
+		--argjson pot "${pot:-null}" "$agree" 2>&1)
+	check "$name: every counter as plan predicted (${diff:-none compared})" [ "$diff" = "[]" ]
+}
+
+# A uid of its own per workload (the pots do not meet), except where the
+# pot is shared on purpose.
+workload "io_uring 4 x 1 MiB under 64 MiB" 4101 64M no "uring entries=8 buffers=4 size=1M"
+workload "io_uring 16 x 1 MiB under 8 MiB: the 9th buffer" 4102 8M no \
+	"uring entries=8 buffers=16 size=1M"
+workload "io_uring 64 buffers of 12289 B: 4 pages each, exactly 1 MiB" 4103 1M no \
+	"uring entries=8 buffers=64 size=12289"
+workload "io_uring 65 buffers of 12289 B: one page set over 1 MiB" 4104 1M no \
+	"uring entries=8 buffers=65 size=12289"
+workload "io_uring ring of 4096 entries, no buffers, RLIMIT_MEMLOCK 0" 4105 0 no \
+	"uring entries=4096"
+if [ "$huge" -ge 4 ]; then
+	workload "io_uring 2 x 1 MiB in hugetlb 2 MiB pages: charged whole" 4106 16M no \
+		"uring entries=8 buffers=2 size=1M page=2m"
+	workload "io_uring 2 x 4 KiB in hugetlb 2 MiB pages under 3 MiB" 4107 3M no \
+		"uring entries=8 buffers=2 size=4096 page=2m"
+	workload "io_uring $((huge + 2)) hugetlb buffers of 2 MiB: the pool runs out" 4108 unlimited no \
+		"uring entries=8 buffers=$((huge + 2)) size=2M page=2m"
+else
+	nok "io_uring in hugetlb pages # only $huge free 2 MiB pages: cannot test"
+fi
+workload "io_uring 3 x 1 MiB in THP: 2 MiB each" 4109 64M no "uring entries=8 buffers=3 size=1M page=thp"
+workload "io_uring 3 x 1 MiB in THP under 5 MiB (4 KiB pages would fit)" 4110 5M no \
+	"uring entries=8 buffers=3 size=1M page=thp"
+workload "io_uring with CAP_IPC_LOCK under RLIMIT_MEMLOCK 0" 4111 0 yes \
+	"uring entries=8 buffers=4 size=1M"
+# Root's pot is every root process's: wait until nothing of it waits for release.
+until_ok 400 sh -c "iommu-accountctl -j uids --uid 0 | jq -e '.[0].pending_bytes == 0' >/dev/null"
+workload "io_uring as root without CAP_IPC_LOCK, 2 x 1 MiB under 64 MiB" 0 64M no \
+	"uring entries=8 buffers=2 size=1M"
+
+# The shared pot: uid 4112 holds 6 MiB in another process.
+mkfifo "$tmp/hold"
+plan_run --uid 4112 --memlock 16M --hold "uring entries=8 buffers=6 size=1M" <"$tmp/hold" \
+	>"$tmp/holder.json" 2>&1 &
+hold=$!
+exec 5>"$tmp/hold"
+until_ok 400 grep -q '^{' "$tmp/holder.json"
+check "holder: uid 4112 holds 6 MiB" jqt '.failed == null' "$(cat "$tmp/holder.json")"
+workload "shared pot: 3 x 1 MiB more under 8 MiB while 6 MiB are held" 4112 8M no \
+	"uring entries=8 buffers=3 size=1M"
+workload "shared pot: 3 x 1 MiB more under 16 MiB" 4112 16M no "uring entries=8 buffers=3 size=1M"
+workload "another uid beside it: 3 x 1 MiB under 8 MiB" 4113 8M no "uring entries=8 buffers=3 size=1M"
+exec 5>&-
+wait "$hold"
+hold=""
+
+workload "VFIO 4 maps of the same 1 MiB: charged 4 times" 4114 64M no "vfio maps=4 size=1M"
+workload "VFIO 4 maps of 1 MiB under 3 MiB: the 4th map" 4115 3M no "vfio maps=4 size=1M"
+workload "VFIO with CAP_IPC_LOCK under RLIMIT_MEMLOCK 0" 4116 0 yes "vfio maps=4 size=1M"
+echo 10 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
+workload "VFIO 12 maps against dma_entry_limit=10" 4117 unlimited no "vfio maps=12 size=4096"
+workload "VFIO 11 maps, dma_entry_limit=10 and 40 KiB: the entry refuses first" 4118 40K no \
+	"vfio maps=11 size=4096"
+workload "VFIO two containers of 6 maps each, dma_entry_limit=10" 4119 unlimited no \
+	"vfio maps=6 size=4096" "vfio maps=6 size=4096"
+echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
+workload "qpair of 64 descriptors, depth 64" 4120 64M no "qpair capacity=64 depth=64"
+workload "qpair of 64 descriptors, depth 100: request 65" 4121 64M no "qpair capacity=64 depth=100"
+workload "io_uring 4 MiB and VFIO 3 MiB under 6 MiB: two counters, one limit" 4122 6M no \
+	"uring entries=8 buffers=4 size=1M" "vfio maps=3 size=1M"
+workload "io_uring 4 MiB then VFIO 7 MiB under 6 MiB: the 7th map" 4123 6M no \
+	"uring entries=8 buffers=4 size=1M" "vfio maps=7 size=1M"
+workload "VFIO 2 MiB, io_uring 2 MiB, qpair over its pool: the qpair" 4124 8M no \
+	"vfio maps=2 size=1M" "uring entries=8 buffers=2 size=1M" "qpair capacity=8 depth=9"
+
+# Bad input and what this kernel cannot do.
+iommu-accountctl plan "uring entries=8 buffers=2 size=1X" 2>"$tmp/err"; rc=$?
+check "a malformed item: exit 1, the word and why" sh -c "[ $rc = 1 ] && grep -q \"size='1X' is not a size\" '$tmp/err'"
+printf 'uring entries=8\n# a comment\nvfio maps=2 size=5000\n' >"$tmp/spec"
+iommu-accountctl plan --file "$tmp/spec" 2>"$tmp/err"; rc=$?
+check "a spec whose line 3 is bad: exit 1, names line 3" sh -c "[ $rc = 1 ] && grep -q ':3: vfio: size= must be a multiple' '$tmp/err'"
+if [ -e /dev/iommu ]; then
+	check "iommufd items are planned where /dev/iommu exists" sh -c \
+		"iommu-accountctl plan --uid 4125 'iommufd maps=1 size=1M' 'process memlock=8M' >/dev/null"
+else
+	iommu-accountctl plan "iommufd maps=1 size=1M" 2>"$tmp/err"; rc=$?
+	check "iommufd on a kernel without it: exit 5, not on this kernel" sh -c "[ $rc = 5 ] && grep -q 'iommufd is not on this kernel' '$tmp/err'"
+fi
+out=$(iommu-accountctl plan --uid 4126 "vfio maps=4 size=1M" "process memlock=2M"); rc=$?
+echo "$out" | sed 's/^/# /'
+check "text: the refusal, its figures and the setting that fits" sh -c "[ $rc = 8 ] &&
+	echo \"\$1\" | grep -q 'First: line 1 (vfio), map 3 of it: VFIO_IOMMU_MAP_DMA fails with ENOMEM' &&
+	echo \"\$1\" | grep -q 'LimitMEMLOCK=4194304'" _ "$out"
+ktap_finish

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iommu-accountctl plan [--uid N|--pid N] [--file SPEC] [ITEM ...]: will a
+ * workload fit, before it starts? The rules are libia's (lib/plan.c); this
+ * file gathers what they are applied to:
+ *  - the running kernel's facts, by feature and behaviour: whether ring
+ *    memory is charged (a probe ring of each item's entries, made by a child
+ *    without CAP_IPC_LOCK under RLIMIT_MEMLOCK 0), THP and multi-size THP
+ *    settings, the hugetlb pools, vfio_iommu_type1's dma_entry_limit,
+ *    /dev/iommu;
+ *  - the uid's pot (the module's GET_UID: user_struct->locked_vm), and the
+ *    launching process: the spec's `process` line, else --pid's (GET_PROC:
+ *    its RLIMIT_MEMLOCK, mm->locked_vm; /proc: CapEff), else this process.
+ * Then one printer for text and JSON.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <linux/io_uring.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+/* A file's first line, trimmed; NULL when unreadable. */
+static char *read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char *p;
+
+	if (!f)
+		return NULL;
+	p = fgets(buf, (int)len, f);
+	fclose(f);
+	if (!p)
+		return NULL;
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
+/* The [bracketed] choice of a sysfs setting ("always [madvise] never"). */
+static const char *bracketed(const char *path, char *buf, size_t len)
+{
+	char line[256], *a, *b;
+
+	if (!read_line(path, line, sizeof(line)) || !(a = strchr(line, '[')) ||
+	    !(b = strchr(a, ']')))
+		return NULL;
+	*b = 0;
+	snprintf(buf, len, "%s", a + 1);
+	return buf;
+}
+
+static int64_t hugetlb_free(const char *size)
+{
+	char path[128], buf[32];
+	long long fr, resv;
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/hugepages-%s/free_hugepages", size);
+	if (!read_line(path, buf, sizeof(buf)))
+		return -1;
+	fr = atoll(buf);
+	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/hugepages-%s/resv_hugepages", size);
+	resv = read_line(path, buf, sizeof(buf)) ? atoll(buf) : 0;
+	return fr > resv ? fr - resv : 0;
+}
+
+/*
+ * The probe: in a child without CAP_IPC_LOCK (the kernel tests it at the
+ * ring's creation) and with RLIMIT_MEMLOCK 0, make a ring of @entries. Any
+ * charge to the pot is then refused: ENOMEM says ring memory is charged,
+ * success that it is not (nothing is charged by the probe either way). When
+ * charged, a second ring under the real limit gives its layout (the
+ * offsets and entries io_uring_setup reports), hence its pages: the rings
+ * and the SQE array, each rounded to pages. Returns 0 (not charged), 1
+ * (charged, @pages), or the setup's -errno.
+ */
+static int probe_ring(unsigned int entries, uint64_t *pages, long page_size)
+{
+	struct { int ret; uint64_t pages; } res = { -EIO, 0 };
+	int pfd[2], st;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (!pid) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+		struct io_uring_params p = { 0 };
+		struct rlimit rl, zero;
+		uint64_t rings, sqes, ps = (uint64_t)page_size;
+		int fd;
+
+		close(pfd[0]);
+		if (!syscall(SYS_capget, &h, d)) {
+			d[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+			syscall(SYS_capset, &h, d);
+		}
+		getrlimit(RLIMIT_MEMLOCK, &rl);
+		zero = rl;
+		zero.rlim_cur = 0;
+		setrlimit(RLIMIT_MEMLOCK, &zero);
+		fd = (int)syscall(__NR_io_uring_setup, entries, &p);
+		if (fd >= 0) {
+			res.ret = 0;
+		} else if (errno != ENOMEM) {
+			res.ret = -errno;
+		} else {
+			setrlimit(RLIMIT_MEMLOCK, &rl);
+			memset(&p, 0, sizeof(p));
+			fd = (int)syscall(__NR_io_uring_setup, entries, &p);
+			if (fd < 0) {
+				res.ret = -EAGAIN;	/* charged; its size not measurable now */
+			} else {
+				rings = p.cq_off.cqes + (uint64_t)p.cq_entries * 16;
+				if (p.sq_off.array + (uint64_t)p.sq_entries * 4 > rings)
+					rings = p.sq_off.array + (uint64_t)p.sq_entries * 4;
+				sqes = (uint64_t)p.sq_entries * 64;
+				res.ret = 1;
+				res.pages = (rings + ps - 1) / ps + (sqes + ps - 1) / ps;
+			}
+		}
+		if (write(pfd[1], &res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &res, sizeof(res)) != sizeof(res))
+		res.ret = -EIO;
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	*pages = res.pages;
+	return res.ret;
+}
+
+static void gather_facts(const struct ia_plan_spec *s, struct ia_plan_facts *f)
+{
+	char buf[64], path[160];
+	struct utsname u;
+	unsigned int i;
+	glob_t g;
+	size_t k;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	if (!uname(&u))
+		snprintf(f->krel, sizeof(f->krel), "%s", u.release);
+	f->uring = 1;
+	f->ring_charged = 0;
+	for (i = 0; i < s->n; i++) {
+		if (s->items[i].kind != IA_PLAN_URING)
+			continue;
+		ret = probe_ring(s->items[i].entries, &f->ring_pages[i], f->page_size);
+		if (ret == -ENOSYS || ret == -EPERM || ret == -EACCES) {
+			f->uring = 0;
+			snprintf(f->uring_why, sizeof(f->uring_why), "io_uring_setup: %s%s",
+				 ia_errno_name(-ret), ret == -ENOSYS ? "" :
+				 ": see sysctl kernel.io_uring_disabled");
+		} else if (ret < 0) {
+			f->ring_charged = -1;
+			snprintf(f->uring_why, sizeof(f->uring_why), "io_uring_setup of %u entries: "
+				 "%s", s->items[i].entries, ret == -EAGAIN ? "ring memory is charged, "
+				 "but this process's pot has no room for a probe of its size" :
+				 ia_errno_name(-ret));
+		} else if (ret == 1 && f->ring_charged >= 0) {
+			f->ring_charged = 1;
+		}
+	}
+	if (!bracketed("/sys/kernel/mm/transparent_hugepage/enabled", f->thp, sizeof(f->thp)))
+		f->thp[0] = 0;
+	if (!glob("/sys/kernel/mm/transparent_hugepage/hugepages-*kB/enabled", 0, NULL, &g)) {
+		for (k = 0; k < g.gl_pathc; k++) {
+			unsigned long kb = strtoul(g.gl_pathv[k] + strlen(
+				"/sys/kernel/mm/transparent_hugepage/hugepages-"), NULL, 10);
+
+			if (kb >= 2048 || !bracketed(g.gl_pathv[k], buf, sizeof(buf)))
+				continue;
+			if (!strcmp(buf, "always") || (!strcmp(buf, "inherit") &&
+						       !strcmp(f->thp, "always")))
+				f->mthp = true;
+		}
+		globfree(&g);
+	}
+	f->huge_free[0] = hugetlb_free("2048kB");
+	f->huge_free[1] = hugetlb_free("1048576kB");
+	snprintf(path, sizeof(path), "/sys/module/vfio_iommu_type1/parameters/dma_entry_limit");
+	if (read_line(path, buf, sizeof(buf))) {
+		f->type1 = true;
+		f->dma_entry_limit = (uint32_t)strtoul(buf, NULL, 10);
+	}
+	f->iommufd = !access("/dev/iommu", F_OK);
+}
+
+static int got_uid(const struct ia_uid *u, void *arg)
+{
+	*(uint64_t *)arg = u->locked_bytes;
+	return 0;
+}
+
+static int got_proc(const struct ia_proc *p, void *arg)
+{
+	*(struct ia_proc *)arg = *p;
+	return 0;
+}
+
+/* Whether @pid (0: this process) has CAP_IPC_LOCK in its effective set. */
+static bool has_ipc_lock(uint32_t pid)
+{
+	char path[64], line[256];
+	unsigned long long eff = 0;
+	FILE *f;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return eff & (1ULL << CAP_IPC_LOCK);
+}
+
+static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
+			struct ia_plan_state *st)
+{
+	struct ia_proc p = { 0 };
+	struct rlimit rl;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	st->uid = ctx->have_key ? ctx->key : getuid();
+	if (ctx->have_pid) {
+		ret = ia_get_procs(&ctx->cl, &ctx->pid, NULL, got_proc, &p);
+		if (ret)
+			return ia_ctl_error(ctx, "plan: the launching process", ret);
+		st->uid = p.uid;
+		st->memlock = p.memlock_soft;
+		st->mm_locked = p.locked_vm;
+		st->cap_ipc_lock = has_ipc_lock(p.pid);
+		snprintf(st->memlock_from, sizeof(st->memlock_from), "pid %u's", p.pid);
+		snprintf(st->who, sizeof(st->who), "pid %u (%s)", p.pid, p.comm);
+	} else {
+		if (getrlimit(RLIMIT_MEMLOCK, &rl))
+			return ia_ctl_error(ctx, "plan: getrlimit", -errno);
+		st->memlock = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : rl.rlim_cur;
+		/* Another uid's process is not this one: no capability assumed. */
+		st->cap_ipc_lock = st->uid == getuid() ? has_ipc_lock(0) : st->uid == 0;
+		snprintf(st->memlock_from, sizeof(st->memlock_from), "this shell's");
+		snprintf(st->who, sizeof(st->who), "a new process of uid %u", st->uid);
+	}
+	if (s->has_memlock) {
+		st->memlock = s->memlock;
+		snprintf(st->memlock_from, sizeof(st->memlock_from), "the spec's process memlock=");
+	}
+	if (s->cap_ipc_lock >= 0)
+		st->cap_ipc_lock = s->cap_ipc_lock;
+	ret = ia_get_uids(&ctx->cl, &st->uid, got_uid, &st->pot);
+	if (ret == -ENOENT)
+		st->pot = 0;	/* no user_struct: nothing charged */
+	else if (ret)
+		return ia_ctl_error(ctx, "plan: the uid's pot", ret);
+	return 0;
+}
+
+static const char *counter_name(enum ia_plan_counter c)
+{
+	static const char *const n[] = { "uid-pot", "mm-locked-vm", "dma-entries",
+		"hugetlb-2m", "hugetlb-1g", "qpair-requests" };
+
+	return c < IA_PC_N ? n[c] : "?";
+}
+
+static const char *amount(const char *unit, uint64_t v, char *buf, size_t len)
+{
+	if (v == UINT64_MAX)
+		return "none";
+	if (!strcmp(unit, "bytes"))
+		return ia_human_bytes(v, buf, len);
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
+		       const struct ia_plan_facts *f, const struct ia_plan_state *st,
+		       const struct ia_plan_result *r)
+{
+	struct ia_json *j = &ctx->j;
+	unsigned int i;
+
+	ia_json_obj_open(j, NULL);
+	ia_json_str(j, "kernel", f->krel);
+	ia_json_u64(j, "uid", st->uid);
+	ia_json_obj_open(j, "process");
+	ia_json_str(j, "who", st->who);
+	ia_json_u64_or_null(j, "memlock", st->memlock);
+	ia_json_str(j, "memlock_from", st->memlock_from);
+	ia_json_bool(j, "cap_ipc_lock", st->cap_ipc_lock);
+	ia_json_u64(j, "mm_locked_vm", st->mm_locked);
+	ia_json_obj_close(j);
+	ia_json_bool(j, "fits", !r->refused && !r->unknown[0]);
+	ia_json_bool(j, "exact", r->exact);
+	if (r->unknown[0])
+		ia_json_str(j, "unknown", r->unknown);
+	else
+		ia_json_null(j, "unknown");
+	ia_json_arr_open(j, "counters");
+	for (i = 0; i < r->nrows; i++) {
+		const struct ia_plan_row *w = &r->rows[i];
+		uint64_t after = w->now + w->add;
+
+		ia_json_obj_open(j, NULL);
+		ia_json_str(j, "counter", counter_name(w->counter));
+		ia_json_str(j, "name", w->name);
+		ia_json_str(j, "unit", w->unit);
+		ia_json_u64(j, "now", w->now);
+		ia_json_u64(j, "add", w->add);
+		ia_json_u64(j, "after", after);
+		ia_json_u64_or_null(j, "limit", w->limit);
+		ia_json_u64(j, "over", w->limit != UINT64_MAX && after > w->limit ?
+			    after - w->limit : 0);
+		ia_json_u64(j, "line", w->item ? s->items[(w->item - 1) % 100].line : 0);
+		ia_json_bool(j, "estimate", w->estimate);
+		ia_json_obj_close(j);
+	}
+	ia_json_arr_close(j);
+	if (r->refused) {
+		const struct ia_plan_item *it = &s->items[r->item - 1];
+
+		ia_json_obj_open(j, "first_refusal");
+		ia_json_u64(j, "item", r->item);
+		ia_json_u64(j, "line", it->line);
+		ia_json_str(j, "kind", ia_plan_kind_name(it->kind));
+		ia_json_u64(j, "step", r->step);
+		ia_json_str(j, "call", r->call);
+		ia_json_str(j, "errno", ia_errno_name(r->err));
+		ia_json_str(j, "counter", counter_name(r->rows[r->row].counter));
+		ia_json_str(j, "name", r->rows[r->row].name);
+		ia_json_arr_open(j, "held");
+		for (i = 0; i < r->nrows; i++)
+			ia_json_u64(j, NULL, r->held[i]);
+		ia_json_arr_close(j);
+		ia_json_obj_close(j);
+	} else {
+		ia_json_null(j, "first_refusal");
+	}
+	ia_json_obj_open(j, "fixes");
+	ia_json_u64(j, "memlock", r->need_memlock);
+	ia_json_u64(j, "dma_entry_limit", r->need_entries);
+	ia_json_u64(j, "io_queue_requests", r->need_requests);
+	ia_json_u64(j, "hugepages_2m", r->need_huge[0]);
+	ia_json_u64(j, "hugepages_1g", r->need_huge[1]);
+	ia_json_obj_close(j);
+	ia_json_arr_open(j, "rules");
+	for (i = 0; i < r->nnotes; i++)
+		ia_json_str(j, NULL, r->notes[i]);
+	ia_json_arr_close(j);
+	ia_json_obj_close(j);
+	printf("\n");
+}
+
+static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
+		       const struct ia_plan_state *st, const struct ia_plan_result *r)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[40];
+	unsigned int i;
+
+	printf("plan for uid %u on %s: %s, RLIMIT_MEMLOCK %s (%s)%s\n\n", st->uid, f->krel,
+	       st->who, ia_human_bytes(st->memlock, b1, sizeof(b1)), st->memlock_from,
+	       st->cap_ipc_lock ? ", with CAP_IPC_LOCK" : "");
+	printf("%-36s %12s %12s %12s %12s  %s\n", "COUNTER", "NOW", "WORKLOAD", "AFTER", "LIMIT",
+	       "");
+	for (i = 0; i < r->nrows; i++) {
+		const struct ia_plan_row *w = &r->rows[i];
+		uint64_t after = w->now + w->add;
+
+		if (!w->add && !w->now && w->counter == IA_PC_MM)
+			continue;
+		if (w->limit != UINT64_MAX && after > w->limit)
+			snprintf(b5, sizeof(b5), "over by %s",
+				 amount(w->unit, after - w->limit, b4, sizeof(b4)));
+		else
+			snprintf(b5, sizeof(b5), "fits");
+		printf("%-36s %12s %12s %12s %12s  %s%s\n", w->name,
+		       amount(w->unit, w->now, b1, sizeof(b1)),
+		       amount(w->unit, w->add, b2, sizeof(b2)),
+		       amount(w->unit, after, b3, sizeof(b3)),
+		       amount(w->unit, w->limit, b4, sizeof(b4)), b5,
+		       w->estimate ? " (estimate)" : "");
+	}
+	printf("\n");
+	if (r->unknown[0]) {
+		printf("verdict: unknown: %s\n", r->unknown);
+	} else if (!r->refused) {
+		printf("verdict: fits%s\n", r->exact ? "" : " (see the estimates and rules below)");
+	} else {
+		const struct ia_plan_item *it = &s->items[r->item - 1];
+		const struct ia_plan_row *w = &r->rows[r->row];
+
+		printf("verdict: refused. First: line %u (%s)", it->line,
+		       ia_plan_kind_name(it->kind));
+		if (r->step)
+			printf(", %s %u of it", it->kind == IA_PLAN_URING ? "buffer" :
+			       it->kind == IA_PLAN_QPAIR ? "request" : "map", r->step);
+		printf(": %s fails with %s, by the %s (%s of %s held then)\n", r->call,
+		       ia_errno_name(r->err), w->name, amount(w->unit, r->held[r->row], b1,
+		       sizeof(b1)), amount(w->unit, w->limit, b2, sizeof(b2)));
+	}
+	if (r->need_memlock || r->need_entries || r->need_requests || r->need_huge[0] ||
+	    r->need_huge[1])
+		printf("to make it fit:\n");
+	if (r->need_memlock) {
+		printf("  RLIMIT_MEMLOCK >= %s (%" PRIu64 " bytes): LimitMEMLOCK=%" PRIu64
+		       " (systemd), docker run --ulimit memlock=%" PRIu64 ":%" PRIu64
+		       ", ulimit -l %" PRIu64 "; or CAP_IPC_LOCK (no limit checked)\n",
+		       ia_human_bytes(r->need_memlock, b1, sizeof(b1)), r->need_memlock,
+		       r->need_memlock, r->need_memlock, r->need_memlock,
+		       (r->need_memlock + 1023) / 1024);
+		if (r->rows[0].now)
+			printf("  or release what uid %u holds already (%s: iommu-accountctl procs "
+			       "--uid %u)\n", st->uid, ia_human_bytes(r->rows[0].now, b1,
+			       sizeof(b1)), st->uid);
+	}
+	if (r->need_entries)
+		printf("  dma_entry_limit >= %" PRIu64 ": options vfio_iommu_type1 "
+		       "dma_entry_limit=%" PRIu64 " (read when a container is opened), or "
+		       "fewer, larger mappings\n", r->need_entries, r->need_entries);
+	if (r->need_requests)
+		printf("  io_queue_requests >= %" PRIu64 " (spdk_nvme_io_qpair_opts), or queue "
+		       "requests refused with -ENOMEM until completions free descriptors\n",
+		       r->need_requests);
+	for (i = 0; i < 2; i++)
+		if (r->need_huge[i])
+			printf("  %" PRIu64 " more hugetlb %s pages: %s\n", r->need_huge[i],
+			       i ? "1 GiB" : "2 MiB", i ? "hugepagesz=1G hugepages=N on the "
+			       "kernel command line" : "sysctl vm.nr_hugepages (add them)");
+	printf("rules applied:\n");
+	for (i = 0; i < r->nnotes; i++)
+		printf("  - %s\n", r->notes[i]);
+}
+
+/* The workload from --file and the arguments, before the module is contacted. */
+int ia_ctl_plan_parse(struct ia_ctx *ctx)
+{
+	struct ia_plan_spec *s = calloc(1, sizeof(*s));
+	char err[512];
+	int i, ret;
+	FILE *fp;
+
+	if (!s)
+		return IA_EXIT_FAIL;
+	ctx->plan = s;
+	s->cap_ipc_lock = -1;
+	if (ctx->spec_file) {
+		fp = strcmp(ctx->spec_file, "-") ? fopen(ctx->spec_file, "r") : stdin;
+		if (!fp) {
+			fprintf(stderr, "iommu-accountctl: plan: %s: %s\n", ctx->spec_file,
+				strerror(errno));
+			return IA_EXIT_NOENT;
+		}
+		ret = ia_plan_parse_file(s, fp, ctx->spec_file, err, sizeof(err));
+		if (fp != stdin)
+			fclose(fp);
+		if (ret) {
+			fprintf(stderr, "iommu-accountctl: plan: %s\n", err);
+			return IA_EXIT_USAGE;
+		}
+	}
+	for (i = 0; i < ctx->nargs; i++)
+		if (ia_plan_parse_line(s, ctx->args[i], (unsigned int)i + 1, err, sizeof(err))) {
+			fprintf(stderr, "iommu-accountctl: plan: argument %d: %s\n", i + 1, err);
+			return IA_EXIT_USAGE;
+		}
+	if (!s->n) {
+		fprintf(stderr, "iommu-accountctl: plan: no workload: give items (uring ..., "
+			"vfio ..., qpair ...) or --file SPEC\n");
+		return IA_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cmd_plan(struct ia_ctx *ctx)
+{
+	const struct ia_plan_spec *s = ctx->plan;
+	struct ia_plan_result *r = calloc(1, sizeof(*r));
+	struct ia_plan_facts f;
+	struct ia_plan_state st;
+	char why[512];
+	int ret;
+
+	if (!r)
+		return IA_EXIT_FAIL;
+	gather_facts(s, &f);
+	ret = gather_state(ctx, s, &st);
+	if (ret)
+		goto out;
+	if (ia_plan_eval(s, &f, &st, r, why, sizeof(why))) {
+		fprintf(stderr, "iommu-accountctl: plan: %s\n", why);
+		ret = IA_EXIT_UNSUPP;
+		goto out;
+	}
+	if (ctx->json)
+		print_json(ctx, s, &f, &st, r);
+	else
+		print_text(s, &f, &st, r);
+	ret = r->unknown[0] ? IA_EXIT_UNSUPP : r->refused ? IA_EXIT_WONTFIT : IA_EXIT_OK;
+out:
+	free(r);
+	return ret;
+}

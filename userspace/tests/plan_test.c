@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests (cmocka, TAP) of plan's rule tables (lib/plan.c): each
+ * case a workload, the kernel's facts and the uid's state, and what the
+ * kernel's code says happens (the function each rule comes from is named
+ * in plan.c). The same rules are held against the kernel itself in the VM
+ * by selftests' plan_test.sh.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ia.h"
+
+#define MiB (1ULL << 20)
+#define NOLIM UINT64_MAX
+
+struct want_row {
+	const char *name;
+	uint64_t after, held;		/* held: at the refusal (when refused) */
+};
+
+struct pcase {
+	const char *title;
+	const char *items[6];
+	uint64_t memlock, pot, mm;
+	bool cap;
+	/* facts changed from the lab kernel's */
+	int ring_charged;		/* 0 unless 1 / -1 */
+	uint64_t ring_pages;
+	const char *thp;		/* NULL: "madvise" */
+	bool mthp, no_iommufd, no_type1;
+	uint32_t dma_entry_limit;	/* 0: 65535 */
+	int64_t huge2m;
+	/* expected */
+	int ret;			/* ia_plan_eval's */
+	bool refused;
+	unsigned int item, step;
+	const char *call;
+	int err;
+	bool exact, unknown;
+	uint64_t need_memlock, need_entries, need_requests, need_huge2m;
+	struct want_row rows[6];
+};
+
+static const struct pcase cases[] = {
+	{ "4 KiB pages spanned, rounded up per buffer: 64 x 12289 B = exactly 1 MiB",
+	  { "uring entries=8 buffers=64 size=12289" }, 1 * MiB, 0, 0, false,
+	  .exact = true, .rows = { { "uid 1000 pot", 1 * MiB, 0 } } },
+	{ "one buffer more goes over: buffer 65, the registration undone",
+	  { "uring entries=8 buffers=65 size=12289" }, 1 * MiB, 0, 0, false,
+	  .refused = true, .item = 1, .step = 65, .call = "io_uring_register", .err = ENOMEM,
+	  .exact = true, .need_memlock = 1 * MiB + 16384,
+	  .rows = { { "uid 1000 pot", 1 * MiB + 16384, 0 } } },
+	{ "the pot is shared: 6 MiB held by others, 3 MiB more under 8 MiB: buffer 3",
+	  { "uring buffers=3 size=1M" }, 8 * MiB, 6 * MiB, 0, false,
+	  .refused = true, .item = 1, .step = 3, .call = "io_uring_register", .err = ENOMEM,
+	  .exact = true, .need_memlock = 9 * MiB, .rows = { { "uid 1000 pot", 9 * MiB, 6 * MiB } } },
+	{ "hugetlb 2 MiB: a 4 KiB buffer charged 2 MiB",
+	  { "uring buffers=2 size=4096 page=2m" }, 3 * MiB, 0, 0, false, .huge2m = 8,
+	  .refused = true, .item = 1, .step = 2, .call = "io_uring_register", .err = ENOMEM,
+	  .exact = true, .need_memlock = 4 * MiB,
+	  .rows = { { "uid 1000 pot", 4 * MiB, 0 }, { "mm->locked_vm", 0, 0 },
+		    { "hugetlb 2 MiB pool", 2, 2 } } },
+	{ "hugetlb pool short: mmap of buffer 3 fails first",
+	  { "uring buffers=4 size=2M page=2m" }, NOLIM, 0, 0, false, .huge2m = 2,
+	  .refused = true, .item = 1, .step = 3, .call = "mmap(MAP_HUGETLB)", .err = ENOMEM,
+	  .exact = true, .need_huge2m = 2,
+	  .rows = { { "uid 1000 pot", 8 * MiB, 0 }, { "mm->locked_vm", 0, 0 },
+		    { "hugetlb 2 MiB pool", 4, 2 } } },
+	{ "THP (madvise): 1 MiB buffers charged 2 MiB each, flagged inexact",
+	  { "uring buffers=3 size=1M page=thp" }, 5 * MiB, 0, 0, false,
+	  .refused = true, .item = 1, .step = 3, .call = "io_uring_register", .err = ENOMEM,
+	  .need_memlock = 6 * MiB, .rows = { { "uid 1000 pot", 6 * MiB, 0 } } },
+	{ "THP off (never): page=thp is 4 KiB pages, exact",
+	  { "uring buffers=3 size=1M page=thp" }, 5 * MiB, 0, 0, false, .thp = "never",
+	  .exact = true, .rows = { { "uid 1000 pot", 3 * MiB, 0 } } },
+	{ "multi-size THP on: 4k buffers are a floor, flagged",
+	  { "uring buffers=1 size=1M" }, 5 * MiB, 0, 0, false, .mthp = true,
+	  .rows = { { "uid 1000 pot", 1 * MiB, 0 } } },
+	{ "CAP_IPC_LOCK: io_uring charges nothing, checks nothing",
+	  { "uring buffers=4 size=1M" }, 0, 0, 0, true,
+	  .exact = true, .rows = { { "uid 1000 pot", 0, 0 } } },
+	{ "ring memory charged (probe: 3 pages): refused at io_uring_setup under 8 KiB",
+	  { "uring entries=8" }, 8192, 0, 0, false, .ring_charged = 1, .ring_pages = 3,
+	  .refused = true, .item = 1, .step = 0, .call = "io_uring_setup", .err = ENOMEM,
+	  .exact = true, .need_memlock = 12288, .rows = { { "uid 1000 pot", 12288, 0 } } },
+	{ "ring memory unknown (probe failed): no verdict",
+	  { "uring entries=8" }, 8192, 0, 0, false, .ring_charged = -1, .unknown = true,
+	  .rows = { { "uid 1000 pot", 0, 0 } } },
+	{ "a buffer over 1 GiB: EFAULT from io_uring, not memory",
+	  { "uring buffers=1 size=2G" }, NOLIM, 0, 0, false,
+	  .refused = true, .item = 1, .step = 0, .call = "io_uring_register", .err = EFAULT,
+	  .exact = true, .rows = { { "uid 1000 pot", 0, 0 } } },
+	{ "more than 16384 buffers: EINVAL",
+	  { "uring buffers=16385 size=4096" }, NOLIM, 0, 0, false,
+	  .refused = true, .item = 1, .step = 0, .call = "io_uring_register", .err = EINVAL,
+	  .exact = true },
+	{ "VFIO: 4 maps of 1 MiB under 3 MiB: map 4, three stay",
+	  { "vfio maps=4 size=1M" }, 3 * MiB, 0, 0, false,
+	  .refused = true, .item = 1, .step = 4, .call = "VFIO_IOMMU_MAP_DMA", .err = ENOMEM,
+	  .exact = true, .need_memlock = 4 * MiB,
+	  .rows = { { "uid 1000 pot", 0, 0 }, { "mm->locked_vm", 4 * MiB, 3 * MiB },
+		    { "entries, container of line 1", 4, 3 } } },
+	{ "VFIO with CAP_IPC_LOCK: mm->locked_vm still charged, no limit",
+	  { "vfio maps=4 size=1M" }, 0, 0, 0, true, .exact = true,
+	  .rows = { { "uid 1000 pot", 0, 0 }, { "mm->locked_vm", 4 * MiB, 0 } } },
+	{ "VFIO: the entry is checked before the pages: ENOSPC at a tie",
+	  { "vfio maps=11 size=4096" }, 40960, 0, 0, false, .dma_entry_limit = 10,
+	  .refused = true, .item = 1, .step = 11, .call = "VFIO_IOMMU_MAP_DMA", .err = ENOSPC,
+	  .exact = true, .need_memlock = 45056, .need_entries = 11,
+	  .rows = { { "uid 1000 pot", 0, 0 }, { "mm->locked_vm", 45056, 40960 },
+		    { "entries, container of line 1", 11, 10 } } },
+	{ "VFIO: a process already holding 2 MiB (--pid) maps 2 MiB under 3 MiB",
+	  { "vfio maps=2 size=1M" }, 3 * MiB, 0, 2 * MiB, false,
+	  .refused = true, .item = 1, .step = 2, .call = "VFIO_IOMMU_MAP_DMA", .err = ENOMEM,
+	  .exact = true, .need_memlock = 4 * MiB,
+	  .rows = { { "uid 1000 pot", 0, 0 }, { "mm->locked_vm", 4 * MiB, 3 * MiB } } },
+	{ "io_uring and VFIO: two counters under one limit, each within it",
+	  { "uring buffers=4 size=1M", "vfio maps=3 size=1M" }, 6 * MiB, 0, 0, false,
+	  .exact = true,
+	  .rows = { { "uid 1000 pot", 4 * MiB, 0 }, { "mm->locked_vm", 3 * MiB, 0 } } },
+	{ "iommufd user mode: the pot; mm mode: the process",
+	  { "iommufd maps=2 size=1M", "iommufd maps=3 size=1M mode=mm" }, 2 * MiB, 0, 0, false,
+	  .refused = true, .item = 2, .step = 3, .call = "IOMMU_IOAS_MAP", .err = ENOMEM,
+	  .exact = true, .need_memlock = 3 * MiB,
+	  .rows = { { "uid 1000 pot", 2 * MiB, 2 * MiB }, { "mm->locked_vm", 3 * MiB, 2 * MiB } } },
+	{ "iommufd with CAP_IPC_LOCK: nothing charged",
+	  { "iommufd maps=2 size=1M" }, 0, 0, 0, true, .exact = true,
+	  .rows = { { "uid 1000 pot", 0, 0 } } },
+	{ "iommufd where the kernel has none: not on this kernel",
+	  { "iommufd maps=1 size=1M" }, NOLIM, 0, 0, false, .no_iommufd = true,
+	  .ret = -EOPNOTSUPP },
+	{ "VFIO where vfio_iommu_type1 is not loaded: not now",
+	  { "vfio maps=1 size=4096" }, NOLIM, 0, 0, false, .no_type1 = true,
+	  .ret = -EOPNOTSUPP },
+	{ "hugetlb 1 GiB where the kernel has no such pool: not on this kernel",
+	  { "uring buffers=1 size=1G page=1g" }, NOLIM, 0, 0, false, .ret = -EOPNOTSUPP },
+	{ "VM, type1, 2 devices, no vIOMMU: guest RAM once, an estimate",
+	  { "vm ram=4G devices=2" }, 4 * 1024 * MiB, 0, 0, false,
+	  .rows = { { "uid 1000 pot", 0, 0 }, { "mm->locked_vm", 4096 * MiB, 0 },
+		    { "entries, VM container 1 of line 1", 6, 0 } } },
+	{ "VM, type1, 2 devices, vIOMMU: twice the RAM, 4 KiB entries past 65535",
+	  { "vm ram=1G devices=2 viommu=yes" }, 1024 * MiB, 0, 0, false,
+	  .refused = true, .item = 1, .step = 1, .call = "VFIO_IOMMU_MAP_DMA", .err = ENOSPC,
+	  .need_memlock = 2048 * MiB, .need_entries = 262144,
+	  .rows = { { "uid 1000 pot", 0, 0 }, { "mm->locked_vm", 2048 * MiB, 0 },
+		    { "entries, VM container 1 of line 1", 262144, 0 } } },
+	{ "VM on iommufd, no vIOMMU: guest RAM once, to the uid's pot",
+	  { "vm ram=2G devices=3 backend=iommufd" }, 1024 * MiB, 512 * MiB, 0, false,
+	  .refused = true, .item = 1, .step = 1, .call = "IOMMU_IOAS_MAP", .err = ENOMEM,
+	  .need_memlock = 2560 * MiB, .rows = { { "uid 1000 pot", 2560 * MiB, 512 * MiB } } },
+	{ "qpair deeper than its pool: request 65, 64 in use; io_queue_requests 100",
+	  { "qpair capacity=64 depth=100" }, NOLIM, 0, 0, false,
+	  .refused = true, .item = 1, .step = 65, .call = "the qpair's request pool",
+	  .err = ENOMEM, .exact = true, .need_requests = 100,
+	  .rows = { { "uid 1000 pot", 0, 0 }, { "mm->locked_vm", 0, 0 },
+		    { "qpair of line 1", 100, 64 } } },
+};
+
+static void run_case(void **state)
+{
+	const struct pcase *c = *state;
+	struct ia_plan_spec s = { .cap_ipc_lock = -1 };
+	struct ia_plan_facts f = { .page_size = 4096, .uring = 1, .thp = "madvise",
+				   .huge_free = { 0, -1 }, .type1 = true,
+				   .dma_entry_limit = 65535, .iommufd = true };
+	struct ia_plan_state st = { .uid = 1000 };
+	struct ia_plan_result r;
+	char err[256], why[256];
+	unsigned int i, k;
+
+	for (i = 0; i < 6 && c->items[i]; i++)
+		assert_int_equal(ia_plan_parse_line(&s, c->items[i], i + 1, err, sizeof(err)), 0);
+	st.memlock = c->memlock;
+	st.pot = c->pot;
+	st.mm_locked = c->mm;
+	st.cap_ipc_lock = c->cap;
+	f.ring_charged = c->ring_charged;
+	for (i = 0; i < s.n; i++)
+		f.ring_pages[i] = c->ring_pages;
+	if (c->ring_charged < 0)
+		strcpy(f.uring_why, "io_uring_setup of 8 entries: EIO");
+	if (c->thp)
+		strcpy(f.thp, c->thp);
+	f.mthp = c->mthp;
+	f.iommufd = !c->no_iommufd;
+	f.type1 = !c->no_type1;
+	if (c->dma_entry_limit)
+		f.dma_entry_limit = c->dma_entry_limit;
+	f.huge_free[0] = c->huge2m;
+	assert_int_equal(ia_plan_eval(&s, &f, &st, &r, why, sizeof(why)), c->ret);
+	if (c->ret) {
+		assert_non_null(strstr(why, "not on this kernel") ? why : strstr(why, "not loaded"));
+		return;
+	}
+	assert_int_equal(r.refused, c->refused);
+	assert_int_equal(r.exact, c->exact);
+	assert_int_equal(!!r.unknown[0], c->unknown);
+	if (c->refused) {
+		assert_int_equal(r.item, c->item);
+		assert_int_equal(r.step, c->step);
+		assert_string_equal(r.call, c->call);
+		assert_int_equal(r.err, c->err);
+	}
+	assert_int_equal(r.need_memlock, c->need_memlock);
+	assert_int_equal(r.need_entries, c->need_entries);
+	assert_int_equal(r.need_requests, c->need_requests);
+	assert_int_equal(r.need_huge[0], c->need_huge2m);
+	for (k = 0; k < 6 && c->rows[k].name; k++) {
+		const struct ia_plan_row *w = NULL;
+
+		for (i = 0; i < r.nrows; i++)
+			if (!strcmp(r.rows[i].name, c->rows[k].name))
+				w = &r.rows[i];
+		if (!w)
+			fail_msg("%s: no row '%s'", c->title, c->rows[k].name);
+		assert_int_equal(w->now + w->add, c->rows[k].after);
+		if (c->refused)
+			assert_int_equal(r.held[w - r.rows], c->rows[k].held);
+	}
+}
+
+/* Bad input: the word and why; a file's line. */
+static void parse_errors(void **state)
+{
+	static const struct { const char *line, *why; } bad[] = {
+		{ "uring entries=0", "entries='0' is not a number of entries from 1 to 32768" },
+		{ "uring buffers=2", "uring: size= is required" },
+		{ "uring buffers=2 size=1M page=3m", "page='3m' is not 4k, thp" },
+		{ "vfio size=5000", "must be a multiple of the page size" },
+		{ "vfio maps=2 maps=3 size=4096", "maps= given twice" },
+		{ "qpair capacity=4", "qpair: depth= is required" },
+		{ "qpair capacity=0 depth=1", "capacity='0' is not a number of request descriptors" },
+		{ "vm devices=2", "vm: ram= is required" },
+		{ "gpu size=1G", "unknown item 'gpu'" },
+		{ "uring size", "'size' is not key=value" },
+		{ "vfio maps=1 size=4096 iova=0", "unknown key 'iova' (it takes maps, size)" },
+		{ "process memlock=12Q", "memlock='12Q' is not a size" },
+	};
+	struct ia_plan_spec s;
+	char err[256];
+	unsigned int i;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(ia_plan_parse_line(&s, bad[i].line, 1, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].why))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].line, err, bad[i].why);
+		assert_int_equal(s.n, 0);
+	}
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(ia_plan_parse_line(&s, "uring:entries=16,buffers=2,size=64K", 1, err,
+					    sizeof(err)), 0);
+	assert_int_equal(s.items[0].entries, 16);
+	assert_int_equal(s.items[0].count, 2);
+	assert_int_equal(s.items[0].size, 65536);
+	f = tmpfile();
+	fputs("# a workload\nprocess memlock=64M cap_ipc_lock=no\n\nvfio maps=2 size=1M  # two\n"
+	      "qpair capacity=8 dpth=9\n", f);
+	rewind(f);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(ia_plan_parse_file(&s, f, "w.spec", err, sizeof(err)), -1);
+	assert_string_equal(err, "w.spec:5: qpair: unknown key 'dpth' (it takes capacity, depth)");
+	assert_int_equal(s.n, 1);
+	assert_true(s.has_memlock);
+	assert_int_equal(s.memlock, 64 * MiB);
+	assert_int_equal(s.cap_ipc_lock, 0);
+	fclose(f);
+}
+
+static void sizes(void **state)
+{
+	static const struct { const char *s; uint64_t v; int ret; } t[] = {
+		{ "4096", 4096, 0 }, { "64K", 65536, 0 }, { "1M", MiB, 0 }, { "2MiB", 2 * MiB, 0 },
+		{ "1G", 1ULL << 30, 0 }, { "3GB", 3ULL << 30, 0 }, { "unlimited", UINT64_MAX, 0 },
+		{ "", 0, -1 }, { "-1", 0, -1 }, { "1X", 0, -1 }, { "20000000T", 0, -1 },
+		{ "1Mi", 0, -1 },
+	};
+	unsigned int i;
+	uint64_t v;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		v = 0;
+		assert_int_equal(ia_parse_size(t[i].s, &v), t[i].ret);
+		if (!t[i].ret)
+			assert_int_equal(v, t[i].v);
+	}
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 2];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		tests[i] = (struct CMUnitTest){ cases[i].title, run_case, NULL, NULL,
+						(void *)&cases[i] };
+	tests[i++] = (struct CMUnitTest)cmocka_unit_test(parse_errors);
+	tests[i++] = (struct CMUnitTest)cmocka_unit_test(sizes);
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return _cmocka_run_group_tests("plan", tests, i, NULL, NULL);
+}
