@@ -147,6 +147,52 @@ workload "io_uring 4 MiB then VFIO 7 MiB under 6 MiB: the 7th map" 4123 6M no \
 workload "VFIO 2 MiB, io_uring 2 MiB, qpair over its pool: the qpair" 4124 8M no \
 	"vfio maps=2 size=1M" "uring entries=8 buffers=2 size=1M" "qpair capacity=8 depth=9"
 
+# memcg: the workload's memory against its cgroup's memory.max. Pinning
+# past it is not an ENOMEM: the kernel's memcg OOM-kills the mapper (its
+# report, expected, is bracketed for scripts/vm/run's check of dmesg).
+cgname=ia-plan-$$
+cg=/sys/fs/cgroup/$cgname
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir "$cg" && echo 16M >"$cg/memory.max" && { echo 0 >"$cg/memory.swap.max" 2>/dev/null || :; }
+incg() { sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' _ "$cg" "$@"; }
+kills() { awk '$1 == "oom_kill" {print $2}' "$cg/memory.events"; }
+out=$(iommu-accountctl -j plan --uid 4130 "vfio maps=1 size=64M" "process memlock=unlimited cgroup=/$cgname"); prc=$?
+echo "# memcg 16 MiB: plan: $(printf '%s' "$out" | jq -c '.first_refusal')"
+k0=$(kills)
+echo "ia-expect-report: begin (plan_test: a memcg OOM kill)" >/dev/kmsg
+incg plan_run --uid 4130 --memlock unlimited "vfio maps=1 size=64M" >"$tmp/cg.json" 2>&1; rrc=$?
+echo "ia-expect-report: end" >/dev/kmsg
+k1=$(kills)
+check "memcg of 16 MiB, a 64 MiB map: plan says the memcg kills it (exit 8, SIGKILL at map 1)" \
+	sh -c "[ $prc = 8 ] && printf '%s' \"\$1\" | jq -e '.first_refusal | .counter == \"memcg\" and
+		.errno == \"SIGKILL\" and .item == 1 and .step == 1' >/dev/null" _ "$out"
+check "and the kernel's memcg OOM-killed the mapper (exit $rrc, memory.events oom_kill $k0 -> $k1)" \
+	[ "$rrc" = 137 -a "$((k1 - k0))" = 1 ]
+echo 256M >"$cg/memory.max"
+out=$(iommu-accountctl -j plan --uid 4131 "vfio maps=1 size=64M" "process memlock=unlimited cgroup=/$cgname"); prc=$?
+incg plan_run --uid 4131 --memlock unlimited "vfio maps=1 size=64M" >"$tmp/cg.json" 2>&1; rrc=$?
+check "memcg of 256 MiB: plan says it fits, and it ran, 64 MiB pinned" sh -c "[ $prc = 0 ] && [ $rrc = 0 ] &&
+	printf '%s' \"\$1\" | jq -e 'any(.counters[]; .counter == \"memcg\" and .limit == 268435456 and
+		.estimate)' >/dev/null && jq -e '.failed == null and .vmlck == 67108864' '$tmp/cg.json' >/dev/null" _ "$out"
+# explain uid names the memcg and the kernel's OOM kill in it.
+mkfifo "$tmp/cghold"
+incg plan_run --uid 4131 --memlock 8M --hold "uring entries=8 buffers=1 size=1M" <"$tmp/cghold" \
+	>"$tmp/cgh.json" 2>&1 &
+hold=$!
+exec 5>"$tmp/cghold"
+until_ok 400 grep -q '^{' "$tmp/cgh.json"
+json=$(iommu-accountctl -j explain uid 4131)
+text=$(iommu-accountctl explain uid 4131)
+exec 5>&-
+wait "$hold"
+hold=""
+check "explain uid: the holder's cgroup with its memory.max and the OOM kill memory.events counted" \
+	jqt "any(.cgroups[]; .cgroup == \"/$cgname\" and .memcg.max == 268435456 and .memcg.oom_kill == 1 and
+		.memcg.limited_by == \"/$cgname\")" "$json"
+check "explain uid, text: 1 OOM kill, killed not refused" sh -c "printf '%s' \"\$1\" |
+	grep -q 'of memory.max 256.0 MiB (/$cgname); reached memory.max [0-9]* times, 1 OOM kill (memory.events)'" _ "$text"
+rmdir "$cg"
+
 # Bad input and what this kernel cannot do.
 iommu-accountctl plan "uring entries=8 buffers=2 size=1X" 2>"$tmp/err"; rc=$?
 check "a malformed item: exit 1, the word and why" sh -c "[ $rc = 1 ] && grep -q \"size='1X' is not a size\" '$tmp/err'"

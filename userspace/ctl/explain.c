@@ -57,6 +57,48 @@ static const char *refused_cgroup(const struct ia_failure *f, char *buf, size_t 
 	return buf;
 }
 
+/*
+ * The cgroup's memory limit and the kernel's memory.events: pinning past
+ * memory.max is not an ENOMEM of any locked-memory limit but an OOM kill.
+ */
+static void memcg_json(struct ia_json *j, const char *path)
+{
+	struct ia_memcg m;
+
+	if (path[0] != '/' || ia_memcg_read(path, &m) || (!m.limited && !m.has_events)) {
+		ia_json_null(j, "memcg");
+		return;
+	}
+	ia_json_obj_open(j, "memcg");
+	if (m.limited) {
+		ia_json_str(j, "limited_by", m.path);
+		ia_json_u64(j, "max", m.max);
+		ia_json_u64(j, "current", m.current);
+	}
+	ia_json_u64(j, "events_max", m.ev_max);
+	ia_json_u64(j, "oom_kill", m.ev_oom_kill);
+	ia_json_obj_close(j);
+}
+
+static void memcg_text(const char *path)
+{
+	char b1[32], b2[32];
+	struct ia_memcg m;
+
+	if (path[0] != '/' || ia_memcg_read(path, &m))
+		return;
+	if (m.limited)
+		printf("    memcg: %s of memory.max %s (%s)", ia_human_bytes(m.current, b1, sizeof(b1)),
+		       ia_human_bytes(m.max, b2, sizeof(b2)), m.path);
+	if (m.ev_max || m.ev_oom_kill)
+		printf("%s reached memory.max %" PRIu64 " times, %" PRIu64 " OOM kill%s "
+		       "(memory.events): a process pinning there is killed, not refused",
+		       m.limited ? ";" : "    memcg:", m.ev_max, m.ev_oom_kill,
+		       m.ev_oom_kill == 1 ? "" : "s");
+	if (m.limited || m.ev_max || m.ev_oom_kill)
+		printf("\n");
+}
+
 static uint64_t held(const struct ia_proc *p)
 {
 	return ia_consumers_total(p->consumer);
@@ -244,6 +286,7 @@ int cmd_explain(struct ia_ctx *ctx)
 			ia_json_identity(j, "identity", &ident);
 			ia_json_u64(j, "processes", cg[k].procs);
 			ia_json_u64(j, "held_bytes", cg[k].bytes);
+			memcg_json(j, cgpath(&cg[k], path, sizeof(path)));
 			ia_json_arr_open(j, "pids");
 			for (i = 0; i < ps.n; i++)
 				if (ps.p[i].cgroup_id == cg[k].id)
@@ -296,6 +339,7 @@ int cmd_explain(struct ia_ctx *ctx)
 				if (ps.p[i].cgroup_id == cg[k].id)
 					printf(" %u", ps.p[i].pid), c++;
 			printf("%s)\n", cg[k].procs > 8 ? " ..." : "");
+			memcg_text(cgpath(&cg[k], path, sizeof(path)));
 		}
 		if (ps.n && held(&ps.p[0])) {
 			printf("Top holders:\n");

@@ -241,6 +241,8 @@ static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 			struct ia_plan_state *st)
 {
 	struct ia_proc p = { 0 };
+	const char *cgroup;
+	char cgbuf[256];
 	struct rlimit rl;
 	int ret;
 
@@ -271,6 +273,15 @@ static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 	}
 	if (s->cap_ipc_lock >= 0)
 		st->cap_ipc_lock = s->cap_ipc_lock;
+	/* Where it will run: the spec's cgroup, --pid's, else this process's. */
+	cgroup = s->cgroup[0] ? s->cgroup : ctx->have_pid && p.cgroup[0] ? p.cgroup :
+		 ia_self_cgroup(cgbuf, sizeof(cgbuf));
+	if (cgroup && ia_memcg_read(cgroup, &st->memcg) && s->cgroup[0]) {
+		fprintf(stderr, "iommu-accountctl: plan: no cgroup %s under /sys/fs/cgroup\n",
+			cgroup);
+		return IA_EXIT_NOENT;
+	}
+	snprintf(st->cgroup, sizeof(st->cgroup), "%s", cgroup ? cgroup : "");
 	ret = ia_get_uids(&ctx->cl, &st->uid, got_uid, &st->pot);
 	if (ret == -ENOENT)
 		st->pot = 0;	/* no user_struct: nothing charged */
@@ -282,7 +293,7 @@ static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 static const char *counter_name(enum ia_plan_counter c)
 {
 	static const char *const n[] = { "uid-pot", "mm-locked-vm", "dma-entries",
-		"hugetlb-2m", "hugetlb-1g", "qpair-requests" };
+		"hugetlb-2m", "hugetlb-1g", "qpair-requests", "memcg" };
 
 	return c < IA_PC_N ? n[c] : "?";
 }
@@ -313,6 +324,7 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 	ia_json_str(j, "memlock_from", st->memlock_from);
 	ia_json_bool(j, "cap_ipc_lock", st->cap_ipc_lock);
 	ia_json_u64(j, "mm_locked_vm", st->mm_locked);
+	ia_json_str(j, "cgroup", st->cgroup);
 	ia_json_obj_close(j);
 	ia_json_bool(j, "fits", !r->refused && !r->unknown[0]);
 	ia_json_bool(j, "exact", r->exact);
@@ -349,7 +361,7 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 		ia_json_str(j, "kind", ia_plan_kind_name(it->kind));
 		ia_json_u64(j, "step", r->step);
 		ia_json_str(j, "call", r->call);
-		ia_json_str(j, "errno", ia_errno_name(r->err));
+		ia_json_str(j, "errno", ia_plan_err_name(r->err));
 		ia_json_str(j, "counter", counter_name(r->rows[r->row].counter));
 		ia_json_str(j, "name", r->rows[r->row].name);
 		ia_json_arr_open(j, "held");
@@ -366,6 +378,7 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 	ia_json_u64(j, "io_queue_requests", r->need_requests);
 	ia_json_u64(j, "hugepages_2m", r->need_huge[0]);
 	ia_json_u64(j, "hugepages_1g", r->need_huge[1]);
+	ia_json_u64(j, "memcg_max", r->need_memcg);
 	ia_json_obj_close(j);
 	ia_json_arr_open(j, "rules");
 	for (i = 0; i < r->nnotes; i++)
@@ -419,11 +432,11 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 			printf(", %s %u of it", it->kind == IA_PLAN_URING ? "buffer" :
 			       it->kind == IA_PLAN_QPAIR ? "request" : "map", r->step);
 		printf(": %s fails with %s, by the %s (%s of %s held then)\n", r->call,
-		       ia_errno_name(r->err), w->name, amount(w->unit, r->held[r->row], b1,
+		       ia_plan_err_name(r->err), w->name, amount(w->unit, r->held[r->row], b1,
 		       sizeof(b1)), amount(w->unit, w->limit, b2, sizeof(b2)));
 	}
 	if (r->need_memlock || r->need_entries || r->need_requests || r->need_huge[0] ||
-	    r->need_huge[1])
+	    r->need_huge[1] || r->need_memcg)
 		printf("to make it fit:\n");
 	if (r->need_memlock) {
 		printf("  RLIMIT_MEMLOCK >= %s (%" PRIu64 " bytes): LimitMEMLOCK=%" PRIu64
@@ -450,6 +463,10 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 			printf("  %" PRIu64 " more hugetlb %s pages: %s\n", r->need_huge[i],
 			       i ? "1 GiB" : "2 MiB", i ? "hugepagesz=1G hugepages=N on the "
 			       "kernel command line" : "sysctl vm.nr_hugepages (add them)");
+	if (r->need_memcg)
+		printf("  memory.max >= %s for %s (MemoryMax= in systemd, docker run --memory): "
+		       "past it the kernel OOM-kills while pinning\n",
+		       ia_human_bytes(r->need_memcg, b1, sizeof(b1)), st->memcg.path);
 	printf("rules applied:\n");
 	for (i = 0; i < r->nnotes; i++)
 		printf("  - %s\n", r->notes[i]);

@@ -557,6 +557,28 @@ void ia_json_u64_or_null(struct ia_json *j, const char *key, uint64_t v);
 void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v,
 		       unsigned int n);
 
+/* --- memory cgroups (memcg.c) ---------------------------------------- */
+
+/*
+ * A cgroup v2 path's memory limit as the kernel applies it: of it and its
+ * ancestors, the level with the least room (memory.max - memory.current),
+ * and the cgroup's own memory.events (hierarchical: its descendants too).
+ * Pinning past memory.max does not fail with ENOMEM: the memcg OOM-kills
+ * (vfio_pin_pages_remote and io_uring's page faults charge it).
+ */
+struct ia_memcg {
+	bool limited;			/* some level has a memory.max */
+	char path[512];			/* that level ("/a/b") */
+	uint64_t max, current;		/* its memory.max and memory.current */
+	bool has_events;
+	uint64_t ev_max, ev_oom, ev_oom_kill;	/* @path's memory.events */
+};
+
+/* @path under /sys/fs/cgroup ("/" or ""), read now: 0, or -errno (no such cgroup). */
+int ia_memcg_read(const char *path, struct ia_memcg *m);
+/* This process's cgroup v2 path ("/user.slice/..."), or NULL. */
+const char *ia_self_cgroup(char *buf, size_t len);
+
 /* --- plan: will a workload fit (plan.c) ----------------------------- */
 
 /*
@@ -590,6 +612,7 @@ struct ia_plan_spec {
 	bool has_memlock;		/* process memlock=: the limit it will run under */
 	uint64_t memlock;		/* bytes; UINT64_MAX: unlimited */
 	int cap_ipc_lock;		/* process cap_ipc_lock=: -1 not said, 0, 1 */
+	char cgroup[256];		/* process cgroup=: where it will run ("" not said) */
 };
 
 /*
@@ -627,19 +650,21 @@ struct ia_plan_state {
 	char memlock_from[64];		/* where that came from */
 	bool cap_ipc_lock;
 	uint64_t mm_locked;		/* the process's mm->locked_vm (0: a new one) */
+	char cgroup[256];		/* where it runs ("" unknown) */
+	struct ia_memcg memcg;		/* its memory limit there (limited false: none) */
 	char who[64];			/* "a new process of uid 1000", "pid 42 (qemu)" */
 };
 
 /* Counters a workload draws on. */
 enum ia_plan_counter { IA_PC_POT, IA_PC_MM, IA_PC_ENTRIES, IA_PC_HUGE_2M, IA_PC_HUGE_1G,
-		       IA_PC_QPAIR, IA_PC_N };
+		       IA_PC_QPAIR, IA_PC_MEMCG, IA_PC_N };
 
 #define IA_PLAN_MAX_ROWS 48
 #define IA_PLAN_MAX_NOTES 16
 
 struct ia_plan_row {
 	enum ia_plan_counter counter;
-	char name[64];			/* "uid 1000 pot", "container of line 3" */
+	char name[128];			/* "uid 1000 pot", "container of line 3" */
 	const char *unit;		/* "bytes", "entries", "pages", "descriptors" */
 	uint64_t now, add, limit;	/* limit UINT64_MAX: none */
 	unsigned int item;		/* the item it belongs to (entries, qpair); 0: shared */
@@ -655,12 +680,13 @@ struct ia_plan_result {
 	unsigned int row;		/* the counter that refuses */
 	unsigned int step;		/* which buffer, map or request of the item (1-based) */
 	const char *call;		/* "io_uring_register", "VFIO_IOMMU_MAP_DMA", ... */
-	int err;			/* the errno the kernel (or pool) returns */
+	int err;			/* the errno the kernel (or pool) returns; IA_PLAN_KILLED */
 	uint64_t held[IA_PLAN_MAX_ROWS];	/* each row's value when it refuses */
 	/* Fixes: the smallest settings that make the whole workload fit. */
 	uint64_t need_memlock;		/* 0: the limit is not what refuses */
 	uint64_t need_entries, need_requests;
 	uint64_t need_huge[2];		/* pages */
+	uint64_t need_memcg;		/* memory.max that holds it */
 	bool exact;			/* no estimate, no rule in doubt */
 	char unknown[256];		/* a rule this kernel leaves unknown: no verdict */
 	unsigned int nnotes;
@@ -676,6 +702,10 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		 size_t len);
 /* "uring", "vfio", ... */
 const char *ia_plan_kind_name(enum ia_plan_kind k);
+/* The refusal's err when the kernel kills instead (the memcg's OOM killer). */
+#define IA_PLAN_KILLED (-9)
+/* "ENOMEM", or "SIGKILL" for IA_PLAN_KILLED. */
+const char *ia_plan_err_name(int err);
 /* Parse "64M", "1G", "4096", "unlimited" (UINT64_MAX): 1024-based suffixes. */
 int ia_parse_size(const char *s, uint64_t *v);
 

@@ -46,6 +46,11 @@
 #define URING_MAX_BUFFERS 16384		/* IORING_MAX_REG_BUFFERS */
 #define URING_MAX_ENTRIES 32768		/* IORING_MAX_ENTRIES */
 
+const char *ia_plan_err_name(int err)
+{
+	return err == IA_PLAN_KILLED ? "SIGKILL" : ia_errno_name(err);
+}
+
 const char *ia_plan_kind_name(enum ia_plan_kind k)
 {
 	switch (k) {
@@ -118,7 +123,7 @@ static int parse_bool(const char *v, bool *b)
 
 /* The keys each kind takes, for the error that lists them. */
 static const char *const keys_of[] = {
-	[0] = "memlock, cap_ipc_lock",
+	[0] = "memlock, cap_ipc_lock, cgroup",
 	[IA_PLAN_URING] = "entries, buffers, size, page",
 	[IA_PLAN_VFIO] = "maps, size",
 	[IA_PLAN_IOMMUFD] = "maps, size, mode",
@@ -132,7 +137,7 @@ static int set_key(struct ia_plan_spec *s, struct ia_plan_item *it, int kind, co
 {
 	static const char *const names[] = { "memlock", "cap_ipc_lock", "entries", "buffers",
 		"size", "page", "maps", "mode", "ram", "devices", "viommu", "backend", "capacity",
-		"depth" };
+		"depth", "cgroup" };
 	const char *bad = NULL;
 	unsigned int i, k = ~0u;
 	uint32_t u = 0;
@@ -152,6 +157,12 @@ static int set_key(struct ia_plan_spec *s, struct ia_plan_item *it, int kind, co
 			bad = "a size (64M, 8G, 65536, unlimited)";
 		s->has_memlock = true;
 		s->memlock = sz;
+	} else if (IS("cgroup", 0)) {
+		if (val[0] != '/' || strlen(val) >= sizeof(s->cgroup) || strstr(val, "/../") ||
+		    !strcmp(val + strlen(val) - (strlen(val) > 2 ? 3 : 0), "/.."))
+			bad = "a cgroup v2 path from its root (/system.slice/x.service)";
+		else
+			snprintf(s->cgroup, sizeof(s->cgroup), "%s", val);
 	} else if (IS("cap_ipc_lock", 0)) {
 		if (parse_bool(val, &b))
 			bad = "yes or no";
@@ -528,13 +539,45 @@ static void run_type1(struct sim *m, unsigned int ent, unsigned int mm, uint64_t
 	add(m, mm, maps * size);
 }
 
+/*
+ * The memory an item faults in and pins, which its memcg is charged for
+ * (@per per step, @steps steps): buffers as touched (THP in whole huge
+ * pages), each map's memory (at most: maps of the same memory are charged
+ * once), guest RAM; hugetlb pages are the hugetlb controller's, not memcg's.
+ */
+static void memcg_bytes(const struct ia_plan_item *it, uint64_t ps, uint64_t *per,
+			uint64_t *steps)
+{
+	*per = 0;
+	*steps = 1;
+	switch (it->kind) {
+	case IA_PLAN_URING:
+		*steps = it->count;
+		if (it->page == IA_PAGE_4K)
+			*per = div_up(it->size, ps) * ps;
+		else if (it->page == IA_PAGE_THP)
+			*per = div_up(it->size, SZ_2M) * SZ_2M;
+		break;
+	case IA_PLAN_VFIO:
+	case IA_PLAN_IOMMUFD:
+		*steps = it->count;
+		*per = it->size;
+		break;
+	case IA_PLAN_VM:
+		*per = it->size;
+		break;
+	case IA_PLAN_QPAIR:
+		break;
+	}
+}
+
 int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		 const struct ia_plan_state *st, struct ia_plan_result *r, char *why, size_t len)
 {
 	uint64_t ps = f->page_size ? f->page_size : 4096, lim, need;
 	struct sim m = { .r = r };
-	unsigned int i, pot, mm, w;
-	uint64_t k;
+	unsigned int i, pot, mm, w, cg = IA_PLAN_MAX_ROWS;
+	uint64_t k, per, steps;
 
 	memset(r, 0, sizeof(*r));
 	r->exact = true;
@@ -575,9 +618,17 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		  "uid %u pot", st->uid);
 	mm = row(r, IA_PC_MM, 0, "bytes", st->mm_locked, st->cap_ipc_lock ? UINT64_MAX : lim,
 		 "mm->locked_vm");
-	/* Each limit's rows, in the order the kernel checks them. */
 	m.cur[pot] = st->pot;
 	m.cur[mm] = st->mm_locked;
+	if (st->memcg.limited) {
+		cg = row(r, IA_PC_MEMCG, 0, "bytes", st->memcg.current, st->memcg.max,
+			 "memcg %s", st->memcg.path);
+		r->rows[cg].estimate = true;
+		m.cur[cg] = st->memcg.current;
+		note(r, "memcg %s: what the workload faults in and pins is charged to it; past "
+		     "memory.max the kernel OOM-kills (no ENOMEM); the process's own memory "
+		     "besides", st->memcg.path);
+	}
 	if (st->cap_ipc_lock)
 		note(r, "CAP_IPC_LOCK: io_uring and iommufd charge nothing; VFIO type1 still adds "
 		     "its pages to mm->locked_vm, but checks no limit");
@@ -586,6 +637,16 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		uint64_t times, entries;
 
 		m.item = i + 1;
+		/* The memory is faulted in (and charged) before it is pinned. */
+		if (cg < IA_PLAN_MAX_ROWS) {
+			memcg_bytes(it, ps, &per, &steps);
+			k = first_over(&m, cg, per, steps);
+			if (k) {
+				refuse(&m, cg, k, "a page fault (memcg OOM kill)", IA_PLAN_KILLED);
+				r->held[cg] = m.cur[cg] + (k - 1) * per;
+			}
+			add(&m, cg, per * steps);
+		}
 		switch (it->kind) {
 		case IA_PLAN_URING:
 			run_uring(&m, it, i, f, st, pot);
@@ -695,6 +756,9 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		case IA_PC_HUGE_2M:
 		case IA_PC_HUGE_1G:
 			r->need_huge[rw->counter == IA_PC_HUGE_1G] = after - rw->limit;
+			break;
+		case IA_PC_MEMCG:
+			r->need_memcg = after;
 			break;
 		case IA_PC_N:
 			break;

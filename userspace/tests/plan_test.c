@@ -37,6 +37,7 @@ struct pcase {
 	bool mthp, no_iommufd, no_type1;
 	uint32_t dma_entry_limit;	/* 0: 65535 */
 	int64_t huge2m;
+	uint64_t memcg_max, memcg_cur;	/* memcg_max 0: no memory limit */
 	/* expected */
 	int ret;			/* ia_plan_eval's */
 	bool refused;
@@ -44,7 +45,7 @@ struct pcase {
 	const char *call;
 	int err;
 	bool exact, unknown;
-	uint64_t need_memlock, need_entries, need_requests, need_huge2m;
+	uint64_t need_memlock, need_entries, need_requests, need_huge2m, need_memcg;
 	struct want_row rows[6];
 };
 
@@ -155,6 +156,16 @@ static const struct pcase cases[] = {
 	  { "vm ram=2G devices=3 backend=iommufd" }, 1024 * MiB, 512 * MiB, 0, false,
 	  .refused = true, .item = 1, .step = 1, .call = "IOMMU_IOAS_MAP", .err = ENOMEM,
 	  .need_memlock = 2560 * MiB, .rows = { { "uid 1000 pot", 2560 * MiB, 512 * MiB } } },
+	{ "memcg: a 64 MiB map in a cgroup of 16 MiB (8 in use): an OOM kill, not ENOMEM",
+	  { "vfio maps=1 size=64M" }, NOLIM, 0, 0, false, .memcg_max = 16 * MiB,
+	  .memcg_cur = 8 * MiB, .refused = true, .item = 1, .step = 1,
+	  .call = "a page fault (memcg OOM kill)", .err = IA_PLAN_KILLED, .need_memcg = 72 * MiB,
+	  .rows = { { "uid 1000 pot", 0, 0 }, { "mm->locked_vm", 64 * MiB, 0 },
+		    { "memcg /ia", 72 * MiB, 8 * MiB } } },
+	{ "memcg: hugetlb pages are not the memcg's; 4 KiB buffers are",
+	  { "uring buffers=2 size=2M page=2m", "uring buffers=1 size=1M" }, NOLIM, 0, 0, false,
+	  .huge2m = 8, .memcg_max = 2 * MiB, .memcg_cur = 512 * 1024,
+	  .rows = { { "uid 1000 pot", 5 * MiB, 0 }, { "memcg /ia", 1536 * 1024, 0 } } },
 	{ "qpair deeper than its pool: request 65, 64 in use; io_queue_requests 100",
 	  { "qpair capacity=64 depth=100" }, NOLIM, 0, 0, false,
 	  .refused = true, .item = 1, .step = 65, .call = "the qpair's request pool",
@@ -194,6 +205,12 @@ static void run_case(void **state)
 	if (c->dma_entry_limit)
 		f.dma_entry_limit = c->dma_entry_limit;
 	f.huge_free[0] = c->huge2m;
+	if (c->memcg_max) {
+		st.memcg.limited = true;
+		strcpy(st.memcg.path, "/ia");
+		st.memcg.max = c->memcg_max;
+		st.memcg.current = c->memcg_cur;
+	}
 	assert_int_equal(ia_plan_eval(&s, &f, &st, &r, why, sizeof(why)), c->ret);
 	if (c->ret) {
 		assert_non_null(strstr(why, "not on this kernel") ? why : strstr(why, "not loaded"));
@@ -212,6 +229,7 @@ static void run_case(void **state)
 	assert_int_equal(r.need_entries, c->need_entries);
 	assert_int_equal(r.need_requests, c->need_requests);
 	assert_int_equal(r.need_huge[0], c->need_huge2m);
+	assert_int_equal(r.need_memcg, c->need_memcg);
 	for (k = 0; k < 6 && c->rows[k].name; k++) {
 		const struct ia_plan_row *w = NULL;
 
@@ -242,6 +260,8 @@ static void parse_errors(void **state)
 		{ "uring size", "'size' is not key=value" },
 		{ "vfio maps=1 size=4096 iova=0", "unknown key 'iova' (it takes maps, size)" },
 		{ "process memlock=12Q", "memlock='12Q' is not a size" },
+		{ "process cgroup=docker/x", "cgroup='docker/x' is not a cgroup v2 path" },
+		{ "process cgroup=/a/../b", "is not a cgroup v2 path" },
 	};
 	struct ia_plan_spec s;
 	char err[256];
