@@ -283,6 +283,30 @@ check "explain uid 43200: each cgroup with its container or pod" sh -c "[ $rc = 
 	grep -q '\[container 4f1c2b3a4d5e… (docker)\]: 1 process holding 256.0 KiB' '$tmp/explain-id.txt' &&
 	grep -q '\[pod 7c1e9f2a…/container 9a8b7c6d5e4f… (burstable, containerd)\]: 1 process' '$tmp/explain-id.txt' &&
 	grep -q '\[container ia-web01 (lxc)\]: 1 process' '$tmp/explain-id.txt'"
+# holders: the same three, each with its pot bytes; a qpair publisher in
+# the Docker container's cgroup makes it own those qpairs.
+json=$(iommu-accountctl -j holders --uid 43200); rc=$?
+check "holders --uid 43200 -j: three holders, each 256 KiB of uid 43200's pot, named" rc_jqt $rc "length == 3 and
+	all(.[]; .held_bytes == 262144 and .processes == 1 and .pot == [{uid: 43200, held_bytes: 262144}]) and
+	any(.[]; .identity.runtime == \"docker\" and .identity.container_id == \"$CID\" and
+		.cgroup == \"/system.slice/docker-$CID.scope\") and
+	any(.[]; .identity.pod_uid == \"$POD\" and .identity.container_id == \"$CID2\") and
+	any(.[]; .identity.name == \"ia-web01\")" "$json"
+mkfifo "$tmp/hqhold"
+sh -c "echo \$\$ >'$cgd/cgroup.procs'; exec qpair_demo --pause" <"$tmp/hqhold" >"$tmp/hqp.txt" 2>&1 &
+hqpid=$!
+exec 6>"$tmp/hqhold"
+until_ok 200 grep -q paused "$tmp/hqp.txt"
+qids=$(iommu-accountctl -j quotas --kind qpair --pid "$hqpid" | jq -c '[.[].id] | sort')
+json=$(iommu-accountctl -j holders)
+out=$(iommu-accountctl holders)
+exec 6>&-
+wait "$hqpid"
+check "holders -j: the Docker container owns the publisher's two qpairs $qids" jqt "any(.[];
+	.identity.container_id == \"$CID\" and (.qpairs | sort) == $qids and (.qpairs | length) == 2)" "$json"
+line=$(printf '%s\n' "$out" | grep -F 'container 4f1c2b3a4d5e… (docker)')
+check "holders: the container by name, its pot and its qpairs on one line ($line)" sh -c "printf '%s' \"\$1\" |
+	grep -qE '256.0 KiB +1  43200: 256.0 KiB  qpair [0-9]+,[0-9]+\$'" _ "$line"
 # shellcheck disable=SC2086
 kill $idpids
 for p in $idpids; do wait "$p"; done

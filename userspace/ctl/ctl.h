@@ -56,6 +56,7 @@ int cmd_containers(struct ia_ctx *ctx);
 int cmd_events(struct ia_ctx *ctx);
 int cmd_thresholds(struct ia_ctx *ctx);
 int cmd_procs(struct ia_ctx *ctx);
+int cmd_holders(struct ia_ctx *ctx);
 /* A process's parent, comm and RLIMIT_MEMLOCK soft limit, from /proc (explain.c). */
 struct pinfo {
 	int pid, ppid;

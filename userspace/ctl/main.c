@@ -37,6 +37,9 @@ static const struct {
 	  "[--uid N]  per-uid locked-memory pot (RLIMIT_MEMLOCK): who charged it, what waits" },
 	{ "procs", cmd_procs, TAKES_UID | TAKES_PID, 0, 0,
 	  "[--uid N|--pid N]  processes: what they hold of the pot, limits, cgroups" },
+	{ "holders", cmd_holders, TAKES_UID, 0, 0,
+	  "[--uid N]  who holds quota, by cgroup: container, pod or unit; pot bytes per uid, "
+	  "objects owned" },
 	{ "containers", cmd_containers, TAKES_ID, 0, 0,
 	  "[--id N]  VFIO type1 containers: entries/limit, pinned, failures" },
 	{ "groups", cmd_groups, TAKES_ID, 0, 0,

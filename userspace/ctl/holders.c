@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iommu-accountctl holders [--uid N]: who holds quota, by cgroup, named as
+ * an operator thinks of it - a container, a pod's container, a systemd
+ * unit (libia's identity resolver) - with the pot bytes it holds per uid,
+ * its processes, and the VFIO containers, qpairs and iommufd contexts its
+ * processes own. Sorted by pot bytes, then by objects.
+ *
+ * Called "holders", not "containers": that name is VFIO's (type1
+ * containers, the `containers` command), and a holder need not be a
+ * container at all (a systemd service, a user session).
+ *
+ * From the module: GET_PROC's dump (the processes holding charges, with
+ * the cgroup path the kernel gives) and GET_QUOTA's dump (each object's
+ * owner); an owner holding no pot bytes is asked for by pid (its cgroup).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uapi/linux/iommu_account.h>
+
+#include "ctl.h"
+
+#define MAXH 512
+#define MAXU 8
+#define MAXO 16
+
+struct holder {
+	uint64_t cgroup_id;
+	char cgroup[256];
+	uint32_t procs;
+	uint64_t bytes;
+	struct { uint32_t uid; uint64_t bytes; } pot[MAXU];
+	unsigned int npot;
+	/* objects its processes own, by kind */
+	uint32_t obj[3][MAXO];
+	unsigned int nobj[3];
+};
+
+struct holders {
+	struct ia_ctx *ctx;
+	unsigned int n;
+	struct holder h[MAXH];
+};
+
+static struct holder *find(struct holders *hs, uint64_t id, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < hs->n; i++)
+		if (hs->h[i].cgroup_id == id)
+			return &hs->h[i];
+	if (hs->n == MAXH)
+		return NULL;
+	memset(&hs->h[hs->n], 0, sizeof(hs->h[0]));
+	hs->h[hs->n].cgroup_id = id;
+	if (path && path[0])
+		snprintf(hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup), "%s", path);
+	else if (!ia_cgroup_path(id, hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup)))
+		snprintf(hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup), "cgroup %" PRIu64, id);
+	return &hs->h[hs->n++];
+}
+
+static int got_proc(const struct ia_proc *p, void *arg)
+{
+	struct holders *hs = arg;
+	uint64_t b = ia_consumers_total(p->consumer);
+	struct holder *h;
+	unsigned int i;
+
+	if (!b)
+		return 0;
+	h = find(hs, p->cgroup_id, p->cgroup);
+	if (!h)
+		return 0;
+	h->procs++;
+	h->bytes += b;
+	for (i = 0; i < h->npot && h->pot[i].uid != p->uid; i++)
+		;
+	if (i == h->npot && h->npot < MAXU)
+		h->pot[h->npot++].uid = p->uid;
+	if (i < MAXU)
+		h->pot[i].bytes += b;
+	return 0;
+}
+
+static int got_owner(const struct ia_proc *p, void *arg)
+{
+	*(struct ia_proc *)arg = *p;
+	return 0;
+}
+
+/* An object and its owner, kept while the dump runs (no request inside it). */
+struct owned {
+	unsigned int kind;		/* 0 vfio-container, 1 qpair, 2 iommufd-ctx */
+	uint32_t id, pid;
+	uint64_t cgroup_id;		/* published kinds say it; 0: ask for the pid */
+};
+
+struct owned_list {
+	unsigned int n;
+	struct owned o[MAXH * 4];
+};
+
+static int got_quota(const struct ia_quota *q, void *arg)
+{
+	struct owned_list *l = arg;
+	unsigned int k;
+
+	switch (q->kind) {
+	case IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER: k = 0; break;
+	case IOMMU_ACCOUNT_QUOTA_KIND_QPAIR: k = 1; break;
+	case IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX: k = 2; break;
+	default: return 0;
+	}
+	if (!q->owner.present || l->n == sizeof(l->o) / sizeof(l->o[0]))
+		return 0;
+	l->o[l->n++] = (struct owned){ k, q->id, q->owner.pid,
+				       q->has_pub ? q->cgroup_id : 0 };
+	return 0;
+}
+
+static void place(struct holders *hs, const struct owned *o)
+{
+	struct ia_proc p = { 0 };
+	struct holder *h;
+
+	if (o->cgroup_id) {
+		h = find(hs, o->cgroup_id, NULL);
+	} else {
+		/* The owner's cgroup, as the kernel gives it; gone: not listed. */
+		if (ia_get_procs(&hs->ctx->cl, &o->pid, NULL, got_owner, &p) || !p.cgroup_id)
+			return;
+		h = find(hs, p.cgroup_id, p.cgroup);
+	}
+	if (h && h->nobj[o->kind] < MAXO)
+		h->obj[o->kind][h->nobj[o->kind]++] = o->id;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct holder *x = a, *y = b;
+	unsigned int ox = x->nobj[0] + x->nobj[1] + x->nobj[2];
+	unsigned int oy = y->nobj[0] + y->nobj[1] + y->nobj[2];
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return ox < oy ? 1 : ox > oy ? -1 : strcmp(x->cgroup, y->cgroup);
+}
+
+static const char *const objname[3] = { "vfio_containers", "qpairs", "iommufd_ctx" };
+
+int cmd_holders(struct ia_ctx *ctx)
+{
+	struct holders *hs = calloc(1, sizeof(*hs));
+	struct owned_list *ol = calloc(1, sizeof(*ol));
+	char b1[32], idtext[160], objs[160];
+	struct ia_identity id;
+	unsigned int i, k, u;
+	size_t off;
+	int ret;
+
+	if (!hs || !ol) {
+		free(hs);
+		free(ol);
+		return IA_EXIT_FAIL;
+	}
+	hs->ctx = ctx;
+	ret = ia_get_procs(&ctx->cl, NULL, ia_ctx_key(ctx), got_proc, hs);
+	if (!ret)
+		ret = ia_dump_quotas(&ctx->cl, NULL, ia_ctx_key(ctx), NULL, got_quota, ol);
+	if (ret) {
+		free(hs);
+		free(ol);
+		return ia_ctl_error(ctx, "holders", ret);
+	}
+	for (i = 0; i < ol->n; i++)
+		place(hs, &ol->o[i]);
+	free(ol);
+	qsort(hs->h, hs->n, sizeof(hs->h[0]), by_bytes);
+	ia_ctl_list_open(ctx);
+	if (!ctx->json)
+		printf("%-44s %10s %5s  %-22s %s\n", "HOLDER", "POT", "PROCS", "POT BY UID",
+		       "OBJECTS");
+	for (i = 0; i < hs->n; i++) {
+		const struct holder *h = &hs->h[i];
+
+		ia_identity_of(h->cgroup, &id);
+		if (ctx->json) {
+			struct ia_json *j = &ctx->j;
+
+			ia_json_obj_open(j, NULL);
+			ia_json_str(j, "cgroup", h->cgroup);
+			ia_json_u64(j, "cgroup_id", h->cgroup_id);
+			ia_json_identity(j, "identity", &id);
+			ia_json_u64(j, "processes", h->procs);
+			ia_json_u64(j, "held_bytes", h->bytes);
+			ia_json_arr_open(j, "pot");
+			for (u = 0; u < h->npot; u++) {
+				ia_json_obj_open(j, NULL);
+				ia_json_u64(j, "uid", h->pot[u].uid);
+				ia_json_u64(j, "held_bytes", h->pot[u].bytes);
+				ia_json_obj_close(j);
+			}
+			ia_json_arr_close(j);
+			for (k = 0; k < 3; k++)
+				ia_json_u32_array(j, objname[k], h->obj[k], h->nobj[k]);
+			ia_json_obj_close(j);
+			continue;
+		}
+		off = 0;
+		objs[0] = 0;
+		for (k = 0; k < 3; k++)
+			if (h->nobj[k] && off < sizeof(objs))
+				off += (size_t)snprintf(objs + off, sizeof(objs) - off, "%s%s %s",
+					off ? ", " : "", k == 0 ? "vfio-container" : k == 1 ?
+					"qpair" : "iommufd-ctx",
+					ia_u32_list_str(h->obj[k], h->nobj[k], b1, sizeof(b1)));
+		printf("%-44s %10s %5u  ", id.kind[0] ? ia_identity_str(&id, idtext,
+		       sizeof(idtext)) : h->cgroup, ia_human_bytes(h->bytes, b1, sizeof(b1)),
+		       h->procs);
+		for (u = 0; u < h->npot; u++)
+			printf("%s%u: %s", u ? ", " : "", h->pot[u].uid,
+			       ia_human_bytes(h->pot[u].bytes, b1, sizeof(b1)));
+		printf("%s%s%s\n", h->npot ? "  " : "-  ", objs[0] ? "" : "-", objs);
+		if (id.kind[0])
+			printf("  %s\n", h->cgroup);
+	}
+	ia_ctl_list_close(ctx);
+	free(hs);
+	return 0;
+}
