@@ -29,6 +29,7 @@ cleanup() {
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
 	[ -n "$jpid" ] && kill "$jpid" 2>/dev/null
 	echo 65535 >$lim 2>/dev/null
+	rmdir "$dockcg" "$(dirname "$dockcg")" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -135,8 +136,14 @@ check "module loaded: source up, events followed" \
 check "module loaded: iommu_account_up 1" until_ok 100 metric_is iommu_account_up 1
 
 # --- the per-uid pot: uid 1000 with RLIMIT_MEMLOCK 8 MiB, +256 KiB every 100 ms.
+# It runs in a cgroup named as Docker names a container's (systemd driver):
+# the alerts name the container.
+CID=4f1c2b3a4d5e6f708192a3b4c5d6e7f80123456789abcdef0123456789abcdef
+dockcg=/sys/fs/cgroup/system.slice/docker-$CID.scope
+mkdir -p "$dockcg"
 mkfifo "$tmp/hold1"
-pot_leak 1000 8388608 262144 100 <"$tmp/hold1" >"$tmp/pot.txt" 2>&1 &
+sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' _ "$dockcg" \
+	pot_leak 1000 8388608 262144 100 <"$tmp/hold1" >"$tmp/pot.txt" 2>&1 &
 hold1=$!
 exec 3>"$tmp/hold1"
 check "pot: the kernel refuses a buffer of uid 1000 with ENOMEM" \
@@ -161,6 +168,9 @@ fl=$(hook_lines FAILURE uid-pot 1000 | head -n 1)
 check "pot: FAILURE says who: comm pot_leak, uid 1000, ENOMEM, the size asked" \
 	jqt '.uid == 1000 and (.pid | type) == "number" and .comm == "pot_leak" and .errno == "ENOMEM" and
 		.size == 262144' "$(hook_doc "$fl")"
+check "pot: FAILURE names the Docker container pot_leak runs in, and so does its flight record" \
+	jqt ".identity.runtime == \"docker\" and .identity.container_id == \"$CID\" and
+		.holders[0].identity.container_id == \"$CID\"" "$(hook_doc "$fl")"
 # The flight record against the kernel's own attribution: pot_leak holds
 # still after the refusal, so GET_PROC now is GET_PROC at the refusal.
 holders_of_procs() {
@@ -175,6 +185,8 @@ check "pot: FAILURE's flight record names the processes GET_PROC says hold the p
 fr_alerts=$(iommu-accountctl -j alerts | jq -c '.[] | select(.kind == "uid-pot" and .object == 1000) |
 	[.holders[] | {pid, held}]')
 check "pot: /alerts (iommu-accountctl -j alerts) keeps that flight record" [ "$fr_alerts" = "$fr_got" ]
+check "pot: iommu-accountctl alerts names the holder's container" sh -c "iommu-accountctl alerts |
+	grep -q 'held by pot_leak\[[0-9]*\] [0-9.]* [KM]iB (container 4f1c2b3a4d5e… (docker))'"
 check "pot: FAILURE carries the kernel's event sequence number and time" \
 	jqt '.seq >= 1 and .kernel_time_ns >= 1000000000000000000 and .kernel_time_ns < 2000000000000000000' \
 		"$(hook_doc "$fl")"
@@ -188,7 +200,9 @@ journal_failure_fields() {
 	hp=$(echo "$fr_got" | jq -r 'map(.pid | tostring) | join(" ")')
 	for f in PRIORITY=3 OBJECT=1000 UID=1000 COMM=pot_leak LIMIT=8388608 'PID=[1-9]' \
 		'USED=[0-9]' 'SEQ=[1-9]' 'RATE=' 'ETA_S=' 'CGROUP=' 'MESSAGE=FAILURE uid-pot 1000: ' \
-		"HOLDER_PIDS=$hp\$" 'HOLDERS=pot_leak\[[0-9]*\] uid 1000 in '; do
+		"HOLDER_PIDS=$hp\$" 'HOLDERS=pot_leak\[[0-9]*\] uid 1000 in /system.slice/docker-' \
+		"CONTAINER_ID=$CID\$" 'RUNTIME=docker$' 'IDENTITY=container 4f1c2b3a4d5e… (docker)$' \
+		'MESSAGE=FAILURE uid-pot 1000: .* in container 4f1c2b3a4d5e… (docker)$'; do
 		echo "$r" | grep -q "^$f" || { echo "# journal: no $f in the FAILURE record"; return 1; }
 	done
 }

@@ -137,8 +137,10 @@ void ia_ctl_alerts_free(struct ia_alert_rows *r)
  */
 static void holders_out(struct ia_json *j, const char *field, const char *unit)
 {
-	char *copy = strdup(field), *save = NULL, *e, b[32];
+	char *copy = strdup(field), *save = NULL, *e, b[32], idtext[160];
 	unsigned long long pid, uid, held, cg;
+	struct ia_identity id;
+	bool has_id;
 	unsigned int n = 0;
 	int off;
 
@@ -149,17 +151,23 @@ static void holders_out(struct ia_json *j, const char *field, const char *unit)
 	for (e = strtok_r(copy, "|", &save); e && strcmp(e, "-"); e = strtok_r(NULL, "|", &save)) {
 		if (sscanf(e, "%llu/%llu/%llu/%llu/%n", &pid, &uid, &held, &cg, &off) != 4)
 			continue;
+		/* The container or pod of its cgroup, as this host names it now. */
+		has_id = ia_identity_of_cgroup(cg, &id);
 		if (j) {
 			ia_json_obj_open(j, NULL);
 			ia_json_u64(j, "pid", pid);
 			ia_json_u64(j, "uid", uid);
 			ia_json_str(j, "comm", e + off);
 			ia_json_u64(j, "cgroup_id", cg);
+			if (has_id)
+				ia_json_identity(j, "identity", &id);
 			ia_json_u64(j, "held", held);
 			ia_json_obj_close(j);
 		} else {
-			printf("%s%s[%llu] %s", n ? ", " : "    held by ", e + off, pid,
-			       ia_amount(unit, (double)held, b, sizeof(b)));
+			printf("%s%s[%llu] %s%s%s%s", n ? ", " : "    held by ", e + off, pid,
+			       ia_amount(unit, (double)held, b, sizeof(b)), has_id ? " (" : "",
+			       has_id ? ia_identity_str(&id, idtext, sizeof(idtext)) : "",
+			       has_id ? ")" : "");
 		}
 		n++;
 	}

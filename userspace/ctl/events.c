@@ -38,6 +38,7 @@ static const char *crossings(const struct ia_event *ev, char *buf, size_t len)
 static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 {
 	bool failure = ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE;
+	struct ia_identity id;
 	char cg[256];
 
 	ia_json_u64(j, "uid", ev->uid);
@@ -46,6 +47,8 @@ static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 	ia_json_u64(j, "cgroup_id", ev->cgroup_id);
 	if (ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg)))
 		ia_json_str(j, "cgroup", cg);
+	if (ia_identity_of_cgroup(ev->cgroup_id, &id))
+		ia_json_identity(j, "identity", &id);
 	ia_json_u64(j, "request_bytes", ev->size);
 	ia_json_u64(j, "pot_bytes", ev->locked_bytes);
 	ia_json_u64_or_null(j, "memlock_limit", ev->memlock_limit);
@@ -59,8 +62,16 @@ static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 
 static void print_pot_text(const struct ia_event *ev)
 {
-	char b[96], b1[32], b2[32], b3[32], cg[256], times[48] = "";
+	char b[96], b1[32], b2[32], b3[32], cg[256], times[48] = "", where[448], idtext[160];
 	const char *path = ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg));
+	struct ia_identity id;
+
+	/* "/system.slice/docker-4f1c….scope [container 4f1c2b3a4d5e… (docker)]" */
+	if (path && ia_identity_of_cgroup(ev->cgroup_id, &id))
+		snprintf(where, sizeof(where), "%s [%s]", path,
+			 ia_identity_str(&id, idtext, sizeof(idtext)));
+	else
+		snprintf(where, sizeof(where), "%s", path ? path : "?");
 
 	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
 		if (ev->count > 1)
@@ -70,7 +81,7 @@ static void print_pot_text(const struct ia_event *ev)
 		       ia_consumer_name(ev->consumer), ia_human_bytes(ev->size, b1, sizeof(b1)),
 		       times, ia_human_bytes(ev->locked_bytes, b2, sizeof(b2)),
 		       ia_human_bytes(ev->memlock_limit, b3, sizeof(b3)),
-		       ia_owner_str(&ev->owner, b, sizeof(b)), path ? path : "?");
+		       ia_owner_str(&ev->owner, b, sizeof(b)), where);
 		return;
 	}
 	printf("#%" PRIu64 " %s uid %u pot: %s of RLIMIT_MEMLOCK %s (threshold %.1f%%%s), "
@@ -79,7 +90,7 @@ static void print_pot_text(const struct ia_event *ev)
 	       ia_human_bytes(ev->locked_bytes, b2, sizeof(b2)),
 	       ia_human_bytes(ev->memlock_limit, b3, sizeof(b3)), ev->threshold / 10.0,
 	       crossings(ev, times, sizeof(times)), ia_consumer_name(ev->consumer),
-	       ia_owner_str(&ev->owner, b, sizeof(b)), path ? path : "?");
+	       ia_owner_str(&ev->owner, b, sizeof(b)), where);
 }
 
 static const char *type_name(const struct ia_event *ev)

@@ -23,6 +23,7 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
 	struct ia_json j;
+	struct ia_identity id;
 	char kb[24], *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -57,6 +58,8 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a)
 	}
 	if (a->who.cgroup_id)
 		ia_json_u64(&j, "cgroup_id", a->who.cgroup_id);
+	if (ia_identity_of_cgroup(a->who.cgroup_id, &id))
+		ia_json_identity(&j, "identity", &id);
 	if (a->state == IAD_FAILURE && a->err) {
 		ia_json_str(&j, "errno", ia_errno_name(a->err));
 		ia_json_u64(&j, "size", a->size);
@@ -78,6 +81,8 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a)
 			ia_json_u64(&j, "uid", a->holders[i].who.uid);
 			ia_json_str(&j, "comm", a->holders[i].who.comm);
 			ia_json_u64(&j, "cgroup_id", a->holders[i].who.cgroup_id);
+			if (ia_identity_of_cgroup(a->holders[i].who.cgroup_id, &id))
+				ia_json_identity(&j, "identity", &id);
 			ia_json_u64(&j, "held", a->holders[i].held);
 			ia_json_obj_close(&j);
 		}

@@ -101,7 +101,8 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 			 char *pids, size_t plen)
 {
 	const char *unit = iad_kind_unit(d, a->obj->kind);
-	char amount[32], cg[256];
+	char amount[32], cg[256], idbuf[160], idtext[168];
+	struct ia_identity id;
 	size_t n = 0, pn = 0;
 	unsigned int i;
 
@@ -112,9 +113,13 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 		if (!h->who.cgroup_id || !ia_cgroup_path(h->who.cgroup_id, cg, sizeof(cg)))
 			snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)h->who.cgroup_id);
 		ia_amount(unit, (double)h->held, amount, sizeof(amount));
+		idtext[0] = 0;
+		if (ia_identity_of_cgroup(h->who.cgroup_id, &id))
+			snprintf(idtext, sizeof(idtext), " [%s]", ia_identity_str(&id, idbuf,
+										 sizeof(idbuf)));
 		if (n < len)
-			n += snprintf(buf + n, len - n, "%s%s[%u] uid %u in %s: %s", i ? "; " : "",
-				      h->who.comm, h->who.pid, h->who.uid, cg, amount);
+			n += snprintf(buf + n, len - n, "%s%s[%u] uid %u in %s%s: %s", i ? "; " : "",
+				      h->who.comm, h->who.pid, h->who.uid, cg, idtext, amount);
 		if (pn < plen)
 			pn += snprintf(pids + pn, plen - pn, "%s%u", i ? " " : "", h->who.pid);
 	}
@@ -124,7 +129,9 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
 	char kb[24], used[32], limit[32], rate[32], eta[32], msg[768], who[80], rawlimit[24], cg[256];
-	char memlock[24], locked[24], holders[1024], hpids[64];
+	char memlock[24], locked[24], holders[1024], hpids[64], idtext[160] = "", in[176] = "";
+	struct ia_identity id;
+	bool has_id = a->who.cgroup_id && ia_identity_of_cgroup(a->who.cgroup_id, &id);
 	const char *kind = iad_kind_name(d, ob->kind, kb, sizeof(kb));
 	const char *unit = iad_kind_unit(d, ob->kind);
 
@@ -140,10 +147,14 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		snprintf(who, sizeof(who), "%s[%u] uid %u", a->who.comm, a->who.pid, a->who.uid);
 	else
 		snprintf(who, sizeof(who), "uid %u", ob->uid);
-	snprintf(msg, sizeof(msg), "%s %s %u: %s; used %s of %s, %s%s%s%s; %s",
+	if (has_id) {
+		ia_identity_str(&id, idtext, sizeof(idtext));
+		snprintf(in, sizeof(in), " in %s", idtext);
+	}
+	snprintf(msg, sizeof(msg), "%s %s %u: %s; used %s of %s, %s%s%s%s; %s%s",
 		 iad_alert_name(a), kind, ob->id, a->reason, used, limit,
 		 ob->has_eta ? "floor rising " : "", ob->has_eta ? rate : "", ob->has_eta ? ", " : "",
-		 eta, who);
+		 eta, who, in);
 	if (resolved != IAD_LOG_JOURNAL) {
 		emit(alert_prio(a), msg);
 		return;
@@ -168,6 +179,11 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 			"QUOTA_KIND=%s", kind, "OBJECT=%u", ob->id,
 			"UID=%u", a->who.present ? a->who.uid : ob->uid,
 			"CGROUP=%s", cg,
+			"IDENTITY=%s", idtext,
+			"CONTAINER_ID=%s", has_id ? id.container_id : "",
+			"POD_UID=%s", has_id ? id.pod_uid : "",
+			"RUNTIME=%s", has_id ? id.runtime : "",
+			"CGROUP_UNIT=%s", has_id ? id.unit : "",
 			"PID=%u", a->who.present ? a->who.pid : 0,
 			"COMM=%s", a->who.present ? a->who.comm : "",
 			"USED=%" PRIu64, ob->used,

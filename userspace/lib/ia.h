@@ -349,6 +349,8 @@ struct ia_identity {
 };
 
 void ia_identity_of(const char *path, struct ia_identity *id);
+/* Of cgroup v2 @cgroup_id, found under /sys/fs/cgroup now: true when it has a kind. */
+bool ia_identity_of_cgroup(uint64_t cgroup_id, struct ia_identity *id);
 struct ia_json;
 /* @id's fields as a JSON object under @key (only those it has), when it has a kind. */
 void ia_json_identity(struct ia_json *j, const char *key, const struct ia_identity *id);

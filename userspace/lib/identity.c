@@ -255,3 +255,14 @@ void ia_json_identity(struct ia_json *j, const char *key, const struct ia_identi
 	ia_json_str(j, "text", ia_identity_str(id, buf, sizeof(buf)));
 	ia_json_obj_close(j);
 }
+
+bool ia_identity_of_cgroup(uint64_t cgroup_id, struct ia_identity *id)
+{
+	char path[256];
+
+	memset(id, 0, sizeof(*id));
+	if (!cgroup_id || !ia_cgroup_path(cgroup_id, path, sizeof(path)))
+		return false;
+	ia_identity_of(path, id);
+	return id->kind[0] != 0;
+}
