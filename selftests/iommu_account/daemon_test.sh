@@ -185,6 +185,13 @@ check "pot: FAILURE's flight record names the processes GET_PROC says hold the p
 fr_alerts=$(iommu-accountctl -j alerts | jq -c '.[] | select(.kind == "uid-pot" and .object == 1000) |
 	[.holders[] | {pid, held}]')
 check "pot: /alerts (iommu-accountctl -j alerts) keeps that flight record" [ "$fr_alerts" = "$fr_got" ]
+# The exporter's holder series: pot_leak's bytes (GET_PROC's) under its container's labels.
+potheld=$(echo "$fr_got" | jq '.[0].held')
+holder_series_ok() {
+	metrics | grep -q "^iommu_account_holder_pot_bytes{uid=\"1000\",cgroup=\"/system.slice/docker-$CID.scope\",container_id=\"$CID\",pod_uid=\"\",runtime=\"docker\",unit=\"\"} $potheld\$"
+}
+check "exporter: uid 1000's holder series names the Docker container, with the $potheld bytes GET_PROC gives" \
+	until_ok 100 holder_series_ok
 check "pot: iommu-accountctl alerts names the holder's container" sh -c "iommu-accountctl alerts |
 	grep -q 'held by pot_leak\[[0-9]*\] [0-9.]* [KM]iB (container 4f1c2b3a4d5e… (docker))'"
 check "pot: FAILURE carries the kernel's event sequence number and time" \

@@ -30,6 +30,7 @@ void iad_config_defaults(struct iad_config *c)
 	snprintf(c->history, sizeof(c->history), "%s", IAD_HISTORY_PATH);
 	c->history_max = 16 << 20;
 	c->history_keep_s = 86400;
+	c->holders = 5;
 }
 
 struct parse {
@@ -183,6 +184,8 @@ static int handler(void *user, const char *section, const char *name, const char
 				 strcmp(value, "off") ? value : "");
 			return 1;
 		}
+		if (!strcmp(name, "holders"))
+			return !num(p, name, value, 0, 100, &c->holders);
 	} else if (!strcmp(section, "history")) {
 		if (!strcmp(name, "path")) {
 			if (strlen(value) >= sizeof(c->history) ||

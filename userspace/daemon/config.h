@@ -40,6 +40,7 @@ struct iad_config {
 	unsigned int exec_max;		/* [exec] max_running */
 	unsigned int exec_queue;	/* [exec] queue */
 	char listen[128];		/* [exporter] listen; "" = off */
+	double holders;			/* [exporter] holders: top N per uid; 0 = none */
 	char history[256];		/* [history] path; "" = off */
 	double history_max;		/* [history] max_size, bytes */
 	double history_keep_s;		/* [history] keep */

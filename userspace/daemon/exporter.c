@@ -56,6 +56,49 @@ static void head(FILE *f, const char *name, const char *type, const char *help)
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A label value in the text format: backslash, double quote and newline escaped. */
+static void label_value(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+/*
+ * Per uid, its top [exporter] holders cgroups by the pot bytes their
+ * processes hold, named as the operator knows them (libia's resolver):
+ * container_id, pod_uid, runtime and unit, empty where the path names none.
+ */
+static void holder_series(FILE *f, struct iad *d)
+{
+	struct ia_identity id;
+	size_t i;
+
+	if (!d->nhs)
+		return;
+	head(f, "iommu_account_holder_pot_bytes", "gauge",
+	     "Pot bytes held by the processes of one cgroup (the top [exporter] holders per uid).");
+	for (i = 0; i < d->nhs; i++) {
+		ia_identity_of(d->hs[i].path, &id);
+		fprintf(f, "iommu_account_holder_pot_bytes{uid=\"%u\",cgroup=\"", d->hs[i].uid);
+		label_value(f, d->hs[i].path);
+		fputs("\",container_id=\"", f);
+		label_value(f, id.container_id);
+		fputs("\",pod_uid=\"", f);
+		label_value(f, id.pod_uid);
+		fputs("\",runtime=\"", f);
+		label_value(f, id.runtime);
+		fputs("\",unit=\"", f);
+		label_value(f, id.unit);
+		fprintf(f, "\"} %llu\n", (unsigned long long)d->hs[i].bytes);
+	}
+}
+
 static void labels(struct iad *d, FILE *f, const struct iad_obj *ob)
 {
 	char kb[24];
@@ -195,6 +238,7 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 	fprintf(f, "iommu_account_poll_interval_seconds %g\n", d->cur_interval);
 	head(f, "iommu_account_poll_duration_seconds", "gauge", "Duration of the last poll.");
 	fprintf(f, "iommu_account_poll_duration_seconds %.6f\n", d->last_poll_s);
+	holder_series(f, d);
 	fclose(f);
 	return buf;
 }

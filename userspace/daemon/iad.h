@@ -99,12 +99,21 @@ struct iad {
 	char hist_path[256];		/* the one open, with its size and keep */
 	double hist_max, hist_keep;
 	bool hist_said;			/* its failure was logged */
+	/* [exporter] holders: the top cgroups of each uid's pot, as of the last poll */
+	struct iad_hseries {
+		uint32_t uid;
+		uint64_t cgroup_id, bytes;
+		char *path;		/* the kernel's path of the cgroup */
+	} *hs;
+	size_t nhs;
 	struct MHD_Daemon *mhd;
 	int mhd_fd;
 	struct iad_http *http;		/* the exporter's open connections */
 };
 
 /* --- source.c --- */
+/* Free the holder series (d->hs). */
+void iad_hseries_free(struct iad *d);
 int iad_source_init(struct iad *d);
 void iad_source_fini(struct iad *d);
 /* Connect when down; poll when due. Returns the seconds until next due. */

@@ -89,6 +89,7 @@ static void disconnect(struct iad *d)
 	ia_client_close(&d->ev);
 	d->up = false;
 	d->events = false;
+	iad_hseries_free(d);	/* no module: nobody is known to hold anything */
 }
 
 void iad_source_fini(struct iad *d)
@@ -278,6 +279,91 @@ static void account_sent(struct iad *d, bool first)
 	d->overrun_noted = false;
 }
 
+void iad_hseries_free(struct iad *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nhs; i++)
+		free(d->hs[i].path);
+	free(d->hs);
+	d->hs = NULL;
+	d->nhs = 0;
+}
+
+struct hs_poll {
+	struct iad_hseries *v;
+	size_t n, cap;
+};
+
+/* Per (uid, cgroup), the pot bytes its processes hold (GET_PROC attributes them). */
+static int hs_cb(const struct ia_proc *p, void *arg)
+{
+	struct hs_poll *hp = arg;
+	uint64_t held = ia_consumers_total(p->consumer);
+	struct iad_hseries *nv;
+	size_t i;
+
+	if (!held)
+		return 0;
+	for (i = 0; i < hp->n; i++)
+		if (hp->v[i].uid == p->uid && hp->v[i].cgroup_id == p->cgroup_id) {
+			hp->v[i].bytes += held;
+			return 0;
+		}
+	if (hp->n == hp->cap) {
+		nv = realloc(hp->v, (hp->cap = hp->cap ? hp->cap * 2 : 64) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		hp->v = nv;
+	}
+	hp->v[hp->n] = (struct iad_hseries){ p->uid, p->cgroup_id, held,
+					     strdup(p->cgroup[0] ? p->cgroup : "?") };
+	if (!hp->v[hp->n].path)
+		return -ENOMEM;
+	hp->n++;
+	return 0;
+}
+
+static int by_uid_bytes(const void *a, const void *b)
+{
+	const struct iad_hseries *x = a, *y = b;
+
+	if (x->uid != y->uid)
+		return x->uid < y->uid ? -1 : 1;
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->path, y->path);
+}
+
+/*
+ * The exporter's holder series: GET_PROC's dump of the processes holding
+ * charges, summed per uid and cgroup, the top [exporter] holders of each
+ * uid kept (bounded cardinality). A failed dump keeps the last series.
+ */
+static void holders_poll(struct iad *d)
+{
+	struct hs_poll hp = { 0 };
+	size_t i, k = 0, rank = 0;
+
+	if (!d->cfg.listen[0] || d->cfg.holders < 1)
+		return;
+	if (ia_get_procs(&d->req, NULL, NULL, hs_cb, &hp)) {
+		for (i = 0; i < hp.n; i++)
+			free(hp.v[i].path);
+		free(hp.v);
+		return;
+	}
+	qsort(hp.v, hp.n, sizeof(*hp.v), by_uid_bytes);
+	for (i = 0; i < hp.n; i++) {
+		rank = i && hp.v[i].uid == hp.v[i - 1].uid ? rank + 1 : 0;
+		if (rank < (size_t)d->cfg.holders)
+			hp.v[k++] = hp.v[i];
+		else
+			free(hp.v[i].path);
+	}
+	iad_hseries_free(d);
+	d->hs = hp.v;
+	d->nhs = k;
+}
+
 static int poll_once(struct iad *d, bool first)
 {
 	struct poll_arg p = { d, first };
@@ -304,6 +390,7 @@ static int poll_once(struct iad *d, bool first)
 		return err;
 	}
 	sweep(d);
+	holders_poll(d);
 	d->polls++;
 	if (first)
 		iad_history_open(d);	/* the kinds' names are known now */

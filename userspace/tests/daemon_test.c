@@ -665,6 +665,14 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	b->has_limit = true;
 	b->limit = 100;
 	d.events_lost = 5;
+	/* Two holders of uid 1000's pot: a Kubernetes container, a path with a quote. */
+	d.hs = calloc(2, sizeof(*d.hs));
+	assert_non_null(d.hs);
+	d.nhs = 2;
+	d.hs[0] = (struct iad_hseries){ 1000, 77, 262144, strdup("/kubepods.slice/"
+		"kubepods-burstable.slice/kubepods-burstable-pod7c1e9f2a_3b4c_4d5e_8f6a_0b1c2d3e4f5a"
+		".slice/cri-containerd-9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321.scope") };
+	d.hs[1] = (struct iad_hseries){ 1000, 78, 4096, strdup("/user.slice/a\"b\\c") };
 	txt = iad_metrics_text(&d, &len);
 	assert_non_null(txt);
 	assert_non_null(strstr(txt, "iommu_account_up 1\n"));
@@ -675,6 +683,14 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	assert_null(strstr(txt, "iommu_account_quota_exhaustion_seconds{kind=\"kind-0\""));
 	assert_non_null(strstr(txt, "iommu_account_alert_state{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 1\n"));
 	assert_non_null(strstr(txt, "iommu_account_events_lost_total 5\n"));
+	assert_non_null(strstr(txt, "iommu_account_holder_pot_bytes{uid=\"1000\",cgroup=\"/kubepods.slice/"
+		"kubepods-burstable.slice/kubepods-burstable-pod7c1e9f2a_3b4c_4d5e_8f6a_0b1c2d3e4f5a.slice/"
+		"cri-containerd-9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321.scope\","
+		"container_id=\"9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321\","
+		"pod_uid=\"7c1e9f2a-3b4c-4d5e-8f6a-0b1c2d3e4f5a\",runtime=\"containerd\","
+		"unit=\"\"} 262144\n"));
+	assert_non_null(strstr(txt, "iommu_account_holder_pot_bytes{uid=\"1000\",cgroup=\"/user.slice/a\\\"b\\\\c\","
+		"container_id=\"\",pod_uid=\"\",runtime=\"\",unit=\"\"} 4096\n"));
 	/* Left for promtool (scripts/check). */
 	snprintf(path, sizeof(path), "%s/metrics.txt", tmpdir);
 	f = fopen(path, "w");
@@ -690,6 +706,7 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	txt = iad_alerts_text(&d, &len);
 	assert_non_null(strstr(txt, "kind-1\t1000\tWARNING\t"));
 	free(txt);
+	iad_hseries_free(&d);
 	iad_objs_free(&d.objs);
 }
 
