@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""k8s-check: the Kubernetes examples in Documentation/kubernetes/ hold.
+
+No Kubernetes schema validator is packaged in Debian (kubeconform, kubeval:
+none), so the manifests are checked with what is: yamllint for the YAML;
+promtool for the scrape configuration (`check config`) and the
+PrometheusRule's rules (`check rules`, and they must equal
+Documentation/prometheus/iommu-account.rules.yml, which `promtool test
+rules` tests; Debian's promtool has no Kubernetes discovery, so that block
+is held to the keys and meta labels Prometheus documents); iommu-accountd --check-config for the ConfigMap's
+configuration; and here, the structure Kubernetes requires of a DaemonSet
+(apps/v1, a selector that matches the template's labels, every volume mount
+backed by a volume) and what this project promises of it (hostPID and
+hostNetwork, CAP_SYS_ADMIN only and nothing else, no service account token,
+the host's cgroup namespace entered, the metrics port the configuration
+listens on, the image of this VERSION; the modprobe variant the same but
+for its init container with CAP_SYS_MODULE alone).
+
+Prints "ok - NAME" or "not ok - NAME: why" per check; exits 1 on any failure."""
+import copy
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+root = sys.argv[1] if len(sys.argv) > 1 else "."
+kd = f"{root}/Documentation/kubernetes"
+results = []
+
+
+def check(name, fn):
+    try:
+        why = fn()
+    except Exception as e:  # a malformed document is a failure, said
+        why = f"{type(e).__name__}: {e}"
+    results.append((name, why))
+    print(f"ok - {name}" if not why else f"not ok - {name}: {why}")
+
+
+def docs(name):
+    with open(f"{kd}/{name}") as f:
+        return {d["kind"]: d for d in yaml.safe_load_all(f) if d}
+
+
+def yamllint():
+    files = [f"{kd}/{n}" for n in sorted(os.listdir(kd)) if n.endswith(".yaml")]
+    r = subprocess.run(["yamllint", "-d", "{extends: default, rules: {line-length: {max: 200},"
+                        " document-start: disable, indentation: {indent-sequences: whatever}}}"]
+                       + files, capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode else None
+
+
+version = open(f"{root}/VERSION").read().strip()
+
+
+def daemonset(name):
+    def fn():
+        d = docs(name)
+        ds, cm = d["DaemonSet"], d["ConfigMap"]
+        if ds["apiVersion"] != "apps/v1":
+            return "DaemonSet is not apps/v1"
+        sel = ds["spec"]["selector"]["matchLabels"]
+        tl = ds["spec"]["template"]["metadata"]["labels"]
+        if any(tl.get(k) != v for k, v in sel.items()):
+            return "the selector does not match the template's labels"
+        ps = ds["spec"]["template"]["spec"]
+        if not (ps.get("hostPID") and ps.get("hostNetwork")):
+            return "hostPID and hostNetwork are both needed"
+        if ps.get("automountServiceAccountToken") is not False:
+            return "a service account token is mounted (no RBAC is needed)"
+        vols = {v["name"] for v in ps["volumes"]}
+        for c in ps.get("initContainers", []) + ps["containers"]:
+            for m in c.get("volumeMounts", []):
+                if m["name"] not in vols:
+                    return f"{c['name']}: mount {m['name']} has no volume"
+            if c["image"] != f"iommu-account:{version}":
+                return f"{c['name']}: image {c['image']}, VERSION says {version}"
+            sc = c["securityContext"]
+            if sc.get("privileged") or sc.get("allowPrivilegeEscalation") is not False:
+                return f"{c['name']}: privileged or may escalate"
+        (main,) = ps["containers"]
+        caps = main["securityContext"]["capabilities"]
+        if caps.get("add") != ["SYS_ADMIN"] or caps.get("drop") != ["ALL"]:
+            return f"the daemon's capabilities: {caps} (CAP_SYS_ADMIN only)"
+        cmd = main["command"]
+        if cmd[:2] != ["nsenter", "--cgroup=/proc/1/ns/cgroup"] or "iommu-accountd" not in cmd:
+            return "the daemon does not enter the host's cgroup namespace"
+        conf_path = [a for a in cmd if a.startswith("--config=")][0].split("=", 1)[1]
+        mount = [m for m in main["volumeMounts"] if m["name"] == "config"][0]["mountPath"]
+        key = os.path.relpath(conf_path, mount)
+        conf = cm["data"][key]
+        listen = [ln.split("=", 1)[1].strip() for ln in conf.splitlines()
+                  if ln.strip().startswith("listen")][0]
+        port = int(listen.rsplit(":", 1)[1])
+        if main["ports"][0]["containerPort"] != port or \
+           main["readinessProbe"]["httpGet"]["port"] != port:
+            return f"the metrics port is not the configuration's ({port})"
+        with tempfile.NamedTemporaryFile("w", suffix=".conf") as f:
+            f.write(conf)
+            f.flush()
+            r = subprocess.run([f"{root}/userspace/iommu-accountd", "--check-config", "-c", f.name],
+                               capture_output=True, text=True)
+            if r.returncode:
+                return "iommu-accountd --check-config: " + (r.stderr or r.stdout).strip()
+        return None
+    return fn
+
+
+def modprobe_variant():
+    a, b = docs("daemonset.yaml"), docs("daemonset-modprobe.yaml")
+    ps = copy.deepcopy(b["DaemonSet"]["spec"]["template"]["spec"])
+    (init,) = ps.pop("initContainers")
+    caps = init["securityContext"]["capabilities"]
+    if caps != {"drop": ["ALL"], "add": ["SYS_MODULE"]} or init["command"][0] != "modprobe":
+        return f"the init container: {init['command']}, {caps}"
+    ps["volumes"] = [v for v in ps["volumes"] if v["name"] != "modules"]
+    b["DaemonSet"]["spec"]["template"]["spec"] = ps
+    return None if a == b else "it differs from daemonset.yaml beyond its init container"
+
+
+def prometheusrule():
+    pr = docs("prometheusrule.yaml")["PrometheusRule"]
+    with open(f"{root}/Documentation/prometheus/iommu-account.rules.yml") as f:
+        rules = yaml.safe_load(f)
+    if pr["apiVersion"] != "monitoring.coreos.com/v1" or pr["spec"] != rules:
+        return "its groups are not iommu-account.rules.yml's"
+    with tempfile.TemporaryDirectory() as t:
+        with open(f"{t}/r.yml", "w") as f:
+            yaml.safe_dump(pr["spec"], f)
+        r = subprocess.run(["promtool", "check", "rules", f"{t}/r.yml"], capture_output=True,
+                           text=True)
+        return (r.stdout + r.stderr).strip() if r.returncode else None
+
+
+# Debian's Prometheus is built without Kubernetes discovery, so its promtool
+# refuses kubernetes_sd_configs: the discovery block is held to the keys and
+# the meta labels Prometheus documents for role "pod", and the rest (global,
+# rule_files, relabelling) to promtool with the discovery swapped for a
+# static target.
+SD_KEYS = {"role", "namespaces", "selectors", "api_server", "kubeconfig_file",
+           "attach_metadata", "follow_redirects", "enable_http2", "tls_config",
+           "authorization", "basic_auth", "oauth2", "proxy_url"}
+POD_META = ("__meta_kubernetes_namespace", "__meta_kubernetes_pod_name",
+            "__meta_kubernetes_pod_label_", "__meta_kubernetes_pod_container_port_name",
+            "__meta_kubernetes_pod_container_port_number", "__meta_kubernetes_pod_node_name",
+            "__meta_kubernetes_pod_container_name", "__meta_kubernetes_pod_ip")
+
+
+def scrape_config():
+    with open(f"{kd}/scrape-config.yaml") as f:
+        conf = yaml.safe_load(f)
+    for job in conf["scrape_configs"]:
+        for sd in job.pop("kubernetes_sd_configs", []):
+            if set(sd) - SD_KEYS or sd.get("role") != "pod":
+                return f"kubernetes_sd_configs: {sorted(set(sd) - SD_KEYS)} or role {sd.get('role')}"
+            for rc in job.get("relabel_configs", []):
+                for lab in rc.get("source_labels", []):
+                    if not lab.startswith(POD_META):
+                        return f"{lab} is not a meta label of role pod"
+            job["static_configs"] = [{"targets": ["node.example:9847"]}]
+    with tempfile.TemporaryDirectory() as t:
+        with open(f"{t}/prometheus.yml", "w") as f:
+            yaml.safe_dump(conf, f)
+        shutil.copy(f"{root}/Documentation/prometheus/iommu-account.rules.yml", t)
+        r = subprocess.run(["promtool", "check", "config", f"{t}/prometheus.yml"],
+                           capture_output=True, text=True)
+        return (r.stdout + r.stderr).strip() if r.returncode else None
+
+
+check("yamllint of every manifest", yamllint)
+check("daemonset.yaml: a DaemonSet as promised, its configuration accepted", daemonset("daemonset.yaml"))
+check("daemonset-modprobe.yaml: the same, its configuration accepted",
+      daemonset("daemonset-modprobe.yaml"))
+check("daemonset-modprobe.yaml: only the modprobe init container (CAP_SYS_MODULE) added",
+      modprobe_variant)
+check("prometheusrule.yaml: the tested rules, promtool check rules", prometheusrule)
+check("scrape-config.yaml: Kubernetes discovery of role pod, the rest by promtool check config",
+      scrape_config)
+sys.exit(1 if any(w for _, w in results) else 0)
