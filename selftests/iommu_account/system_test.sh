@@ -314,8 +314,30 @@ iommu-accountctl explain uid "$fuid" >"$tmp/explain.txt"
 sed 's/^/# explain: /' "$tmp/explain.txt"
 check "explain uid ia-fio names both scopes (the holder's and the refused one's)" \
 	eval 'grep -q "ia-fio-a.scope" "$tmp/explain.txt" && grep -q "ia-fio-b.scope" "$tmp/explain.txt"'
+# Who, as a unit: fio a's scope in procs and holders, and in the FAILURE's
+# flight record (fio a holds on, so its scope is there to be named).
+check "procs: fio a is named by its scope (unit ia-fio-a.scope)" \
+	eval 'iommu-accountctl -j procs --uid "$fuid" | jq -e "any(.[]; .pid == $apid and
+		.identity.kind == \"unit\" and .identity.unit == \"ia-fio-a.scope\")" >/dev/null'
+check "holders: ia-fio-a.scope holds ia-fio's 256 KiB, named as the unit" \
+	eval 'iommu-accountctl -j holders --uid "$fuid" | jq -e "any(.[]; .identity.unit == \"ia-fio-a.scope\" and
+		.held_bytes == 262144 and .pot == [{uid: $fuid, held_bytes: 262144}])" >/dev/null'
+check "journal: the FAILURE's flight record names the holder's scope as a unit" \
+	jqe '.HOLDERS | test("ia-fio-a.scope \\[unit ia-fio-a.scope\\]")' "$tmp/fb.json"
 fpid=$apid
 fio_stop
+# A transient service (not a scope) holding: named by its unit too.
+systemd-run -q --unit=ia-fio-svc --uid=ia-fio -p LimitMEMLOCK=307200 fio --name=svc --thread \
+	--ioengine=io_uring --fixedbufs=1 --registerfiles=1 --filename=/dev/zero --rw=read --bs=64k \
+	--iodepth=4 --size=1G --time_based --runtime=3600 --rate_iops=10 --iomem_align=4k
+fpid=$(systemctl show -p MainPID --value ia-fio-svc)
+fio_wait
+check "a service: holders names ia-fio-svc.service, 256 KiB, its process fio" \
+	eval 'iommu-accountctl -j holders --uid "$fuid" | jq -e "any(.[]; .identity.unit == \"ia-fio-svc.service\" and
+		.held_bytes == 262144 and .processes == 1)" >/dev/null'
+systemctl stop ia-fio-svc
+until_ok 1200 eval '[ "$(pot)" = 0 ] || [ -z "$(pot)" ]'
+systemctl reset-failed ia-fio-svc 2>/dev/null
 
 # --- DPDK: testpmd on QEMU's e1000, bound to vfio-pci, with hugepages ---------
 nic=""
