@@ -263,8 +263,18 @@ r=/sys/fs/cgroup
 cgd=$r/system.slice/docker-$CID.scope
 cgk=$r/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$(echo $POD | tr - _).slice/cri-containerd-$CID2.scope
 cgl=$r/lxc.payload.ia-web01
+# And as the other runtimes name theirs: CRI-O in a best-effort pod
+# (systemd driver), Podman (rootful), Docker and Kubernetes with the
+# cgroupfs driver, containerd's default namespace.
+CID3=1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809
+POD2=0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+cgc=$r/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod$(echo $POD2 | tr - _).slice/crio-$CID3.scope
+cgp=$r/machine.slice/libpod-$CID3.scope
+cgdf=$r/docker/$CID3
+cgkf=$r/kubepods/burstable/pod$POD2/$CID3
+cgcd=$r/default/$CID3
 idpids=""
-for c in "$cgd" "$cgk" "$cgl"; do
+for c in "$cgd" "$cgk" "$cgl" "$cgc" "$cgp" "$cgdf" "$cgkf" "$cgcd"; do
 	mkdir -p "$c"
 	sh -c "echo \$\$ >'$c/cgroup.procs'; exec runas 43200 uring_bench hold 262144" >"$tmp/id.$(basename "$c")" &
 	idpids="$idpids $!"
@@ -286,12 +296,21 @@ check "explain uid 43200: each cgroup with its container or pod" sh -c "[ $rc = 
 # holders: the same three, each with its pot bytes; a qpair publisher in
 # the Docker container's cgroup makes it own those qpairs.
 json=$(iommu-accountctl -j holders --uid 43200); rc=$?
-check "holders --uid 43200 -j: three holders, each 256 KiB of uid 43200's pot, named" rc_jqt $rc "length == 3 and
+check "holders --uid 43200 -j: eight holders, each 256 KiB of uid 43200's pot, named" rc_jqt $rc "length == 8 and
 	all(.[]; .held_bytes == 262144 and .processes == 1 and .pot == [{uid: 43200, held_bytes: 262144}]) and
 	any(.[]; .identity.runtime == \"docker\" and .identity.container_id == \"$CID\" and
 		.cgroup == \"/system.slice/docker-$CID.scope\") and
 	any(.[]; .identity.pod_uid == \"$POD\" and .identity.container_id == \"$CID2\") and
 	any(.[]; .identity.name == \"ia-web01\")" "$json"
+check "holders: CRI-O, Podman, Docker and Kubernetes (cgroupfs), containerd: each named as its runtime" jqt "
+	any(.[]; .identity == {kind: \"kubernetes\", runtime: \"cri-o\", container_id: \"$CID3\", pod_uid: \"$POD2\",
+		qos: \"besteffort\", text: .identity.text}) and
+	any(.[]; .cgroup == \"/machine.slice/libpod-$CID3.scope\" and .identity.runtime == \"podman\" and
+		.identity.container_id == \"$CID3\") and
+	any(.[]; .cgroup == \"/docker/$CID3\" and .identity.runtime == \"docker\" and .identity.container_id == \"$CID3\") and
+	any(.[]; .cgroup == \"/kubepods/burstable/pod$POD2/$CID3\" and .identity.kind == \"kubernetes\" and
+		.identity.pod_uid == \"$POD2\" and .identity.qos == \"burstable\" and .identity.container_id == \"$CID3\") and
+	any(.[]; .cgroup == \"/default/$CID3\" and .identity.runtime == \"containerd\" and .identity.container_id == \"$CID3\")" "$json"
 mkfifo "$tmp/hqhold"
 sh -c "echo \$\$ >'$cgd/cgroup.procs'; exec qpair_demo --pause" <"$tmp/hqhold" >"$tmp/hqp.txt" 2>&1 &
 hqpid=$!
@@ -311,7 +330,10 @@ check "holders: the container by name, its pot and its qpairs on one line ($line
 kill $idpids
 for p in $idpids; do wait "$p"; done
 rmdir "$cgd" "$r/system.slice" 2>/dev/null
+rmdir "$cgc" "$(dirname "$cgc")" "$(dirname "$(dirname "$cgc")")" 2>/dev/null
 rmdir "$cgk" "$(dirname "$cgk")" "$(dirname "$(dirname "$cgk")")" "$r/kubepods.slice" "$cgl" 2>/dev/null
+rmdir "$cgp" "$r/machine.slice" "$cgdf" "$r/docker" "$cgkf" "$(dirname "$cgkf")" "$r/kubepods/burstable" \
+	"$r/kubepods" "$cgcd" "$r/default" 2>/dev/null
 
 # The last refusal names the refused process's cgroup as the kernel saw it
 # then, though the process and its cgroup are gone (a transient scope, a

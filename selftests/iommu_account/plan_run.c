@@ -244,20 +244,6 @@ static int run_qpair(int i, struct item *it)
 	return 0;
 }
 
-static long long vmlck(void)
-{
-	char line[256];
-	long long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb < 0 ? -1 : kb * 1024;
-}
-
 static int become(uid_t uid, bool cap)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -343,7 +329,8 @@ int main(int argc, char **argv)
 		       failed.item, failed.step, failed.call, ename(failed.err));
 	else
 		printf("null");
-	printf(", \"vmlck\": %lld, \"huge_2m\": %lu, \"huge_1g\": %lu, \"items\": [", vmlck(),
+	printf(", \"vmlck\": %lld, \"huge_2m\": %lu, \"huge_1g\": %lu, \"items\": [",
+	       vm_locked_bytes(),
 	       huge_2m, huge_1g);
 	for (i = 0; i < nitems; i++)
 		printf("%s{\"line\": %d, \"kind\": \"%s\", \"used\": %lu}", i ? ", " : "", i + 1,
