@@ -4,8 +4,8 @@
  * workload fit, before it starts? The rules are libia's (lib/plan.c); this
  * file gathers what they are applied to:
  *  - the running kernel's facts, by feature and behaviour: whether ring
- *    memory is charged (a probe ring of each item's entries, made by a child
- *    without CAP_IPC_LOCK under RLIMIT_MEMLOCK 0), THP and multi-size THP
+ *    memory is charged (libia's probe ring of each item's entries, made by
+ *    a child without CAP_IPC_LOCK under RLIMIT_MEMLOCK 0), THP and mTHP
  *    settings, the hugetlb pools, vfio_iommu_type1's dma_entry_limit,
  *    /dev/iommu;
  *  - the uid's pot (the module's GET_UID: user_struct->locked_vm), and the
@@ -17,13 +17,10 @@
 #include <glob.h>
 #include <inttypes.h>
 #include <linux/capability.h>
-#include <linux/io_uring.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -71,80 +68,6 @@ static int64_t hugetlb_free(const char *size)
 	return fr > resv ? fr - resv : 0;
 }
 
-/*
- * The probe: in a child without CAP_IPC_LOCK (the kernel tests it at the
- * ring's creation) and with RLIMIT_MEMLOCK 0, make a ring of @entries. Any
- * charge to the pot is then refused: ENOMEM says ring memory is charged,
- * success that it is not (nothing is charged by the probe either way). When
- * charged, a second ring under the real limit gives its layout (the
- * offsets and entries io_uring_setup reports), hence its pages: the rings
- * and the SQE array, each rounded to pages. Returns 0 (not charged), 1
- * (charged, @pages), or the setup's -errno.
- */
-static int probe_ring(unsigned int entries, uint64_t *pages, long page_size)
-{
-	struct { int ret; uint64_t pages; } res = { -EIO, 0 };
-	int pfd[2], st;
-	pid_t pid;
-
-	if (pipe(pfd))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -errno;
-	}
-	if (!pid) {
-		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-		struct __user_cap_data_struct d[2];
-		struct io_uring_params p = { 0 };
-		struct rlimit rl, zero;
-		uint64_t rings, sqes, ps = (uint64_t)page_size;
-		int fd;
-
-		close(pfd[0]);
-		if (!syscall(SYS_capget, &h, d)) {
-			d[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
-			syscall(SYS_capset, &h, d);
-		}
-		getrlimit(RLIMIT_MEMLOCK, &rl);
-		zero = rl;
-		zero.rlim_cur = 0;
-		setrlimit(RLIMIT_MEMLOCK, &zero);
-		fd = (int)syscall(__NR_io_uring_setup, entries, &p);
-		if (fd >= 0) {
-			res.ret = 0;
-		} else if (errno != ENOMEM) {
-			res.ret = -errno;
-		} else {
-			setrlimit(RLIMIT_MEMLOCK, &rl);
-			memset(&p, 0, sizeof(p));
-			fd = (int)syscall(__NR_io_uring_setup, entries, &p);
-			if (fd < 0) {
-				res.ret = -EAGAIN;	/* charged; its size not measurable now */
-			} else {
-				rings = p.cq_off.cqes + (uint64_t)p.cq_entries * 16;
-				if (p.sq_off.array + (uint64_t)p.sq_entries * 4 > rings)
-					rings = p.sq_off.array + (uint64_t)p.sq_entries * 4;
-				sqes = (uint64_t)p.sq_entries * 64;
-				res.ret = 1;
-				res.pages = (rings + ps - 1) / ps + (sqes + ps - 1) / ps;
-			}
-		}
-		if (write(pfd[1], &res, sizeof(res)) != sizeof(res))
-			_exit(1);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &res, sizeof(res)) != sizeof(res))
-		res.ret = -EIO;
-	close(pfd[0]);
-	waitpid(pid, &st, 0);
-	*pages = res.pages;
-	return res.ret;
-}
-
 static void gather_facts(const struct ia_plan_spec *s, struct ia_plan_facts *f)
 {
 	char buf[64], path[160];
@@ -163,7 +86,7 @@ static void gather_facts(const struct ia_plan_spec *s, struct ia_plan_facts *f)
 	for (i = 0; i < s->n; i++) {
 		if (s->items[i].kind != IA_PLAN_URING)
 			continue;
-		ret = probe_ring(s->items[i].entries, &f->ring_pages[i], f->page_size);
+		ret = ia_plan_probe_ring(s->items[i].entries, &f->ring_pages[i]);
 		if (ret == -ENOSYS || ret == -EPERM || ret == -EACCES) {
 			f->uring = 0;
 			snprintf(f->uring_why, sizeof(f->uring_why), "io_uring_setup: %s%s",

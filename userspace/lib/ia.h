@@ -702,6 +702,17 @@ struct ia_plan_result {
 int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		 const struct ia_plan_state *st, struct ia_plan_result *r, char *why,
 		 size_t len);
+/*
+ * Whether io_uring charges a ring of @entries to the pot: a child without
+ * CAP_IPC_LOCK (as the kernel tests it at the ring's creation) and with
+ * RLIMIT_MEMLOCK 0 makes one; any charge is then refused (ENOMEM), and
+ * nothing is charged either way. When charged, a second ring under the
+ * real limit gives its layout (offsets and entries io_uring_setup
+ * reports), hence @pages: the rings and the SQE array, each rounded to
+ * pages. Returns 0 (not charged), 1 (charged, @pages), -EAGAIN (charged,
+ * no room to measure it), or io_uring_setup's -errno.
+ */
+int ia_plan_probe_ring(unsigned int entries, uint64_t *pages);
 /* "uring", "vfio", ... */
 const char *ia_plan_kind_name(enum ia_plan_kind k);
 /* The refusal's err when the kernel kills instead (the memcg's OOM killer). */

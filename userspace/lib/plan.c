@@ -142,7 +142,7 @@ static int set_key(struct ia_plan_spec *s, struct ia_plan_item *it, int kind, co
 	unsigned int i, k = ~0u;
 	uint32_t u = 0;
 	uint64_t sz = 0;
-	bool b;
+	bool b = false;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(key, names[i]))

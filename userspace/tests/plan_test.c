@@ -14,6 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <linux/io_uring.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ia.h"
 
@@ -316,9 +321,70 @@ static void sizes(void **state)
 	}
 }
 
+/*
+ * In a child: RLIMIT_MEMLOCK @limit, become @uid (a uid no process has: its
+ * pot is empty), make a ring of @entries. 0 made, 1 ENOMEM, 2 otherwise.
+ */
+static int ring_under(uint64_t limit, unsigned int entries, uid_t uid)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		struct rlimit rl = { limit, limit };
+		struct io_uring_params p;
+
+		memset(&p, 0, sizeof(p));
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresgid(uid, uid, uid) ||
+		    setresuid(uid, uid, uid))
+			_exit(2);
+		if (syscall(__NR_io_uring_setup, entries, &p) >= 0)
+			_exit(0);
+		_exit(errno == ENOMEM ? 1 : 2);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 2;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * The probe against the kernel that runs this test: where it says a ring
+ * of N entries is charged P pages, the kernel makes it under exactly P
+ * pages of RLIMIT_MEMLOCK and refuses it under P - 1 (for a uid with an
+ * empty pot); where it says not charged, under 0. Needs root (setuid);
+ * io_uring absent or disabled: skipped.
+ */
+static void ring_probe_is_the_kernels_refusal_point(void **state)
+{
+	static const unsigned int entries[] = { 1, 8, 256, 4096 };
+	uint64_t pages, ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	uid_t uid = 3900000000u + (uid_t)(getpid() % 10000) * 10;
+	unsigned int i;
+	int ret;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	for (i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+		ret = ia_plan_probe_ring(entries[i], &pages);
+		if (ret == -ENOSYS || ret == -EPERM)
+			skip();
+		assert_true(ret == 0 || ret == 1);
+		print_message("# ring of %u entries: %s %llu pages\n", entries[i],
+			      ret ? "charged" : "not charged", (unsigned long long)pages);
+		if (!ret) {
+			assert_int_equal(ring_under(0, entries[i], uid + 2 * i), 0);
+			continue;
+		}
+		assert_true(pages > 0);
+		assert_int_equal(ring_under(pages * ps, entries[i], uid + 2 * i), 0);
+		assert_int_equal(ring_under((pages - 1) * ps, entries[i], uid + 2 * i + 1), 1);
+	}
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 2];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 3];
 	unsigned int i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -326,6 +392,7 @@ int main(void)
 						(void *)&cases[i] };
 	tests[i++] = (struct CMUnitTest)cmocka_unit_test(parse_errors);
 	tests[i++] = (struct CMUnitTest)cmocka_unit_test(sizes);
+	tests[i++] = (struct CMUnitTest)cmocka_unit_test(ring_probe_is_the_kernels_refusal_point);
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return _cmocka_run_group_tests("plan", tests, i, NULL, NULL);
 }
