@@ -285,8 +285,13 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 		ia_json_u64(j, "step", r->step);
 		ia_json_str(j, "call", r->call);
 		ia_json_str(j, "errno", ia_plan_err_name(r->err));
-		ia_json_str(j, "counter", counter_name(r->rows[r->row].counter));
-		ia_json_str(j, "name", r->rows[r->row].name);
+		if (r->row < r->nrows) {
+			ia_json_str(j, "counter", counter_name(r->rows[r->row].counter));
+			ia_json_str(j, "name", r->rows[r->row].name);
+		} else {
+			ia_json_null(j, "counter");	/* io_uring's own bounds */
+			ia_json_null(j, "name");
+		}
 		ia_json_arr_open(j, "held");
 		for (i = 0; i < r->nrows; i++)
 			ia_json_u64(j, NULL, r->held[i]);
@@ -347,16 +352,21 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 		printf("verdict: fits%s\n", r->exact ? "" : " (see the estimates and rules below)");
 	} else {
 		const struct ia_plan_item *it = &s->items[r->item - 1];
-		const struct ia_plan_row *w = &r->rows[r->row];
+		const struct ia_plan_row *w = r->row < r->nrows ? &r->rows[r->row] : NULL;
 
 		printf("verdict: refused. First: line %u (%s)", it->line,
 		       ia_plan_kind_name(it->kind));
 		if (r->step)
 			printf(", %s %u of it", it->kind == IA_PLAN_URING ? "buffer" :
 			       it->kind == IA_PLAN_QPAIR ? "request" : "map", r->step);
-		printf(": %s fails with %s, by the %s (%s of %s held then)\n", r->call,
-		       ia_plan_err_name(r->err), w->name, amount(w->unit, r->held[r->row], b1,
-		       sizeof(b1)), amount(w->unit, w->limit, b2, sizeof(b2)));
+		printf(": %s fails with %s, ", r->call, ia_plan_err_name(r->err));
+		if (w)
+			printf("by the %s (%s of %s held then)\n", w->name, amount(w->unit,
+			       r->held[r->row], b1, sizeof(b1)), amount(w->unit, w->limit, b2,
+			       sizeof(b2)));
+		else
+			printf("by io_uring's own bounds (a buffer of at most 1 GiB, at most "
+			       "16384 buffers), not a limit\n");
 	}
 	if (r->need_memlock || r->need_entries || r->need_requests || r->need_huge[0] ||
 	    r->need_huge[1] || r->need_memcg)

@@ -679,7 +679,7 @@ struct ia_plan_result {
 	/* The first refusal, running the items in order. */
 	bool refused;
 	unsigned int item;		/* 1-based index into the spec's items */
-	unsigned int row;		/* the counter that refuses */
+	unsigned int row;		/* the counter that refuses; >= nrows: none (a bound) */
 	unsigned int step;		/* which buffer, map or request of the item (1-based) */
 	const char *call;		/* "io_uring_register", "VFIO_IOMMU_MAP_DMA", ... */
 	int err;			/* the errno the kernel (or pool) returns; IA_PLAN_KILLED */

@@ -479,7 +479,9 @@ static void run_uring(struct sim *m, const struct ia_plan_item *it, unsigned int
 	if (!it->count)
 		return;
 	if (it->count > URING_MAX_BUFFERS || it->size > SZ_1G) {
-		refuse(m, pot, 0, "io_uring_register", it->size > SZ_1G ? EFAULT : EINVAL);
+		/* io_uring's own bounds, not a counter's limit: no row refuses. */
+		refuse(m, IA_PLAN_MAX_ROWS, 0, "io_uring_register",
+		       it->size > SZ_1G ? EFAULT : EINVAL);
 		note(r, "io_uring refuses a buffer over 1 GiB (EFAULT) and more than 16384 "
 		     "buffers (EINVAL)");
 		return;
