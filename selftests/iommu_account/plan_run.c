@@ -15,7 +15,8 @@
  * would. Prints one JSON line: the refusal (item, step, call, errno: the
  * kernel's own return), VmLck (mm->locked_vm), each container's entries in
  * use (dma_entry_limit - VFIO_IOMMU_GET_INFO's DMA_AVAIL), each qpair's
- * descriptors in use, the hugetlb pages mapped. With --hold it then waits
+ * descriptors in use, the hugetlb pages mapped, and whether a page=thp buffer
+ * was not all THP (smaps' AnonHugePages). With --hold it then waits
  * for stdin to close, holding everything.
  */
 #include <errno.h>
@@ -56,6 +57,26 @@ struct item {
 static struct item items[MAXI];
 static int nitems;
 static unsigned long huge_2m, huge_1g;
+static bool thp_short;		/* a page=thp buffer the kernel did not back with THP */
+
+/* The AnonHugePages of the mapping at @addr (/proc/self/smaps), in bytes. */
+static unsigned long long thp_bytes(uintptr_t addr)
+{
+	unsigned long long lo, hi, kb = 0;
+	bool in = false;
+	char line[256];
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2)
+			in = addr >= lo && addr < hi;
+		else if (in && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
 
 static unsigned long long size_of(const char *v)
 {
@@ -162,6 +183,9 @@ static void *buffer(const struct item *it)
 		munmap((char *)a + len, (uintptr_t)raw + len + SZ_2M - a - len);
 		p = (char *)a;
 		madvise(p, len, MADV_HUGEPAGE);
+		memset(p, 1, len);
+		if (thp_bytes(a) < len)
+			thp_short = true;
 	} else {
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
@@ -329,8 +353,8 @@ int main(int argc, char **argv)
 		       failed.item, failed.step, failed.call, ename(failed.err));
 	else
 		printf("null");
-	printf(", \"vmlck\": %lld, \"huge_2m\": %lu, \"huge_1g\": %lu, \"items\": [",
-	       vm_locked_bytes(),
+	printf(", \"thp_short\": %s, \"vmlck\": %lld, \"huge_2m\": %lu, \"huge_1g\": %lu, "
+	       "\"items\": [", thp_short ? "true" : "false", vm_locked_bytes(),
 	       huge_2m, huge_1g);
 	for (i = 0; i < nitems; i++)
 		printf("%s{\"line\": %d, \"kind\": \"%s\", \"used\": %lu}", i ? ", " : "", i + 1,
