@@ -223,4 +223,12 @@ echo "$out" | sed 's/^/# /'
 check "text: the refusal, its figures and the setting that fits" sh -c "[ $rc = 8 ] &&
 	echo \"\$1\" | grep -q 'First: line 1 (vfio), map 3 of it: VFIO_IOMMU_MAP_DMA fails with ENOMEM' &&
 	echo \"\$1\" | grep -q 'LimitMEMLOCK=4194304'" _ "$out"
+# Everything the workloads held is given back: io_uring frees a ring's
+# buffers from a workqueue after its process exits, so a uid's pot can
+# outlive it for a while; the tests after this one must find none of it.
+plan_uids_gone() {
+	[ "$(iommu-accountctl -j uids | jq '[.[] | select(.uid >= 4100 and .uid <= 4199)] | length')" = 0 ]
+}
+check "every workload's pot released: uids 4100-4199 gone from the module's list" \
+	until_ok 1200 plan_uids_gone
 ktap_finish
