@@ -45,10 +45,11 @@ static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 	ia_json_str(j, "consumer", ia_consumer_name(ev->consumer));
 	ia_json_owner(j, "owner", &ev->owner);
 	ia_json_u64(j, "cgroup_id", ev->cgroup_id);
-	if (ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg)))
+	if (ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg))) {
 		ia_json_str(j, "cgroup", cg);
-	if (ia_identity_of_cgroup(ev->cgroup_id, &id))
-		ia_json_identity(j, "identity", &id);
+		ia_identity_of(cg, &id);
+		ia_json_identity(j, "identity", &id);	/* only when the path names one */
+	}
 	ia_json_u64(j, "request_bytes", ev->size);
 	ia_json_u64(j, "pot_bytes", ev->locked_bytes);
 	ia_json_u64_or_null(j, "memlock_limit", ev->memlock_limit);
@@ -64,10 +65,12 @@ static void print_pot_text(const struct ia_event *ev)
 {
 	char b[96], b1[32], b2[32], b3[32], cg[256], times[48] = "", where[448], idtext[160];
 	const char *path = ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg));
-	struct ia_identity id;
+	struct ia_identity id = { 0 };
 
 	/* "/system.slice/docker-4f1c….scope [container 4f1c2b3a4d5e… (docker)]" */
-	if (path && ia_identity_of_cgroup(ev->cgroup_id, &id))
+	if (path)
+		ia_identity_of(path, &id);
+	if (id.kind[0])
 		snprintf(where, sizeof(where), "%s [%s]", path,
 			 ia_identity_str(&id, idtext, sizeof(idtext)));
 	else

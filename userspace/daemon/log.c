@@ -110,13 +110,17 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 	for (i = 0; a->state == IAD_FAILURE && i < a->nholders; i++) {
 		const struct iad_holder *h = &a->holders[i];
 
-		if (!h->who.cgroup_id || !ia_cgroup_path(h->who.cgroup_id, cg, sizeof(cg)))
-			snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)h->who.cgroup_id);
-		ia_amount(unit, (double)h->held, amount, sizeof(amount));
 		idtext[0] = 0;
-		if (ia_identity_of_cgroup(h->who.cgroup_id, &id))
-			snprintf(idtext, sizeof(idtext), " [%s]", ia_identity_str(&id, idbuf,
-										 sizeof(idbuf)));
+		if (h->who.cgroup_id && ia_cgroup_path(h->who.cgroup_id, cg, sizeof(cg))) {
+			/* Its container, pod or unit, from the path just found. */
+			ia_identity_of(cg, &id);
+			if (id.kind[0])
+				snprintf(idtext, sizeof(idtext), " [%s]",
+					 ia_identity_str(&id, idbuf, sizeof(idbuf)));
+		} else {
+			snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)h->who.cgroup_id);
+		}
+		ia_amount(unit, (double)h->held, amount, sizeof(amount));
 		if (n < len)
 			n += snprintf(buf + n, len - n, "%s%s[%u] uid %u in %s%s: %s", i ? "; " : "",
 				      h->who.comm, h->who.pid, h->who.uid, cg, idtext, amount);
@@ -128,13 +132,20 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 void iad_log_alert(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
-	char kb[24], used[32], limit[32], rate[32], eta[32], msg[768], who[80], rawlimit[24], cg[256];
+	char kb[24], used[32], limit[32], rate[32], eta[32], msg[768], who[80], rawlimit[24];
 	char memlock[24], locked[24], holders[1024], hpids[64], idtext[160] = "", in[176] = "";
-	struct ia_identity id;
-	bool has_id = a->who.cgroup_id && ia_identity_of_cgroup(a->who.cgroup_id, &id);
+	char cg[256] = "";
+	/* The cgroup's path once, for CGROUP and for its container, pod or unit. */
+	const char *cgpath = a->who.cgroup_id ? ia_cgroup_path(a->who.cgroup_id, cg, sizeof(cg)) :
+			     NULL;
+	struct ia_identity id = { 0 };
+	bool has_id;
 	const char *kind = iad_kind_name(d, ob->kind, kb, sizeof(kb));
 	const char *unit = iad_kind_unit(d, ob->kind);
 
+	if (cgpath)
+		ia_identity_of(cgpath, &id);
+	has_id = id.kind[0] != 0;
 	ia_amount(unit, (double)ob->used, used, sizeof(used));
 	if (ob->has_limit)
 		ia_amount(unit, (double)ob->limit, limit, sizeof(limit));
@@ -159,8 +170,7 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		emit(alert_prio(a), msg);
 		return;
 	}
-	cg[0] = 0;
-	if (a->who.cgroup_id && !ia_cgroup_path(a->who.cgroup_id, cg, sizeof(cg)))
+	if (a->who.cgroup_id && !cgpath)
 		snprintf(cg, sizeof(cg), "%" PRIu64, a->who.cgroup_id);
 	if (ob->has_limit)
 		snprintf(rawlimit, sizeof(rawlimit), "%" PRIu64, ob->limit);
