@@ -270,7 +270,7 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 		ia_json_u64_or_null(j, "limit", w->limit);
 		ia_json_u64(j, "over", w->limit != UINT64_MAX && after > w->limit ?
 			    after - w->limit : 0);
-		ia_json_u64(j, "line", w->item ? s->items[(w->item - 1) % 100].line : 0);
+		ia_json_u64(j, "line", w->line);
 		ia_json_bool(j, "estimate", w->estimate);
 		ia_json_obj_close(j);
 	}

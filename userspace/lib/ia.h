@@ -669,7 +669,8 @@ struct ia_plan_row {
 	char name[128];			/* "uid 1000 pot", "container of line 3" */
 	const char *unit;		/* "bytes", "entries", "pages", "descriptors" */
 	uint64_t now, add, limit;	/* limit UINT64_MAX: none */
-	unsigned int item;		/* the item it belongs to (entries, qpair); 0: shared */
+	unsigned int item;		/* its key: the item's index (+100 per VM container); 0: shared */
+	unsigned int line;		/* the spec line of the item it belongs to; 0: shared */
 	bool estimate;			/* depends on what the guest or VMM does */
 };
 

@@ -656,6 +656,7 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		case IA_PLAN_VFIO:
 			w = row(r, IA_PC_ENTRIES, i + 1, "entries", 0, f->dma_entry_limit,
 				"entries, container of line %u", it->line);
+			r->rows[w].line = it->line;
 			note(r, "VFIO type1: a MAP_DMA takes one of the container's %u entries "
 			     "(ENOSPC), then adds its pages to the mapper's mm->locked_vm (ENOMEM "
 			     "past RLIMIT_MEMLOCK), again for memory mapped twice", f->dma_entry_limit);
@@ -712,6 +713,7 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 					f->dma_entry_limit, "entries, VM container %u of line %u",
 					k + 1, it->line);
 				r->rows[w].estimate = true;
+				r->rows[w].line = it->line;
 				if (first_over(&m, w, entries, 1))
 					refuse(&m, w, 1, "VFIO_IOMMU_MAP_DMA", ENOSPC);
 				add(&m, w, entries);
@@ -724,6 +726,7 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		case IA_PLAN_QPAIR:
 			w = row(r, IA_PC_QPAIR, i + 1, "descriptors", 0, it->capacity,
 				"qpair of line %u", it->line);
+			r->rows[w].line = it->line;
 			note(r, "a qpair refuses a request past its pool's capacity with -ENOMEM: "
 			     "its own pool (io_queue_requests), not memory");
 			if (it->depth > it->capacity)
