@@ -15,7 +15,10 @@
 tmp=$(mktemp -d)
 hold=""
 nr_huge=$(cat /proc/sys/vm/nr_hugepages)
+khp=/sys/kernel/mm/transparent_hugepage/khugepaged/defrag
+khp_was=$(cat $khp 2>/dev/null)
 cleanup() {
+	[ -n "$khp_was" ] && echo "$khp_was" >$khp
 	[ -n "$hold" ] && { exec 5>&-; wait "$hold" 2>/dev/null; }
 	echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit 2>/dev/null
 	echo "$nr_huge" >/proc/sys/vm/nr_hugepages
@@ -26,7 +29,13 @@ trap cleanup EXIT
 echo "TAP version 13"
 modprobe vfio_iommu_type1 && modprobe vfio_pci
 # Earlier tests of the boot fragment memory: compact it, so that huge pages
-# (hugetlb's pool, THP) can be had.
+# (hugetlb's pool, THP) can be had. The THP rows are about faults
+# (MADV_HUGEPAGE), not about khugepaged: it is kept from compacting while
+# this test runs, because once compaction has left free huge pages it
+# collapses every process's memory, and on the debug kernel under TCG one
+# such allocation, compacting in khugepaged, ran 22 s without a schedule
+# point (a soft lockup, CI at 18df045).
+[ -n "$khp_was" ] && echo 0 >$khp
 sync
 echo 3 >/proc/sys/vm/drop_caches
 echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
