@@ -126,6 +126,12 @@ modprobe -r iommu_account
 # The kernel's default events buffer (not libia's 8 MiB): the flood below overruns it.
 IA_EVENTS_RCVBUF=0 iommu-accountd -f -c "$tmp/d.conf" 2>"$tmp/d.err" &
 dpid=$!
+daemon_gone() {	# why the daemon is gone: its exit status and its stderr
+	wait "$dpid"
+	echo "# the daemon (pid $dpid) is gone: exit status $?"
+	sed 's/^/# /' "$tmp/d.err"
+	grep '^MESSAGE=' "$tmp/journal.txt" | tail -n 5 | sed 's/^/# /'
+}
 check "started without the module: says it waits for it" \
 	until_ok 200 journal_has 'MESSAGE=iommu_account is not loaded.*waiting for it'
 check "started without the module: exporter says source down (iommu_account_up 0)" \
@@ -382,6 +388,7 @@ accounted() {
 	lost=$(echo "$m" | awk '$1 == "iommu_account_events_lost_total" {print $2}')
 	[ -n "$k" ] && [ "$last" = "$k" ] && [ $((seen + lost)) = "$k" ]
 }
+kill -0 "$dpid" 2>/dev/null || daemon_gone
 if until_ok 200 accounted; then
 	ok "flood: received + lost = the module's events-seq ($seen + $lost = $k)"
 else
@@ -409,7 +416,7 @@ check "rmmod: iommu_account_up 0" until_ok 100 metric_is iommu_account_up 0
 modprobe iommu_account
 source_up_twice() { [ "$(journal_count 'MESSAGE=source up')" = 2 ]; }
 check "modprobe: source up again" until_ok 200 source_up_twice
-kill -0 "$dpid" 2>/dev/null || echo "# the daemon (pid $dpid) is gone"
+kill -0 "$dpid" 2>/dev/null || daemon_gone
 check "modprobe: iommu_account_up 1" until_ok 100 metric_is iommu_account_up 1
 c=$(metric 'iommu_account_alerts_total{alert="FAILURE"}')
 check "reload: no false FAILURE ($failures raised before, $c after)" [ -n "$c" -a "$c" = "$failures" ]

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * journal_catch SOCKET OUT: stand where journald's socket is
- * (/run/systemd/journal/socket) and append every datagram libsystemd's
- * sd_journal_send() writes there to OUT, one field per line, records
- * separated by an empty line. journald itself does not run in the VM: this
- * reads the native protocol libsystemd really sends (simple "FIELD=value\n"
- * entries; binary-safe entries are written as FIELD\n<le64 size><data>\n).
+ * (/run/systemd/journal/socket) and append every datagram the daemon
+ * writes there to OUT, one field per line, records separated by an empty
+ * line. journald itself does not run in the VM (the system lane has the
+ * real one): this reads the journal's native protocol (simple
+ * "FIELD=value\n" entries; binary-safe entries are written as
+ * FIELD\n<le64 size><data>\n).
  * Prints "ready" once bound.
  */
 #include <stdint.h>

@@ -1,22 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Prometheus exporter (libmicrohttpd), driven from the daemon's loop
- * through its epoll fd (no thread: the model needs no lock).
+ * The Prometheus exporter: its documents and paths, served by http.c from
+ * the daemon's loop (no thread: the model needs no lock).
  *   /metrics  text exposition format 0.0.4
  *   /alerts   the alert state of every object, tab-separated with a header
  *             (what `iommu-accountctl alerts` reads)
  * It listens on [exporter] listen, 127.0.0.1:9847 by default.
- *
- * No client can starve the others (a slowloris: connections that send
- * nothing, or a byte now and then): a request must arrive whole within
- * IAD_HTTP_DEADLINE_S of the connection, or the connection is shut down;
- * 2 s without a byte closes it too (libmicrohttpd's timeout); and while
- * more than IAD_HTTP_CONNS - IAD_HTTP_SPARE connections are open, the
- * oldest that have not sent a whole request are shut down first, so a new
- * client always finds a place.
  */
 #include <errno.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,25 +18,6 @@
 #include <unistd.h>
 
 #include "iad.h"
-
-#define IAD_HTTP_CONNS 512		/* connections at once */
-#define IAD_HTTP_SPARE 32		/* kept free for new clients */
-#define IAD_HTTP_DEADLINE_S 2.0		/* for a whole request, from the connection */
-#define IAD_HTTP_IDLE_S 2		/* without a byte */
-
-/* One open connection, oldest first in the list. */
-struct iad_conn {
-	int fd;
-	double start;
-	bool answered;			/* a whole request came */
-	struct iad_conn *prev, *next;
-};
-
-struct iad_http {
-	struct iad_conn *head, *tail;
-	unsigned int n;
-	uint64_t shut;			/* connections shut down for being slow */
-};
 
 struct metric {
 	const char *name, *type, *help;
@@ -308,118 +280,26 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 	return buf;
 }
 
-static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
-			       const char *method, const char *version, const char *upload,
-			       size_t *upload_size, void **con_cls)
+/* The exporter's paths (http.c serves them). */
+static char *route(void *cls, const char *path, unsigned int *code, const char **type,
+		   size_t *len)
 {
 	struct iad *d = cls;
-	struct MHD_Response *r;
-	const char *type = "text/plain; version=0.0.4; charset=utf-8";
-	unsigned int code = MHD_HTTP_OK;
-	enum MHD_Result ret;
-	char *body = NULL;
-	size_t len = 0;
+	char *body;
 
-	const union MHD_ConnectionInfo *ci;
-
-	(void)version;
-	(void)upload;
-	(void)upload_size;
-	(void)con_cls;
-	/* A whole request: the deadline no longer applies. */
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	if (ci && ci->socket_context)
-		((struct iad_conn *)ci->socket_context)->answered = true;
-	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-		body = strdup("only GET\n");
-		len = strlen(body);
-		code = MHD_HTTP_METHOD_NOT_ALLOWED;
-	} else if (!strcmp(url, "/metrics")) {
-		body = iad_metrics_text(d, &len);
-	} else if (!strcmp(url, "/alerts")) {
-		body = iad_alerts_text(d, &len);
-		type = "text/tab-separated-values; charset=utf-8";
-	} else {
-		body = strdup("iommu-accountd: /metrics (Prometheus), /alerts (alert states)\n");
-		len = strlen(body);
-		code = MHD_HTTP_NOT_FOUND;
+	*type = "text/plain; version=0.0.4; charset=utf-8";
+	if (!strcmp(path, "/metrics"))
+		return iad_metrics_text(d, len);
+	if (!strcmp(path, "/alerts")) {
+		*type = "text/tab-separated-values; charset=utf-8";
+		return iad_alerts_text(d, len);
 	}
-	if (!body)
-		return MHD_NO;
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
-		free(body);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, "Content-Type", code == MHD_HTTP_OK ? type : "text/plain");
-	ret = MHD_queue_response(c, code, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-/* libmicrohttpd's word on each connection: keep the list of open ones. */
-static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
-			enum MHD_ConnectionNotificationCode toe)
-{
-	struct iad *d = cls;
-	struct iad_http *h = d->http;
-	struct iad_conn *k = *socket_context;
-	const union MHD_ConnectionInfo *ci;
-
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		k = calloc(1, sizeof(*k));
-		if (!k)
-			return;
-		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		k->fd = ci ? ci->connect_fd : -1;
-		k->start = iad_mono();
-		k->prev = h->tail;
-		if (h->tail)
-			h->tail->next = k;
-		else
-			h->head = k;
-		h->tail = k;
-		h->n++;
-		*socket_context = k;
-		return;
-	}
-	if (!k)
-		return;
-	if (k->prev)
-		k->prev->next = k->next;
-	else
-		h->head = k->next;
-	if (k->next)
-		k->next->prev = k->prev;
-	else
-		h->tail = k->prev;
-	h->n--;
-	free(k);
-	*socket_context = NULL;
-}
-
-/*
- * Shut down the connections past their deadline, and while too many are
- * open the oldest without a whole request; libmicrohttpd closes them at
- * its next run (it owns the fds).
- */
-static void sweep(struct iad *d)
-{
-	struct iad_http *h = d->http;
-	unsigned int open = h->n;
-	struct iad_conn *k;
-	double now = iad_mono();
-
-	for (k = h->head; k; k = k->next) {
-		if (k->answered || k->fd < 0)
-			continue;
-		if (now - k->start < IAD_HTTP_DEADLINE_S && open <= IAD_HTTP_CONNS - IAD_HTTP_SPARE)
-			break;	/* the rest are younger */
-		shutdown(k->fd, SHUT_RDWR);
-		k->fd = -1;
-		open--;
-		h->shut++;
-	}
+	*code = 404;
+	*type = "text/plain; charset=utf-8";
+	body = strdup("iommu-accountd: /metrics (Prometheus), /alerts (alert states)\n");
+	if (body)
+		*len = strlen(body);
+	return body;
 }
 
 /* "127.0.0.1:9847", "[::1]:9847", "0.0.0.0:9847" into a bound, listening socket. */
@@ -463,69 +343,51 @@ static int listen_on(struct iad *d, const char *spec)
 
 int iad_exporter_start(struct iad *d)
 {
-	const union MHD_DaemonInfo *info;
+	struct rlimit rl;
 	int fd;
 
-	d->mhd_fd = -1;
 	if (!d->cfg.listen[0])
 		return 0;
-	struct rlimit rl;
-
 	fd = listen_on(d, d->cfg.listen);
 	if (fd < 0)
 		return -1;
-	/* Room for IAD_HTTP_CONNS connections beside the daemon's own fds. */
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 4 * IAD_HTTP_CONNS) {
-		rl.rlim_cur = rl.rlim_max < 4 * IAD_HTTP_CONNS ? rl.rlim_max : 4 * IAD_HTTP_CONNS;
+	/* Room for the server's connections beside the daemon's own fds. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 2048) {
+		rl.rlim_cur = rl.rlim_max < 2048 ? rl.rlim_max : 2048;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	d->http = calloc(1, sizeof(*d->http));
-	if (d->http)
-		d->mhd = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, handler, d,
-					  MHD_OPTION_LISTEN_SOCKET, fd,
-					  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)IAD_HTTP_CONNS,
-					  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IAD_HTTP_IDLE_S,
-					  MHD_OPTION_NOTIFY_CONNECTION, notify_conn, d,
-					  MHD_OPTION_END);
-	if (!d->mhd) {
-		iad_log(d, LOG_ERR, "exporter: libmicrohttpd would not start; exporter off");
-		free(d->http);
-		d->http = NULL;
+	d->http = iad_http_new(fd, route, d);
+	if (!d->http) {
+		iad_log(d, LOG_ERR, "exporter: %s; exporter off", strerror(errno));
 		close(fd);
 		return -1;
 	}
-	info = MHD_get_daemon_info(d->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	d->mhd_fd = info ? info->epoll_fd : -1;
 	iad_log(d, LOG_INFO, "exporter listening on http://%s/metrics", d->cfg.listen);
 	return 0;
 }
 
+int iad_exporter_fd(const struct iad *d)
+{
+	return iad_http_fd(d->http);
+}
+
 void iad_exporter_run(struct iad *d)
 {
-	if (!d->mhd)
-		return;
-	MHD_run(d->mhd);
-	sweep(d);
-	MHD_run(d->mhd);
+	iad_http_run(d->http, iad_mono());
 }
 
 double iad_exporter_wait(const struct iad *d, double wait_s)
 {
-	/* Open connections: come back in time for their deadline. */
-	return d->http && d->http->n && wait_s > 0.25 ? 0.25 : wait_s;
+	return iad_http_wait(d->http, wait_s);
 }
 
 uint64_t iad_exporter_shut(const struct iad *d)
 {
-	return d->http ? d->http->shut : 0;
+	return iad_http_shut(d->http);
 }
 
 void iad_exporter_stop(struct iad *d)
 {
-	if (d->mhd)
-		MHD_stop_daemon(d->mhd);	/* closes the listening socket too */
-	d->mhd = NULL;
-	d->mhd_fd = -1;
-	free(d->http);
+	iad_http_free(d->http);		/* closes the listening socket too */
 	d->http = NULL;
 }

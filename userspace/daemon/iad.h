@@ -9,8 +9,10 @@
  *   kinds.c     the kinds' names, units and thresholds (a leaf)
  *   log.c       journald (structured fields) / syslog / stderr
  *   exec.c      the exec hook: JSON on stdin, timeout, at most N at once
- *   exporter.c  Prometheus text format and /alerts (libmicrohttpd, driven
- *               from the loop through its epoll fd)
+ *   sd.c        sd_notify and the journal's native protocol (a leaf)
+ *   exporter.c  Prometheus text format and /alerts, served by
+ *   http.c      a small HTTP/1.1 server (GET, HEAD), driven from the loop
+ *               through its epoll fd (a leaf)
  *   history.c   the on-disk ring of samples ([history]; libia writes it)
  *   main.c      options, configuration, signals, the loop, sd_notify;
  *               registers the sinks
@@ -106,9 +108,7 @@ struct iad {
 		char *path;		/* the kernel's path of the cgroup */
 	} *hs;
 	size_t nhs;
-	struct MHD_Daemon *mhd;
-	int mhd_fd;
-	struct iad_http *http;		/* the exporter's open connections */
+	struct iad_http *http;		/* the exporter's server, or NULL */
 };
 
 /* --- source.c --- */
@@ -158,8 +158,37 @@ void iad_exec_fini(struct iad *d);
 /* The alert as one JSON document (malloc'ed). */
 char *iad_alert_json(struct iad *d, const struct iad_alert *a);
 
+/* --- sd.c: systemd's notification and journal protocols (a leaf) --- */
+/* One notification ("READY=1", "WATCHDOG=1\nSTATUS=..."): 1 sent, 0 no $NOTIFY_SOCKET, -errno. */
+__attribute__((format(printf, 1, 2))) int iad_notify(const char *fmt, ...);
+/* The service's watchdog interval ($WATCHDOG_USEC, for this pid): true when set. */
+bool iad_watchdog_usec(uint64_t *usec);
+/* One journal entry of @n "NAME=value" fields: 0, or -errno. */
+int iad_journal_send(char *const *fields, size_t n);
+/* journald's socket (tests point it elsewhere before the first entry). */
+extern const char *iad_journal_socket;
+
+/* --- http.c --- */
+/*
+ * A path's document (malloc'ed; NULL: out of memory): *code stays 200 or
+ * is set, *type is its Content-Type, *len its length.
+ */
+typedef char *(*iad_http_route)(void *cls, const char *path, unsigned int *code,
+				const char **type, size_t *len);
+/* A server on listening socket @lfd (its own from then on); NULL, errno set. */
+struct iad_http *iad_http_new(int lfd, iad_http_route route, void *cls);
+/* The fd to poll for input (an epoll fd), -1 for NULL. */
+int iad_http_fd(const struct iad_http *h);
+/* Accept, read, answer, write what is ready; close the slow. */
+void iad_http_run(struct iad_http *h, double now);
+double iad_http_wait(const struct iad_http *h, double wait_s);
+uint64_t iad_http_shut(const struct iad_http *h);
+void iad_http_free(struct iad_http *h);
+
 /* --- exporter.c --- */
 int iad_exporter_start(struct iad *d);
+/* The fd the loop polls for the exporter, -1 when it is off. */
+int iad_exporter_fd(const struct iad *d);
 void iad_exporter_stop(struct iad *d);
 void iad_exporter_run(struct iad *d);
 /* @wait_s, or less while connections are open (their deadline). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The log sink: journald with structured fields (libsystemd) when running
+ * The log sink: journald with structured fields (sd.c) when running
  * under systemd or when asked to; syslog when detached without it; stderr in
  * the foreground. Alerts and the daemon's own messages go the same way.
  */
@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include <systemd/sd-journal.h>
 #include <time.h>
 
 #include "iad.h"
@@ -48,12 +47,43 @@ static const char *prio_name(int prio)
 	return prio >= 0 && prio < 8 ? n[prio] : "?";
 }
 
+/* A journal entry's fields, "NAME=value" each (malloc'ed). */
+struct jfields {
+	char *f[32];
+	size_t n;
+};
+
+static __attribute__((format(printf, 2, 3))) void jadd(struct jfields *j, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (j->n == sizeof(j->f) / sizeof(j->f[0]))
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&j->f[j->n], fmt, ap) >= 0)
+		j->n++;
+	va_end(ap);
+}
+
+static void jsend(struct jfields *j)
+{
+	size_t i;
+
+	iad_journal_send(j->f, j->n);
+	for (i = 0; i < j->n; i++)
+		free(j->f[i]);
+}
+
 static void emit(int prio, const char *msg)
 {
+	struct jfields j = { .n = 0 };
+
 	switch (resolved) {
 	case IAD_LOG_JOURNAL:
-		sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", prio,
-				"SYSLOG_IDENTIFIER=iommu-accountd", NULL);
+		jadd(&j, "MESSAGE=%s", msg);
+		jadd(&j, "PRIORITY=%d", prio);
+		jadd(&j, "SYSLOG_IDENTIFIER=iommu-accountd");
+		jsend(&j);
 		break;
 	case IAD_LOG_SYSLOG:
 		syslog(prio, "%s", msg);
@@ -139,6 +169,7 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 	const char *cgpath = a->who.cgroup_id ? ia_cgroup_path(a->who.cgroup_id, cg, sizeof(cg)) :
 			     NULL;
 	struct ia_identity id = { 0 };
+	struct jfields j = { .n = 0 };
 	bool has_id;
 	const char *kind = iad_kind_name(d, ob->kind, kb, sizeof(kb));
 	const char *unit = iad_kind_unit(d, ob->kind);
@@ -183,26 +214,31 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		snprintf(locked, sizeof(locked), "%" PRIu64, a->locked_bytes);
 	}
 	holders_text(d, a, holders, sizeof(holders), hpids, sizeof(hpids));
-	sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", alert_prio(a),
-			"SYSLOG_IDENTIFIER=iommu-accountd",
-			"IOMMU_ACCOUNT_ALERT=%s", iad_alert_name(a),
-			"QUOTA_KIND=%s", kind, "OBJECT=%u", ob->id,
-			"UID=%u", a->who.present ? a->who.uid : ob->uid,
-			"CGROUP=%s", cg,
-			"IDENTITY=%s", idtext,
-			"CONTAINER_ID=%s", has_id ? id.container_id : "",
-			"POD_UID=%s", has_id ? id.pod_uid : "",
-			"RUNTIME=%s", has_id ? id.runtime : "",
-			"CGROUP_UNIT=%s", has_id ? id.unit : "",
-			"PID=%u", a->who.present ? a->who.pid : 0,
-			"COMM=%s", a->who.present ? a->who.comm : "",
-			"USED=%" PRIu64, ob->used,
-			"LIMIT=%s", rawlimit,
-			"RATE=%.6g", ob->rate,
-			"ETA_S=%.0f", ob->has_eta ? ob->eta_s : -1.0,
-			"REFUSED_BY=%s", a->state == IAD_FAILURE && a->refused_by ? a->refused_by : "",
-			"MEMLOCK_LIMIT=%s", memlock, "LOCKED_BYTES=%s", locked,
-			"HOLDERS=%s", holders, "HOLDER_PIDS=%s", hpids,
-			"SEQ=%" PRIu64, a->seq,
-			"KERNEL_TIME_NS=%" PRIu64, a->kernel_time_ns, NULL);
+	jadd(&j, "MESSAGE=%s", msg);
+	jadd(&j, "PRIORITY=%d", alert_prio(a));
+	jadd(&j, "SYSLOG_IDENTIFIER=iommu-accountd");
+	jadd(&j, "IOMMU_ACCOUNT_ALERT=%s", iad_alert_name(a));
+	jadd(&j, "QUOTA_KIND=%s", kind);
+	jadd(&j, "OBJECT=%u", ob->id);
+	jadd(&j, "UID=%u", a->who.present ? a->who.uid : ob->uid);
+	jadd(&j, "CGROUP=%s", cg);
+	jadd(&j, "IDENTITY=%s", idtext);
+	jadd(&j, "CONTAINER_ID=%s", has_id ? id.container_id : "");
+	jadd(&j, "POD_UID=%s", has_id ? id.pod_uid : "");
+	jadd(&j, "RUNTIME=%s", has_id ? id.runtime : "");
+	jadd(&j, "CGROUP_UNIT=%s", has_id ? id.unit : "");
+	jadd(&j, "PID=%u", a->who.present ? a->who.pid : 0);
+	jadd(&j, "COMM=%s", a->who.present ? a->who.comm : "");
+	jadd(&j, "USED=%" PRIu64, ob->used);
+	jadd(&j, "LIMIT=%s", rawlimit);
+	jadd(&j, "RATE=%.6g", ob->rate);
+	jadd(&j, "ETA_S=%.0f", ob->has_eta ? ob->eta_s : -1.0);
+	jadd(&j, "REFUSED_BY=%s", a->state == IAD_FAILURE && a->refused_by ? a->refused_by : "");
+	jadd(&j, "MEMLOCK_LIMIT=%s", memlock);
+	jadd(&j, "LOCKED_BYTES=%s", locked);
+	jadd(&j, "HOLDERS=%s", holders);
+	jadd(&j, "HOLDER_PIDS=%s", hpids);
+	jadd(&j, "SEQ=%" PRIu64, a->seq);
+	jadd(&j, "KERNEL_TIME_NS=%" PRIu64, a->kernel_time_ns);
+	jsend(&j);
 }

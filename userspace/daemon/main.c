@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <syslog.h>
-#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,7 +42,7 @@ static void reload(struct iad *d)
 		iad_log(d, LOG_ERR, "reload: %s; keeping the running configuration", err);
 		return;
 	}
-	relisten = strcmp(n.listen, d->cfg.listen) || !d->mhd;
+	relisten = strcmp(n.listen, d->cfg.listen) || !d->http;
 	d->cfg = n;
 	d->exec.warned_missing = false;
 	d->hist_said = false;
@@ -165,12 +164,12 @@ int main(int argc, char **argv)
 	d.now = iad_mono();
 	iad_source_init(&d);
 	iad_exporter_start(&d);
-	if (sd_watchdog_enabled(0, &wd_usec) > 0)
+	if (iad_watchdog_usec(&wd_usec))
 		wd_every = (double)wd_usec / 2e6;
 	iad_log(&d, LOG_NOTICE, "started: interval %g s, window %g s, horizon %g s, "
 		"warn %g%%, crit %g%%", d.cfg.interval_s, d.cfg.window_s, d.cfg.thr.horizon_s,
 		d.cfg.thr.warn * 100, d.cfg.thr.crit * 100);
-	sd_notify(0, "READY=1\nSTATUS=starting");
+	iad_notify("READY=1\nSTATUS=starting");
 
 	while (!stop) {
 		d.now = iad_mono();
@@ -178,7 +177,7 @@ int main(int argc, char **argv)
 		iad_exec_tick(&d);
 		iad_exporter_run(&d);
 		if (wd_every > 0 && d.now >= wd_next) {
-			sd_notifyf(0, "WATCHDOG=1\nSTATUS=%s, %zu object(s), %llu alert(s)",
+			iad_notify("WATCHDOG=1\nSTATUS=%s, %zu object(s), %llu alert(s)",
 				   d.up ? "source up" : "waiting for iommu_account", d.objs.n,
 				   (unsigned long long)(d.alerts[1] + d.alerts[2] + d.alerts[3]));
 			wd_next = d.now + wd_every;
@@ -195,7 +194,7 @@ int main(int argc, char **argv)
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = iad_source_event_fd(&d), .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = iad_source_ctrl_fd(&d), .events = POLLIN };
-		pfd[n++] = (struct pollfd){ .fd = d.mhd_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = iad_exporter_fd(&d), .events = POLLIN };
 		if (poll(pfd, n, (int)ceil(wait_s * 1000)) < 0 && errno != EINTR) {
 			iad_log(&d, LOG_ERR, "poll: %s", strerror(errno));
 			break;
@@ -218,7 +217,7 @@ int main(int argc, char **argv)
 		if (pfd[3].revents)
 			iad_exporter_run(&d);
 	}
-	sd_notify(0, "STOPPING=1");
+	iad_notify("STOPPING=1");
 	iad_log(&d, LOG_NOTICE, "stopping");
 	/* Hooks still running are left to finish; their group is not ours to kill. */
 	iad_exporter_stop(&d);
