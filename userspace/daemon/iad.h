@@ -35,6 +35,9 @@
 struct nl_sock;
 struct MHD_Daemon;
 
+/* The holder series are taken again at least this often when no pot moves. */
+#define IAD_HOLDERS_REFRESH_S 60.0
+
 /* Slots for running hooks: [exec] max_running is at most this (a reload may change it). */
 #define IAD_EXEC_SLOTS 64
 
@@ -108,6 +111,7 @@ struct iad {
 		char *path;		/* the kernel's path of the cgroup */
 	} *hs;
 	size_t nhs;
+	double hs_at;			/* when they were taken; 0: never since connecting */
 	struct iad_http *http;		/* the exporter's server, or NULL */
 };
 

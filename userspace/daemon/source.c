@@ -288,6 +288,7 @@ void iad_hseries_free(struct iad *d)
 	free(d->hs);
 	d->hs = NULL;
 	d->nhs = 0;
+	d->hs_at = 0;
 }
 
 struct hs_poll {
@@ -345,6 +346,14 @@ static void holders_poll(struct iad *d)
 
 	if (!d->cfg.listen[0] || d->cfg.holders < 1)
 		return;
+	/*
+	 * The dump walks every process: taken when a poll saw a figure
+	 * change, else at most every IAD_HOLDERS_REFRESH_S (a charge that
+	 * moves between processes, or a process between cgroups, without
+	 * changing a pot shows then).
+	 */
+	if (d->hs_at > 0 && !d->poll_changed && d->now - d->hs_at < IAD_HOLDERS_REFRESH_S)
+		return;
 	if (ia_get_procs(&d->req, NULL, NULL, hs_cb, &hp)) {
 		for (i = 0; i < hp.n; i++)
 			free(hp.v[i].path);
@@ -362,6 +371,7 @@ static void holders_poll(struct iad *d)
 	iad_hseries_free(d);
 	d->hs = hp.v;
 	d->nhs = k;
+	d->hs_at = d->now > 0 ? d->now : 1;
 }
 
 static int poll_once(struct iad *d, bool first)
