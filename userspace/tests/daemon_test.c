@@ -62,6 +62,14 @@ static struct iad_thr thr80(void)
 }
 
 /* Feed @used at time @t and evaluate, as a poll does. */
+/* A test's own object (on its stack): the sample rings the model gave it. */
+static void ob_rings_free(struct iad_obj *ob)
+{
+	free(ob->hist);
+	free(ob->floor);
+	ob->hist = ob->floor = NULL;
+}
+
 static bool feed(struct iad_obj *ob, double t, uint64_t used, const struct iad_thr *thr,
 		 struct iad_alert *a)
 {
@@ -92,8 +100,7 @@ static void trend_is_exact_on_a_line(void **state)
 	/* From the window's peak (the newest value) to the limit: (1000000 - 23200) / 37. */
 	assert_true(fabs(ob.peak - 23200) < 1e-9);
 	assert_true(fabs(ob.eta_s - (1000000.0 - 23200) / 37) < 1e-6);
-	free(ob.hist);
-	free(ob.floor);
+	ob_rings_free(&ob);
 }
 
 static void trend_needs_three_floor_points_and_forgets_outside_the_fit(void **state)
@@ -120,8 +127,7 @@ static void trend_needs_three_floor_points_and_forgets_outside_the_fit(void **st
 		iad_obj_sample(&ob, i, &t);
 	assert_true(fabs(ob.rate) < 1e-9);
 	assert_false(ob.has_eta);
-	free(ob.hist);
-	free(ob.floor);
+	ob_rings_free(&ob);
 }
 
 static void trend_least_squares_not_endpoints(void **state)
@@ -157,8 +163,7 @@ static void trend_survives_ring_wrap(void **state)
 	assert_int_equal(ob.nfloor, IAD_FLOORS);
 	assert_true(fabs(ob.rate - 8192) < 1e-6);
 	assert_true(fabs(ob.long_rate - 8192) < 1e-6);
-	free(ob.hist);
-	free(ob.floor);
+	ob_rings_free(&ob);
 }
 
 static void flat_run_then_change_keeps_the_trend(void **state)
@@ -185,8 +190,7 @@ static void flat_run_then_change_keeps_the_trend(void **state)
 	assert_true(fabs(ob.rate - 50) < 1e-9);
 	/* The trend window still holds the flat floor: its fit rises slower. */
 	assert_true(ob.long_rate > 0 && ob.long_rate < 50);
-	free(ob.hist);
-	free(ob.floor);
+	ob_rings_free(&ob);
 }
 
 static void objects_sorted_and_found(void **state)
@@ -233,6 +237,7 @@ static void levels_go_up_once_each(void **state)
 	assert_true(feed(&ob, 4, 950, &t, &a));
 	assert_int_equal(a.state, IAD_CRITICAL);
 	assert_false(feed(&ob, 5, 999, &t, &a));
+	ob_rings_free(&ob);
 }
 
 static void hysteresis_holds_then_clears(void **state)
@@ -264,6 +269,7 @@ static void hysteresis_holds_then_clears(void **state)
 	assert_true(feed(&ob, 67, 1000, &t, &a));
 	assert_int_equal(a.state, IAD_CRITICAL);
 	assert_int_equal(ob.alerts, 4);
+	ob_rings_free(&ob);
 }
 
 static void trend_warns_before_the_level(void **state)
@@ -298,8 +304,7 @@ static void trend_warns_before_the_level(void **state)
 	assert_int_equal(a.state, IAD_OK);
 	assert_non_null(strstr(a.reason, "the prediction no longer holds: "));
 	assert_non_null(strstr(a.reason, ", beyond the horizon 10 min; utilisation "));
-	free(ob.hist);
-	free(ob.floor);
+	ob_rings_free(&ob);
 }
 
 static void failure_holds_until_below_warn_minus_hysteresis(void **state)
@@ -326,6 +331,7 @@ static void failure_holds_until_below_warn_minus_hysteresis(void **state)
 	assert_true(feed(&ob, 65, 100, &t, &a));
 	assert_string_equal(iad_alert_name(&a), "CLEARED");
 	assert_int_equal(a.prev, IAD_FAILURE);
+	ob_rings_free(&ob);
 }
 
 /*
@@ -362,6 +368,7 @@ static void failure_after_a_drain_is_a_new_episode(void **state)
 	assert_false(feed(&ob, 8, 0, &t, &a));
 	assert_true(iad_obj_fail(&ob, 9, &first, 12, 8192, 80, reason, sizeof(reason), &a));
 	assert_int_equal(a.who.pid, 42);
+	ob_rings_free(&ob);
 }
 
 static void no_limit_means_no_alert_and_gone_clears(void **state)
@@ -378,6 +385,7 @@ static void no_limit_means_no_alert_and_gone_clears(void **state)
 	assert_true(iad_obj_gone(&ob, 2, &a));
 	assert_string_equal(iad_alert_name(&a), "CLEARED");
 	assert_false(iad_obj_gone(&ob, 3, &a));
+	ob_rings_free(&ob);
 }
 
 /* --- configuration ------------------------------------------------------------- */
@@ -577,6 +585,7 @@ static void exec_hook_gets_the_alert_as_json(void **state)
 	assert_non_null(strstr(buf, "\"limit\":1000"));
 	assert_non_null(strstr(buf, "\"utilization\":0.900000"));
 	assert_non_null(strstr(buf, "\"reason\":\"utilisation 90.0% >= warning 80%\""));
+	ob_rings_free(&ob);
 }
 
 static void exec_hung_hook_is_killed_and_alerting_goes_on(void **state)
@@ -622,6 +631,7 @@ static void exec_hung_hook_is_killed_and_alerting_goes_on(void **state)
 		assert_false(alive(pid));
 	fclose(f);
 	assert_int_equal(i, 3);
+	ob_rings_free(&ob);
 }
 
 static void exec_missing_program_is_said_once(void **state)
@@ -636,6 +646,7 @@ static void exec_missing_program_is_said_once(void **state)
 	assert_int_equal(d->exec.started, 0);
 	assert_int_equal(d->exec.failed, 2);
 	assert_true(d->exec.warned_missing);
+	ob_rings_free(&ob);
 }
 
 /* --- exporter documents ----------------------------------------------------------- */
@@ -746,6 +757,7 @@ static void exporter_port_in_use_said_and_others_go_on(void **state)
 	snprintf(d.cfg.listen, sizeof(d.cfg.listen), "localhost");
 	assert_int_equal(iad_exporter_start(&d), -1);
 	close(fd);
+	ob_rings_free(&ob);
 }
 
 /* --- the exporter against a slowloris ---------------------------------------------- */
