@@ -66,6 +66,7 @@ struct iad_conn {
 	double since;			/* the connection, or its last response */
 	double last;			/* the last byte either way */
 	bool close_after;		/* the response ends the connection */
+	bool http10;			/* the request was HTTP/1.0 */
 	bool served;			/* a response was sent */
 	char in[IAD_HTTP_HEAD];
 	size_t nin;
@@ -198,7 +199,8 @@ static void respond(struct iad_conn *k, unsigned int code, const char *type, cha
 		     "Content-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
 		     code, reason(code), date, type, len,
 		     code == 405 ? "Allow: GET, HEAD\r\n" : "",
-		     k->close_after ? "Connection: close\r\n" : "");
+		     k->close_after ? "Connection: close\r\n" :
+		     k->http10 ? "Connection: keep-alive\r\n" : "");
 	if (head_only)
 		len = 0;
 	k->out = malloc(n + len);
@@ -227,7 +229,7 @@ static void respond_text(struct iad_conn *k, unsigned int code, const char *text
 static void request(struct iad_http *h, struct iad_conn *k, char *req)
 {
 	char *line, *save, *method, *target, *version, *p;
-	bool http10, keep = false, close = false, body = false;
+	bool keep = false, close = false, body = false;
 	bool head_only;
 	unsigned int code = 200;
 	const char *type = NULL;
@@ -252,9 +254,9 @@ static void request(struct iad_http *h, struct iad_conn *k, char *req)
 	if (strncmp(version, "HTTP/", 5) || !version[5]) {
 		goto bad;
 	} else if (!strcmp(version, "HTTP/1.1")) {
-		http10 = false;
+		k->http10 = false;
 	} else if (!strcmp(version, "HTTP/1.0")) {
-		http10 = true;
+		k->http10 = true;
 	} else {
 		k->close_after = true;
 		respond_text(k, 505, "only HTTP/1.0 and HTTP/1.1\n", false);
@@ -286,7 +288,8 @@ static void request(struct iad_http *h, struct iad_conn *k, char *req)
 				body = true;
 		}
 	}
-	k->close_after = close || (http10 && !keep);
+	/* HTTP/1.0 persists only with keep-alive, and then says so in the answer. */
+	k->close_after = close || (k->http10 && !keep);
 	head_only = !strcmp(method, "HEAD");
 	if (body) {
 		respond_text(k, 413, "no request body is accepted\n", head_only);

@@ -1011,7 +1011,7 @@ static void exporter_http_keeps_connections_and_answers_pipelined_requests(void 
 		}
 		assert_int_equal(have, want);
 		assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
-		assert_false(http_head_has(buf, "Connection: close"));
+		assert_true(http_head_has(buf, "Connection: keep-alive\r\n"));
 	}
 	close(fd);
 	/* HTTP/1.0 without keep-alive: closed after its answer. */
