@@ -112,6 +112,8 @@ struct iad {
 	} *hs;
 	size_t nhs;
 	double hs_at;			/* when they were taken; 0: never since connecting */
+	bool hs_moved;			/* the last dump followed a change */
+	bool hs_stale;			/* an event came since the last dump */
 	struct iad_http *http;		/* the exporter's server, or NULL */
 };
 

@@ -341,19 +341,25 @@ static int by_uid_bytes(const void *a, const void *b)
  */
 static void holders_poll(struct iad *d)
 {
+	bool moved = d->poll_changed || d->hs_stale || d->hs_moved;
 	struct hs_poll hp = { 0 };
 	size_t i, k = 0, rank = 0;
 
 	if (!d->cfg.listen[0] || d->cfg.holders < 1)
 		return;
 	/*
-	 * The dump walks every process: taken when a poll saw a figure
-	 * change, else at most every IAD_HOLDERS_REFRESH_S (a charge that
-	 * moves between processes, or a process between cgroups, without
-	 * changing a pot shows then).
+	 * The dump walks every process: taken when this poll saw a figure
+	 * change or an event came since the last dump (events move figures
+	 * between polls), and once more at the poll after (the kernel records
+	 * a process's charge just after the pot takes it: a dump right at the
+	 * last change can miss it); else at most every IAD_HOLDERS_REFRESH_S
+	 * (a charge that moves between processes, or a process between
+	 * cgroups, without changing a pot shows then).
 	 */
-	if (d->hs_at > 0 && !d->poll_changed && d->now - d->hs_at < IAD_HOLDERS_REFRESH_S)
+	if (d->hs_at > 0 && !moved && d->now - d->hs_at < IAD_HOLDERS_REFRESH_S)
 		return;
+	d->hs_moved = d->poll_changed || d->hs_stale;
+	d->hs_stale = false;
 	if (ia_get_procs(&d->req, NULL, NULL, hs_cb, &hp)) {
 		for (i = 0; i < hp.n; i++)
 			free(hp.v[i].path);
@@ -757,6 +763,7 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 	const char *by;
 	uint32_t id;
 
+	d->hs_stale = true;	/* the holders may have moved with it */
 	if (!event_object(ev, &id)) {
 		d->resync = true;	/* a kind whose events we cannot place: re-read all */
 		return;
