@@ -33,7 +33,6 @@
 #include "model.h"
 
 struct nl_sock;
-struct MHD_Daemon;
 
 /* The holder series are taken again at least this often when no pot moves. */
 #define IAD_HOLDERS_REFRESH_S 60.0

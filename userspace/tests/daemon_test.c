@@ -804,78 +804,6 @@ static int http_connect(uint16_t port)
 	return fd;
 }
 
-/*
- * 2,000 connections that sent half a request and then nothing hold the
- * exporter; a scrape still gets its page, and the slow ones are shut down.
- */
-static void exporter_serves_a_scrape_beside_2000_half_requests(void **state)
-{
-	static struct iad d;
-	static const char half[] = "GET /metrics HTTP/1.1\r\nHost: a\r\n";
-	static const char full[] = "GET /metrics HTTP/1.0\r\n\r\n";
-	struct rlimit rl = { 8192, 8192 };
-	int *fds, i, fd, closed = 0, n;
-	char buf[65536];
-	size_t got = 0;
-	double t0, t1;
-	pthread_t th;
-	uint16_t port;
-
-	(void)state;
-	getrlimit(RLIMIT_NOFILE, &rl);
-	rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	memset(&d, 0, sizeof(d));
-	sinks(&d);
-	iad_config_defaults(&d.cfg);
-	d.cfg.log = IAD_LOG_STDERR;
-	d.foreground = true;
-	iad_log_open(&d);
-	port = free_port();
-	snprintf(d.cfg.listen, sizeof(d.cfg.listen), "127.0.0.1:%u", port);
-	assert_int_equal(iad_exporter_start(&d), 0);
-	http_stop = 0;
-	assert_int_equal(pthread_create(&th, NULL, http_loop, &d), 0);
-	fds = calloc(2000, sizeof(*fds));
-	assert_non_null(fds);
-	for (i = 0; i < 2000; i++) {
-		fds[i] = http_connect(port);
-		assert_true(fds[i] >= 0);
-		assert_int_equal(write(fds[i], half, sizeof(half) - 1), (ssize_t)sizeof(half) - 1);
-	}
-	/* The scrape, while all 2,000 are held open by their client. */
-	t0 = now_s();
-	fd = http_connect(port);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, full, sizeof(full) - 1), (ssize_t)sizeof(full) - 1);
-	while (got < sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += (size_t)n;
-	t1 = now_s();
-	buf[got] = 0;
-	close(fd);
-	print_message("# exporter: a scrape beside 2,000 half requests took %.3f s; "
-		      "%llu slow connections shut down\n", t1 - t0,
-		      (unsigned long long)iad_exporter_shut(&d));
-	assert_non_null(strstr(buf, " 200 OK"));
-	assert_non_null(strstr(buf, "iommu_account_up "));
-	/* Every half request was shut down (its deadline, or to make room): EOF. */
-	for (i = 0; i < 2000; i++) {
-		struct timeval tv = { 10, 0 };
-
-		setsockopt(fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		closed += read(fds[i], buf, sizeof(buf)) <= 0;
-		close(fds[i]);
-	}
-	assert_int_equal(closed, 2000);
-	assert_true(iad_exporter_shut(&d) > 0);
-	http_stop = 1;
-	pthread_join(th, NULL);
-	iad_exporter_stop(&d);
-	free(fds);
-}
-
-/* --- the exporter's HTTP server (http.c) ------------------------------------------ */
-
 static struct iad http_d;
 static pthread_t http_th;
 
@@ -903,6 +831,64 @@ static void http_down(void)
 	pthread_join(http_th, NULL);
 	iad_exporter_stop(&http_d);
 }
+
+/*
+ * 2,000 connections that sent half a request and then nothing hold the
+ * exporter; a scrape still gets its page, and the slow ones are shut down.
+ */
+static void exporter_serves_a_scrape_beside_2000_half_requests(void **state)
+{
+	static const char half[] = "GET /metrics HTTP/1.1\r\nHost: a\r\n";
+	static const char full[] = "GET /metrics HTTP/1.0\r\n\r\n";
+	struct rlimit rl = { 8192, 8192 };
+	int *fds, i, fd, closed = 0, n;
+	char buf[65536];
+	size_t got = 0;
+	double t0, t1;
+	uint16_t port;
+
+	(void)state;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	port = http_up();
+	fds = calloc(2000, sizeof(*fds));
+	assert_non_null(fds);
+	for (i = 0; i < 2000; i++) {
+		fds[i] = http_connect(port);
+		assert_true(fds[i] >= 0);
+		assert_int_equal(write(fds[i], half, sizeof(half) - 1), (ssize_t)sizeof(half) - 1);
+	}
+	/* The scrape, while all 2,000 are held open by their client. */
+	t0 = now_s();
+	fd = http_connect(port);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, full, sizeof(full) - 1), (ssize_t)sizeof(full) - 1);
+	while (got < sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	t1 = now_s();
+	buf[got] = 0;
+	close(fd);
+	print_message("# exporter: a scrape beside 2,000 half requests took %.3f s; "
+		      "%llu slow connections shut down\n", t1 - t0,
+		      (unsigned long long)iad_exporter_shut(&http_d));
+	assert_non_null(strstr(buf, " 200 OK"));
+	assert_non_null(strstr(buf, "iommu_account_up "));
+	/* Every half request was shut down (its deadline, or to make room): EOF. */
+	for (i = 0; i < 2000; i++) {
+		struct timeval tv = { 10, 0 };
+
+		setsockopt(fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		closed += read(fds[i], buf, sizeof(buf)) <= 0;
+		close(fds[i]);
+	}
+	assert_int_equal(closed, 2000);
+	assert_true(iad_exporter_shut(&http_d) > 0);
+	http_down();
+	free(fds);
+}
+
+/* --- the exporter's HTTP server (http.c) ------------------------------------------ */
 
 /* Send @req on a new connection and read until the server closes it (5 s at most). */
 static size_t http_exchange(uint16_t port, const char *req, size_t reqlen, char *buf, size_t cap)
