@@ -67,6 +67,7 @@ struct ia_ml_rec {
 	enum ia_consumer consumer;
 	u64 pages;
 	struct pid *pid;		/* the charging process (tgid) */
+	struct ia_ml_user *acct;	/* @uid's entry once looked up (entries live until exit) */
 	bool closed;			/* its ring was closed */
 	/* iommufd: kept at 0 pages until the object goes; where it charges */
 	bool keep;

@@ -37,6 +37,7 @@ struct ia_ml_active {
 	const void *ctx;
 	void **pimu;			/* per-buffer mode: where the kernel stores it */
 	kuid_t uid;
+	struct ia_ml_user *u;		/* @uid's ledger entry, found by the charge */
 	u64 pages;			/* charged inside this call */
 };
 
@@ -178,6 +179,7 @@ static void ia_ml_charge_ret(void *data, unsigned long rv)
 	if (a) {
 		a->pages += c->pages;
 		a->uid = c->user->uid;
+		a->u = u;
 	}
 	ia_ml_thresholds(u, consumer, c->pages, pot, limit);
 out:
@@ -256,7 +258,7 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 		ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
 		goto out;
 	}
-	u = ia_ml_user_get(a->uid);
+	u = a->u;	/* set with a->pages, under this lock */
 	r = ia_ml_rec_of(key);
 	if (r && (!ia_ml_per_ring || r->closed || !uid_eq(r->uid, a->uid))) {
 		/* A buffer (or ring) at the address of one we never saw released. */
@@ -270,10 +272,10 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 			ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
 			goto out;
 		}
+		r->acct = u;
 	}
 	r->pages += a->pages;
-	if (u)
-		u->pages[r->consumer] += a->pages;
+	u->pages[r->consumer] += a->pages;
 out:
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
