@@ -26,6 +26,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# runner_line OUT: the line a runner (plan_run --hold, its stdout on the FIFO
+# OUT) prints once its workload has run, waited for by reading it: no time
+# bound of its own (a 20 s poll was once outrun, on 6.1 in CI, where this
+# test took 182 s instead of 71 after the other tests had fragmented memory:
+# the pot read 0, before the workload), an empty line if the runner died
+# first; a hung runner meets the VM harness's time limit.
+runner_line() {
+	IFS= read -r runner_l <"$1"
+	printf '%s\n' "$runner_l"
+}
+
 echo "TAP version 13"
 modprobe vfio_iommu_type1 && modprobe vfio_pci
 # Earlier tests of the boot fragment memory: compact it, so that huge pages
@@ -70,14 +81,14 @@ workload() {
 	prc=$?
 	capopt=""
 	[ "$cap" = yes ] && capopt=--cap-ipc-lock
-	rm -f "$tmp/run.json" "$tmp/fifo"
-	mkfifo "$tmp/fifo"
+	rm -f "$tmp/run.json" "$tmp/fifo" "$tmp/out"
+	mkfifo "$tmp/fifo" "$tmp/out"
 	# shellcheck disable=SC2086
 	plan_run --uid "$uid" --memlock "$memlock" $capopt --hold "$@" <"$tmp/fifo" \
-		>"$tmp/run.json" 2>"$tmp/run.err" &
+		>"$tmp/out" 2>"$tmp/run.err" &
 	run=$!
 	exec 4>"$tmp/fifo"
-	until_ok 400 grep -q '^{' "$tmp/run.json"
+	runner_line "$tmp/out" >"$tmp/run.json"
 	pot=$(iommu-accountctl -j uids --uid "$uid" 2>/dev/null | jq '.[0].locked_bytes')
 	exec 4>&-
 	wait "$run"
@@ -134,12 +145,12 @@ workload "io_uring as root without CAP_IPC_LOCK, 2 x 1 MiB under 64 MiB" 0 64M n
 	"uring entries=8 buffers=2 size=1M"
 
 # The shared pot: uid 4112 holds 6 MiB in another process.
-mkfifo "$tmp/hold"
+mkfifo "$tmp/hold" "$tmp/hold.out"
 plan_run --uid 4112 --memlock 16M --hold "uring entries=8 buffers=6 size=1M" <"$tmp/hold" \
-	>"$tmp/holder.json" 2>&1 &
+	>"$tmp/hold.out" 2>"$tmp/holder.err" &
 hold=$!
 exec 5>"$tmp/hold"
-until_ok 400 grep -q '^{' "$tmp/holder.json"
+runner_line "$tmp/hold.out" >"$tmp/holder.json"
 check "holder: uid 4112 holds 6 MiB" jqt '.failed == null' "$(cat "$tmp/holder.json")"
 workload "shared pot: 3 x 1 MiB more under 8 MiB while 6 MiB are held" 4112 8M no \
 	"uring entries=8 buffers=3 size=1M"
@@ -196,12 +207,12 @@ check "memcg of 256 MiB: plan says it fits, and it ran, 64 MiB pinned" sh -c "[ 
 	printf '%s' \"\$1\" | jq -e 'any(.counters[]; .counter == \"memcg\" and .limit == 268435456 and
 		.estimate)' >/dev/null && jq -e '.failed == null and .vmlck == 67108864' '$tmp/cg.json' >/dev/null" _ "$out"
 # explain uid names the memcg and the kernel's OOM kill in it.
-mkfifo "$tmp/cghold"
+mkfifo "$tmp/cghold" "$tmp/cghold.out"
 incg plan_run --uid 4131 --memlock 8M --hold "uring entries=8 buffers=1 size=1M" <"$tmp/cghold" \
-	>"$tmp/cgh.json" 2>&1 &
+	>"$tmp/cghold.out" 2>"$tmp/cgh.err" &
 hold=$!
 exec 5>"$tmp/cghold"
-until_ok 400 grep -q '^{' "$tmp/cgh.json"
+runner_line "$tmp/cghold.out" >"$tmp/cgh.json"
 json=$(iommu-accountctl -j explain uid 4131)
 text=$(iommu-accountctl explain uid 4131)
 exec 5>&-
