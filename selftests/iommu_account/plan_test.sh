@@ -28,8 +28,8 @@ trap cleanup EXIT
 
 # runner_line OUT: the line a runner (plan_run --hold, its stdout on the FIFO
 # OUT) prints once its workload has run, waited for by reading it: no time
-# bound of its own (a 20 s poll was once outrun, on 6.1 in CI, where this
-# test took 182 s instead of 71 after the other tests had fragmented memory:
+# bound of its own (a 20 s poll was most likely outrun on 6.1 in a full run,
+# where this test took 182 s instead of 71 after the boot's other tests:
 # the pot read 0, before the workload), an empty line if the runner died
 # first; a hung runner meets the VM harness's time limit.
 runner_line() {
