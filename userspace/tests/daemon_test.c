@@ -54,6 +54,16 @@ static void sinks(struct iad *d)
 	iad_sink_add(d, iad_exec_alert);
 }
 
+/* A daemon as the tests run it: zeroed, the test's sinks, defaults, in the foreground, logging to stderr. */
+static void test_iad(struct iad *d)
+{
+	memset(d, 0, sizeof(*d));
+	sinks(d);
+	iad_config_defaults(&d->cfg);
+	d->cfg.log = IAD_LOG_STDERR;
+	d->foreground = true;
+}
+
 static struct iad_thr thr80(void)
 {
 	struct iad_thr t = { .warn = 0.80, .crit = 0.95, .hysteresis = 0.05,
@@ -487,11 +497,7 @@ static struct iad *exec_iad(const char *program, double timeout, unsigned int ma
 	static struct iad d;
 
 	iad_exec_fini(&d);
-	memset(&d, 0, sizeof(d));
-	sinks(&d);
-	iad_config_defaults(&d.cfg);
-	d.cfg.log = IAD_LOG_STDERR;
-	d.foreground = true;
+	test_iad(&d);
 	snprintf(d.cfg.exec_program, sizeof(d.cfg.exec_program), "%s", program);
 	d.cfg.exec_timeout_s = timeout;
 	d.cfg.exec_max = max;
@@ -739,11 +745,7 @@ static void exporter_port_in_use_said_and_others_go_on(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(listen(fd, 1), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	memset(&d, 0, sizeof(d));
-	sinks(&d);
-	iad_config_defaults(&d.cfg);
-	d.cfg.log = IAD_LOG_STDERR;
-	d.foreground = true;
+	test_iad(&d);
 	iad_log_open(&d);
 	snprintf(d.cfg.listen, sizeof(d.cfg.listen), "127.0.0.1:%u", ntohs(sa.sin_port));
 	assert_int_equal(iad_exporter_start(&d), -1);
@@ -812,11 +814,7 @@ static uint16_t http_up(void)
 {
 	uint16_t port = free_port();
 
-	memset(&http_d, 0, sizeof(http_d));
-	sinks(&http_d);
-	iad_config_defaults(&http_d.cfg);
-	http_d.cfg.log = IAD_LOG_STDERR;
-	http_d.foreground = true;
+	test_iad(&http_d);
 	iad_log_open(&http_d);
 	snprintf(http_d.cfg.listen, sizeof(http_d.cfg.listen), "127.0.0.1:%u", port);
 	assert_int_equal(iad_exporter_start(&http_d), 0);
