@@ -94,6 +94,9 @@ fresh_container "after the reloads"
 echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 # A fresh pot: uid 1001 holds one 1 MiB buffer; the parts add up to the kernel's counter.
 fresh_pot() {
+	# Removed first, as in fresh_container: the job truncates it only once
+	# it runs, and the wait must not read the first call's "hold 0".
+	rm -f "$tmp/h.txt"
 	runas 1001 uring_bench hold 1048576 >"$tmp/h.txt" 2>&1 &
 	hold=$!
 	until_ok 200 grep -q '^hold 0' "$tmp/h.txt"
