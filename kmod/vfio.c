@@ -89,6 +89,8 @@ struct ia_vfio_container {
 	unsigned int ngroups, gcap;
 	unsigned int nbacked;		/* of those, IOMMU-backed */
 	struct ia_levels levels;
+	u64 raise_at;			/* entries from which a level is raised */
+	u64 rearm_below;		/* entries below which one is re-armed */
 	u64 missed_base;		/* ioctl probe misses when it was created */
 	struct ia_coalesce co;
 };
@@ -100,6 +102,7 @@ struct ia_vfio_active {
 	unsigned long arg;		/* the caller's request (user address) */
 	struct ia_vfio_container *c;		/* its record, NULL if untracked */
 	void *dma;			/* the mapping being pinned */
+	struct ia_vfio_dma *d;		/* its record, NULL if none */
 	bool created;			/* a mapping record was made by this call */
 };
 
@@ -110,6 +113,20 @@ DEFINE_SPINLOCK(ia_vfio_lock);
 static DEFINE_HASHTABLE(ia_vfio_containers, 6);
 static DEFINE_HASHTABLE(ia_vfio_dmas, 14);
 static struct kmem_cache *ia_vfio_dma_cache;
+
+/*
+ * Mapping records given back, kept for the next one (a runtime that maps and
+ * unmaps small buffers would otherwise pay a slab allocation and a free per
+ * pair). Under ia_vfio_lock; the records hold nothing. Not under KASAN, which
+ * must see every free to catch a record used after it went.
+ */
+#ifdef CONFIG_KASAN
+#define IA_VFIO_SPARE_MAX 0
+#else
+#define IA_VFIO_SPARE_MAX 64
+#endif
+static HLIST_HEAD(ia_vfio_spare);
+static unsigned int ia_vfio_nspare;
 static u32 ia_vfio_next_id = 1;
 static u32 ia_vfio_ntracked;
 static struct ia_thresholds ia_vfio_th = { .warn = 800, .crit = 950 };
@@ -175,6 +192,32 @@ static u64 ia_vfio_pm(const struct ia_vfio_container *c)
 }
 
 /*
+ * The entry counts at which the levels change, from the levels raised, the
+ * thresholds and the limit: a level of line L is reached when
+ * floor(entries * 1000 / limit) >= L, that is when entries >= ceil(L * limit
+ * / 1000), and re-armed below that. The paths that count entries compare
+ * with these two figures and call the level code only when one is crossed
+ * (a map and an unmap of 4 KiB otherwise paid two calls and a division).
+ */
+static void ia_vfio_levels_bounds(struct ia_vfio_container *c)
+{
+	unsigned int l;
+	u64 at;
+
+	c->raise_at = U64_MAX;
+	c->rearm_below = 0;
+	if (!c->info.limit)
+		return;
+	for (l = 0; l < IA_LEVEL_COUNT; l++) {
+		at = DIV_ROUND_UP_ULL((u64)ia_level_line(&ia_vfio_th, l) * c->info.limit, 1000);
+		if (c->levels.raised & BIT(l))
+			c->rearm_below = max(c->rearm_below, at);
+		else
+			c->raise_at = min(c->raise_at, at);
+	}
+}
+
+/*
  * Raise an event for each level the count has reached that is not raised
  * yet (every level, not the highest only: a jump past both says both).
  * @who: the owner to name, or NULL for the current task.
@@ -185,9 +228,10 @@ static void ia_vfio_levels_raise(struct ia_vfio_container *c, const struct ia_ow
 	struct ia_event ev;
 
 	lockdep_assert_held(&ia_vfio_lock);
-	if (!c->info.limit)
+	if (c->info.entries < c->raise_at)
 		return;
 	raised = ia_levels_raise(&c->levels, &ia_vfio_th, ia_vfio_pm(c), false);
+	ia_vfio_levels_bounds(c);
 	for (l = 0; l < IA_LEVEL_COUNT && ia_events_wanted(); l++) {
 		if (!(raised & BIT(l)))
 			continue;
@@ -204,11 +248,35 @@ static void ia_vfio_levels_raise(struct ia_vfio_container *c, const struct ia_ow
  */
 static void ia_vfio_levels_rearm(struct ia_vfio_container *c)
 {
-	if (c->info.limit)
-		ia_levels_rearm(&c->levels, &ia_vfio_th, 0, ia_vfio_pm(c));
+	if (c->info.entries >= c->rearm_below)
+		return;
+	ia_levels_rearm(&c->levels, &ia_vfio_th, 0, ia_vfio_pm(c));
+	ia_vfio_levels_bounds(c);
 }
 
 /* --- mapping records (ia_vfio_lock held) ---------------------------------------------- */
+
+static struct ia_vfio_dma *ia_vfio_dma_alloc(void)
+{
+	struct ia_vfio_dma *d;
+
+	if (!ia_vfio_nspare)
+		return kmem_cache_alloc(ia_vfio_dma_cache, GFP_ATOMIC);
+	d = hlist_entry(ia_vfio_spare.first, struct ia_vfio_dma, hnode);
+	hlist_del(&d->hnode);
+	ia_vfio_nspare--;
+	return d;
+}
+
+static void ia_vfio_dma_free(struct ia_vfio_dma *d)
+{
+	if (ia_vfio_nspare < IA_VFIO_SPARE_MAX) {
+		hlist_add_head(&d->hnode, &ia_vfio_spare);
+		ia_vfio_nspare++;
+		return;
+	}
+	kmem_cache_free(ia_vfio_dma_cache, d);
+}
 
 static void ia_vfio_dma_del(struct ia_vfio_dma *d)
 {
@@ -221,7 +289,7 @@ static void ia_vfio_dma_del(struct ia_vfio_dma *d)
 		c->info.entries--;
 	c->info.mapped_bytes -= d->size;
 	c->info.pinned_pages -= d->pinned;
-	kmem_cache_free(ia_vfio_dma_cache, d);
+	ia_vfio_dma_free(d);
 }
 
 static void ia_vfio_container_del(struct ia_vfio_container *c)
@@ -230,7 +298,7 @@ static void ia_vfio_container_del(struct ia_vfio_container *c)
 
 	list_for_each_entry_safe(d, tmp, &c->dmas, cnode) {
 		hash_del(&d->hnode);
-		kmem_cache_free(ia_vfio_dma_cache, d);
+		ia_vfio_dma_free(d);
 	}
 	hash_del(&c->hnode);
 	ia_vfio_ntracked--;
@@ -267,6 +335,7 @@ static void ia_vfio_open_ret(void *data, unsigned long rv)
 	ia_owner_current(&c->info.owner);
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	c->info.id = ia_vfio_next_id++;
+	ia_vfio_levels_bounds(c);	/* under the lock: the thresholds' */
 	hash_add(ia_vfio_containers, &c->hnode, (unsigned long)iommu);
 	ia_vfio_ntracked++;
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
@@ -298,6 +367,7 @@ static void ia_vfio_map_begin(struct ia_vfio_active *a, void *iommu, unsigned lo
 	a->iommu = iommu;
 	a->arg = arg;
 	a->dma = NULL;
+	a->d = NULL;
 	a->created = false;
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	a->c = ia_vfio_find(iommu);
@@ -418,9 +488,17 @@ static void ia_vfio_pin(unsigned long dma_arg, unsigned long vaddr, unsigned lon
 	}
 	a->dma = dma;
 	c = a->c;
-	if (!c || ia_vfio_find_dma(dma))
-		goto out;	/* untracked container, or a further chunk */
-	d = kmem_cache_alloc(ia_vfio_dma_cache, GFP_ATOMIC);
+	if (!c)
+		goto out;	/* untracked container */
+	/* A further chunk of the mapping this call pins. */
+	if (a->d && a->d->dma == dma)
+		goto out;
+	d = ia_vfio_find_dma(dma);
+	if (d) {
+		a->d = d;
+		goto out;
+	}
+	d = ia_vfio_dma_alloc();
 	if (!d) {
 		c->info.inexact |= IA_INEXACT_NO_MEMORY;
 		goto out;
@@ -431,6 +509,7 @@ static void ia_vfio_pin(unsigned long dma_arg, unsigned long vaddr, unsigned lon
 	d->pinned = 0;
 	hash_add(ia_vfio_dmas, &d->hnode, (unsigned long)dma);
 	list_add(&d->cnode, &c->dmas);
+	a->d = d;
 	a->created = true;
 	c->info.entries++;
 	c->info.map_ops++;
@@ -455,7 +534,7 @@ static void ia_vfio_acct(unsigned long task_arg, unsigned long mm, unsigned long
 		return;
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	a = ia_vfio_find_active();
-	d = a && a->dma ? ia_vfio_find_dma(a->dma) : NULL;
+	d = a ? a->d : NULL;
 	if (!d)
 		goto out;
 	/*
@@ -492,6 +571,8 @@ static void ia_vfio_remove(unsigned long iommu, unsigned long dma_arg, unsigned 
 		goto out;
 	c = d->c;
 	a = ia_calls_none(&ia_vfio_calls) ? NULL : ia_vfio_find_active();
+	if (a && a->d == d)
+		a->d = NULL;	/* a refused map's record: no charge follows */
 	if (a && a->dma == dma && a->created) {
 		c->info.map_ops--;	/* the map that made it was refused */
 		a->created = false;
@@ -811,6 +892,7 @@ void ia_vfio_thresholds_set(const struct ia_thresholds *t)
 	spin_lock_irqsave(&ia_vfio_lock, flags);
 	ia_vfio_th = *t;
 	hash_for_each(ia_vfio_containers, bkt, c, hnode) {
+		ia_vfio_levels_bounds(c);
 		ia_vfio_levels_rearm(c);
 		ia_vfio_levels_raise(c, &c->info.owner);
 	}
@@ -825,6 +907,14 @@ int ia_vfio_records_init(void)
 
 void ia_vfio_records_exit(void)
 {
+	struct ia_vfio_dma *d;
+	struct hlist_node *tmp;
+
 	ia_vfio_forget();
+	/* Nothing runs any more: no lock needed for the records given back. */
+	hlist_for_each_entry_safe(d, tmp, &ia_vfio_spare, hnode)
+		kmem_cache_free(ia_vfio_dma_cache, d);
+	INIT_HLIST_HEAD(&ia_vfio_spare);
+	ia_vfio_nspare = 0;
 	kmem_cache_destroy(ia_vfio_dma_cache);
 }
