@@ -850,6 +850,56 @@ TEST_F(vfio, thresholds_rearm_when_changed)
 }
 
 /*
+ * A level re-arms when the count falls below its line and is raised again on
+ * the way back up, at the line's exact count: limit 100, lines 80 % and
+ * 95 %. Each event is the next one the container raised, so one raised out
+ * of turn (WARN while only CRIT was re-armed) fails the check after it.
+ */
+TEST_F(vfio, levels_rearm_below_the_line)
+{
+	struct ia_container ct;
+	struct ia_event ev;
+	struct ia_nl ev_nl;
+	struct vfio_ctr c;
+	int n = 0;
+
+	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 800, 950));
+	ASSERT_EQ(0, vfio_set_entry_limit(100));
+	ASSERT_EQ(0, ia_nl_open(&ev_nl));
+	ASSERT_EQ(0, ia_events_join(&ev_nl));
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	while (n < 96)
+		ASSERT_EQ(0, vfio_map(&c, 0x100000 + n++ * PAGE, PAGE));
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	ASSERT_EQ(1, next_threshold(&ev_nl, ct.id, &ev, 3000));
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN, ev.level);
+	EXPECT_EQ(80, ev.entries);
+	ASSERT_EQ(1, next_threshold(&ev_nl, ct.id, &ev, 3000));
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT, ev.level);
+	EXPECT_EQ(95, ev.entries);
+	/* 96 -> 94: CRIT re-armed, WARN still raised; back to 95: CRIT only. */
+	while (n > 94)
+		ASSERT_EQ(0, vfio_unmap(&c, 0x100000 + --n * PAGE, PAGE));
+	ASSERT_EQ(0, vfio_map(&c, 0x100000 + n++ * PAGE, PAGE));
+	ASSERT_EQ(1, next_threshold(&ev_nl, ct.id, &ev, 3000));
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT, ev.level);
+	EXPECT_EQ(95, ev.entries);
+	/* 95 -> 80: nothing re-armed at the WARN line itself; -> 79: WARN too. */
+	while (n > 80)
+		ASSERT_EQ(0, vfio_unmap(&c, 0x100000 + --n * PAGE, PAGE));
+	ASSERT_EQ(0, vfio_map(&c, 0x100000 + n++ * PAGE, PAGE));	/* 81 */
+	ASSERT_EQ(0, vfio_unmap(&c, 0x100000 + --n * PAGE, PAGE));	/* 80 */
+	ASSERT_EQ(0, vfio_unmap(&c, 0x100000 + --n * PAGE, PAGE));	/* 79 */
+	ASSERT_EQ(0, vfio_map(&c, 0x100000 + n++ * PAGE, PAGE));	/* 80 */
+	ASSERT_EQ(1, next_threshold(&ev_nl, ct.id, &ev, 3000));
+	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN, ev.level);
+	EXPECT_EQ(80, ev.entries);
+	EXPECT_EQ(800, ev.threshold);
+	vfio_ctr_close(&c);
+	ia_nl_close(&ev_nl);
+}
+
+/*
  * Defect 9: one container refused 20,000 times in a loop; another container
  * refused once. Nothing is dropped, the other's refusal arrives, and the
  * flooder's events add up to its 20,000 refusals.
