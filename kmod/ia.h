@@ -32,6 +32,7 @@
 #define _IA_H
 
 #include <linux/types.h>
+#include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
@@ -299,6 +300,49 @@ u64 ia_coalesce_interval_ns(void);
  * work clears it when it runs.
  */
 void ia_coalesce_schedule(struct delayed_work *work, bool *armed);
+
+/*
+ * Records given back, kept for the next one: records that come and go in
+ * pairs (io_uring buffers in memlock.c, VFIO mappings in vfio.c) otherwise
+ * cost an allocation and a free per pair. Under the owner's lock; the
+ * records hold nothing. Off under KASAN (max 0), which must see every free
+ * to catch a record used after it went. The owner frees what is left at
+ * exit, then ia_spare_reset().
+ */
+struct ia_spare {
+	struct hlist_head head;
+	unsigned int n, max;
+};
+
+#define IA_SPARE_INIT(m) { .max = IS_ENABLED(CONFIG_KASAN) ? 0 : (m) }
+
+/* A record given back (its node, out of the list), or NULL. */
+static inline struct hlist_node *ia_spare_get(struct ia_spare *s)
+{
+	struct hlist_node *n = s->head.first;
+
+	if (!n)
+		return NULL;
+	hlist_del(n);
+	s->n--;
+	return n;
+}
+
+/* Keep @n for the next ia_spare_get() if there is room: true if kept. */
+static inline bool ia_spare_put(struct ia_spare *s, struct hlist_node *n)
+{
+	if (s->n >= s->max)
+		return false;
+	hlist_add_head(n, &s->head);
+	s->n++;
+	return true;
+}
+
+static inline void ia_spare_reset(struct ia_spare *s)
+{
+	INIT_HLIST_HEAD(&s->head);
+	s->n = 0;
+}
 
 /*
  * Threshold levels of one object, for every source that raises them from a

@@ -67,19 +67,11 @@ static struct ia_thresholds ia_ml_thr = { 800, 950 };
 static u32 ia_ml_margin = 50;
 
 /*
- * Records given back, kept for the next one (io_uring buffers come and go in
- * pairs: a register and its unregister cost a slab allocation and a free
- * otherwise, about a fifth of what the hooks add to them). Under ia_ml_lock;
- * the records hold nothing. Not under KASAN, which must see every free to
- * catch a record used after it went.
+ * Records given back (ia.h: struct ia_spare), under ia_ml_lock: a register
+ * and its unregister cost a slab allocation and a free otherwise, about a
+ * fifth of what the hooks add to them.
  */
-#ifdef CONFIG_KASAN
-#define IA_ML_SPARE_MAX 0
-#else
-#define IA_ML_SPARE_MAX 32
-#endif
-static HLIST_HEAD(ia_ml_spare);
-static unsigned int ia_ml_nspare;
+static struct ia_spare ia_ml_spare = IA_SPARE_INIT(32);
 
 /* --- the ledger (ia_ml_lock held) ---------------------------------------------- */
 
@@ -111,12 +103,11 @@ struct ia_ml_rec *ia_ml_rec_of(const void *key)
 struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 				enum ia_consumer consumer)
 {
+	struct hlist_node *n = ia_spare_get(&ia_ml_spare);
 	struct ia_ml_rec *r;
 
-	if (ia_ml_nspare) {
-		r = hlist_entry(ia_ml_spare.first, struct ia_ml_rec, hnode);
-		hlist_del(&r->hnode);
-		ia_ml_nspare--;
+	if (n) {
+		r = hlist_entry(n, struct ia_ml_rec, hnode);
 		memset(r, 0, sizeof(*r));
 	} else {
 		r = kzalloc(sizeof(*r), GFP_ATOMIC);
@@ -140,11 +131,8 @@ static void ia_ml_rec_del(struct ia_ml_rec *r)
 	hash_del(&r->hnode);
 	hash_del(&r->cnode);
 	put_pid(r->pid);
-	if (ia_ml_nspare < IA_ML_SPARE_MAX && !READ_ONCE(ia_ml_exiting)) {
-		hlist_add_head(&r->hnode, &ia_ml_spare);
-		ia_ml_nspare++;
+	if (!READ_ONCE(ia_ml_exiting) && ia_spare_put(&ia_ml_spare, &r->hnode))
 		return;
-	}
 	kfree(r);
 }
 
@@ -363,10 +351,9 @@ void ia_memlock_exit(void)
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	hash_for_each_safe(ia_ml_recs, bkt, tmp, r, hnode)
 		ia_ml_rec_del(r);
-	hlist_for_each_entry_safe(r, tmp, &ia_ml_spare, hnode)
+	hlist_for_each_entry_safe(r, tmp, &ia_ml_spare.head, hnode)
 		kfree(r);
-	INIT_HLIST_HEAD(&ia_ml_spare);
-	ia_ml_nspare = 0;
+	ia_spare_reset(&ia_ml_spare);
 	hash_for_each_safe(ia_ml_users, bkt, tmp, u, hnode) {
 		hash_del(&u->hnode);
 		kfree(u->last_cgpath);

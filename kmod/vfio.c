@@ -113,20 +113,8 @@ DEFINE_SPINLOCK(ia_vfio_lock);
 static DEFINE_HASHTABLE(ia_vfio_containers, 6);
 static DEFINE_HASHTABLE(ia_vfio_dmas, 14);
 static struct kmem_cache *ia_vfio_dma_cache;
-
-/*
- * Mapping records given back, kept for the next one (a runtime that maps and
- * unmaps small buffers would otherwise pay a slab allocation and a free per
- * pair). Under ia_vfio_lock; the records hold nothing. Not under KASAN, which
- * must see every free to catch a record used after it went.
- */
-#ifdef CONFIG_KASAN
-#define IA_VFIO_SPARE_MAX 0
-#else
-#define IA_VFIO_SPARE_MAX 64
-#endif
-static HLIST_HEAD(ia_vfio_spare);
-static unsigned int ia_vfio_nspare;
+/* Mapping records given back (ia.h: struct ia_spare), under ia_vfio_lock. */
+static struct ia_spare ia_vfio_spare = IA_SPARE_INIT(64);
 static u32 ia_vfio_next_id = 1;
 static u32 ia_vfio_ntracked;
 static struct ia_thresholds ia_vfio_th = { .warn = 800, .crit = 950 };
@@ -258,24 +246,17 @@ static void ia_vfio_levels_rearm(struct ia_vfio_container *c)
 
 static struct ia_vfio_dma *ia_vfio_dma_alloc(void)
 {
-	struct ia_vfio_dma *d;
+	struct hlist_node *n = ia_spare_get(&ia_vfio_spare);
 
-	if (!ia_vfio_nspare)
+	if (!n)
 		return kmem_cache_alloc(ia_vfio_dma_cache, GFP_ATOMIC);
-	d = hlist_entry(ia_vfio_spare.first, struct ia_vfio_dma, hnode);
-	hlist_del(&d->hnode);
-	ia_vfio_nspare--;
-	return d;
+	return hlist_entry(n, struct ia_vfio_dma, hnode);
 }
 
 static void ia_vfio_dma_free(struct ia_vfio_dma *d)
 {
-	if (ia_vfio_nspare < IA_VFIO_SPARE_MAX) {
-		hlist_add_head(&d->hnode, &ia_vfio_spare);
-		ia_vfio_nspare++;
-		return;
-	}
-	kmem_cache_free(ia_vfio_dma_cache, d);
+	if (!ia_spare_put(&ia_vfio_spare, &d->hnode))
+		kmem_cache_free(ia_vfio_dma_cache, d);
 }
 
 static void ia_vfio_dma_del(struct ia_vfio_dma *d)
@@ -912,9 +893,8 @@ void ia_vfio_records_exit(void)
 
 	ia_vfio_forget();
 	/* Nothing runs any more: no lock needed for the records given back. */
-	hlist_for_each_entry_safe(d, tmp, &ia_vfio_spare, hnode)
+	hlist_for_each_entry_safe(d, tmp, &ia_vfio_spare.head, hnode)
 		kmem_cache_free(ia_vfio_dma_cache, d);
-	INIT_HLIST_HEAD(&ia_vfio_spare);
-	ia_vfio_nspare = 0;
+	ia_spare_reset(&ia_vfio_spare);
 	kmem_cache_destroy(ia_vfio_dma_cache);
 }
