@@ -13,6 +13,17 @@ IA_APT=$IA_CACHE/apt
 die() { echo "vm: $*" >&2; exit 125; }
 step() { echo "vm: $*" >&2; }
 
+# put_file FILE TEXT: FILE holds TEXT (and a newline) afterwards, its
+# mtime now; replaced by a rename and only when it differs, so a reader that
+# does not hold the writer's lock (build-module reading kernels/KVER/build
+# while a boot beside it runs fetch) sees the old content or the new, never
+# an empty file.
+put_file() {
+	local f=$1 t=$2
+	[ -f "$f" ] && [ "$(cat "$f")" = "$t" ] && { touch "$f"; return 0; }
+	printf '%s\n' "$t" >"$f.tmp.$$" && mv -f "$f.tmp.$$" "$f"
+}
+
 # The first Debian archive URI of the host's apt sources (deb822 or one-line).
 host_mirror() {
 	local uri
