@@ -216,20 +216,61 @@ static void ia_ml_event_init(struct ia_event *ev, enum ia_event_type type, kuid_
 	ia_owner_current(&ev->who);
 }
 
-void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u64 pot,
-		      u64 limit)
+/* The fewest pages that are @pm per mille of @limit (bytes) or more. */
+static u64 ia_ml_pages_at(u64 pm, u64 limit)
+{
+	u64 x = mul_u64_u64_div_u64(pm, limit, 1000) >> PAGE_SHIFT;
+
+	/* x is at most one below: the same rounding as the levels' own. */
+	while (ia_per_mille(x << PAGE_SHIFT, limit) < pm)
+		x++;
+	return x;
+}
+
+/*
+ * The pot's figures, in pages, at which @u's levels change for a process
+ * whose limit is @limit: a level of line L is raised when the pot after a
+ * charge reaches ia_ml_pages_at(L), and re-armed when the pot before it is
+ * below ia_ml_pages_at(L - margin) (never, for L <= margin).
+ */
+static void ia_ml_levels_bounds(struct ia_ml_user *u, u64 limit)
+{
+	unsigned int l;
+	u32 line;
+
+	u->bnd_limit = limit;
+	u->raise_at = U64_MAX;
+	u->rearm_below = 0;
+	if (limit == RLIM_INFINITY || !limit)
+		return;
+	for (l = 0; l < IA_LEVEL_COUNT; l++) {
+		line = ia_level_line(&ia_ml_thr, l);
+		if (!(u->levels.raised & BIT(l)))
+			u->raise_at = min(u->raise_at, ia_ml_pages_at(line, limit));
+		else if (line > ia_ml_margin)
+			u->rearm_below = max(u->rearm_below,
+					     ia_ml_pages_at(line - ia_ml_margin, limit));
+	}
+}
+
+/* ia_ml_thresholds() found a bound crossed, or none computed for @limit. */
+void ia_ml_thresholds_cross(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
+			    u64 pot, u64 limit)
 {
 	unsigned int raised;
 	struct ia_event ev;
 
 	lockdep_assert_held(&ia_ml_lock);
-	if (limit == RLIM_INFINITY || !limit)
+	if (limit == RLIM_INFINITY || !limit) {
+		ia_ml_levels_bounds(u, limit);
 		return;
+	}
 	/* Re-armed from the pot before this charge, raised from the pot after. */
 	ia_levels_rearm(&u->levels, &ia_ml_thr, ia_ml_margin,
 			ia_per_mille((pot - min(pot, pages)) << PAGE_SHIFT, limit));
 	raised = ia_levels_raise(&u->levels, &ia_ml_thr, ia_per_mille(pot << PAGE_SHIFT, limit),
 				 true);
+	ia_ml_levels_bounds(u, limit);
 	if (!raised || !ia_events_wanted())
 		return;
 	ia_ml_event_init(&ev, IA_EV_THRESHOLD, u->uid, consumer, pages, pot, limit);
@@ -572,7 +613,9 @@ void ia_memlock_thresholds_set(const struct ia_thresholds *t, u32 margin)
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_ml_thr = *t;
 	ia_ml_margin = margin;
-	hash_for_each(ia_ml_users, bkt, u, hnode)
+	hash_for_each(ia_ml_users, bkt, u, hnode) {
 		u->levels.raised = 0;
+		u->raise_at = 0;	/* the bounds, at the next charge */
+	}
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }

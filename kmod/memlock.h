@@ -40,6 +40,13 @@ struct ia_ml_user {
 	u64 charges, refusals;
 	u32 inexact;
 	struct ia_levels levels;
+	/*
+	 * Where the levels change, for a process whose limit is bnd_limit: a
+	 * charge that leaves the pot below raise_at pages, after a pot at or
+	 * above rearm_below pages, changes none (ia_ml_thresholds() skips the
+	 * level code); raise_at 0 makes the next charge recompute them.
+	 */
+	u64 bnd_limit, raise_at, rearm_below;
 	struct ia_coalesce co;
 	struct ia_event pending_ev;	/* the last refusal, for a coalesced report */
 	bool has_last;
@@ -99,12 +106,23 @@ void ia_ml_release_key(const void *key);
 /* Every record of ring @ctx waits for its deferred release. */
 void ia_ml_ring_closed(const void *ctx);
 void ia_ml_flag(kuid_t uid, u32 bit);
+/* ia_ml_thresholds() past @u's bounds (or with none for @limit). */
+void ia_ml_thresholds_cross(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
+			    u64 pot, u64 limit);
+
 /*
  * A charge of @pages succeeded: the pot is @pot pages against the charging
- * process's @limit (bytes). Re-arms and raises the uid's levels.
+ * process's @limit (bytes). Re-arms and raises the uid's levels: two
+ * comparisons, unless a level changes.
  */
-void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u64 pot,
-		      u64 limit);
+static inline void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
+				    u64 pot, u64 limit)
+{
+	if (limit == u->bnd_limit && pot < u->raise_at && pot - min(pot, pages) >= u->rearm_below)
+		return;
+	ia_ml_thresholds_cross(u, consumer, pages, pot, limit);
+}
+
 /* A charge of @pages was refused with @err. */
 void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u64 pot,
 		   u64 limit, int err);

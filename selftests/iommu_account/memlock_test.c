@@ -418,6 +418,55 @@ TEST_F(ml, hysteresis_one_event_per_crossing)
 	agent_stop(&b);
 }
 
+/*
+ * (e2) The levels are judged against the limit of the process that charges
+ * (the kernel's own check), and new thresholds apply from the next charge.
+ * Uid 42035: a with 8 MiB, b with 10 MiB. Under warn 90 %: a holds 3 MiB,
+ * nothing. Warn 50 %, crit 70 %, margin 10: a adds 1 MiB, 4 of 8 = 50 %:
+ * warn. b adds 1.75 MiB, 5.75 of 10 (past 70 % of a's 8 MiB): no crit, nor
+ * a re-arm (40 + 10 is not below 50). a adds 256 KiB, 6 of 8 = 75 %: crit
+ * (of b's 10 MiB it would be 60 %, under the line). Then a refusal ends the
+ * count.
+ */
+TEST_F(ml, levels_follow_the_charging_process_limit)
+{
+	const uint32_t uid = 42035;
+	int warns = 0, crits = 0;
+	struct agent a, b;
+	struct ia_event ev;
+	bool failed = false;
+
+	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 900, 990, 100));
+	ASSERT_EQ(0, agent_start(&a, uid, 8 * MiB));
+	ASSERT_EQ(0, agent_start(&b, uid, 10 * MiB));
+	ASSERT_EQ(0, agent_register(&a, 3 * MiB));
+	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 500, 700, 100));
+	ASSERT_EQ(0, agent_register(&a, 1 * MiB));
+	ASSERT_EQ(0, agent_register(&b, 1 * MiB + 768 * KiB));
+	ASSERT_EQ(0, agent_register(&a, 256 * KiB));
+	ASSERT_EQ(-ENOMEM, agent_register(&a, 8 * MiB));
+	while (!failed && next_pot_event(&self->ev, uid, &ev)) {
+		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
+			failed = true;
+			continue;
+		}
+		if (ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN) {
+			warns += ev.count;
+			EXPECT_EQ(500, ev.threshold);
+			EXPECT_EQ(4 * MiB, ev.locked);
+		} else {
+			crits += ev.count;
+			EXPECT_EQ(700, ev.threshold);
+			EXPECT_EQ(6 * MiB, ev.locked);
+		}
+	}
+	EXPECT_TRUE(failed);
+	EXPECT_EQ(1, warns);
+	EXPECT_EQ(1, crits);
+	agent_stop(&a);
+	agent_stop(&b);
+}
+
 /* Thresholds of the pot are their own: setting them leaves VFIO's alone. */
 TEST_F(ml, pot_thresholds_separate)
 {
