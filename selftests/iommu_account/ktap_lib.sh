@@ -6,7 +6,10 @@
 ktap_n=0 ktap_fail=0
 ok() { ktap_n=$((ktap_n + 1)); echo "ok $ktap_n $1"; }
 nok() { ktap_n=$((ktap_n + 1)); ktap_fail=$((ktap_fail + 1)); echo "not ok $ktap_n $1"; }
-check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
+# check DESC CMD...: ok or not ok, by CMD's status; returns 1 when not ok.
+check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; return 1; fi; }
+# shows LABEL=FILE...: what a failed check read, as KTAP diagnostics.
+shows() { for ktap_p in "$@"; do echo "# ${ktap_p%%=*}: $(cat "${ktap_p#*=}" 2>&1)"; done; }
 
 # until_ok TRIES CMD...: run CMD every 50 ms until it succeeds, at most TRIES
 # times ($IA_TIMEOUT_SCALE times as many on a debug kernel: a bound on a hung

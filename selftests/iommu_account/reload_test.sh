@@ -78,14 +78,10 @@ fresh_container() {
 	exec 3>"$tmp/hold"
 	until_ok 400 grep -q 'failed: No space left on device' "$tmp/leak.txt"
 	iommu-accountctl -j containers >"$tmp/ctr.json" 2>&1
-	if jqt 'any(.[]; .entries == 100 and .limit == 100 and .fail_enospc == 1)' "$(cat "$tmp/ctr.json")"; then
-		ok "$1: a fresh container counts 100/100 with 1 ENOSPC, exactly"
-	else
-		nok "$1: a fresh container counts 100/100 with 1 ENOSPC, exactly"
-		echo "# read: $(cat "$tmp/ctr.json")"
-		echo "# mapper: $(cat "$tmp/leak.txt")"
-		echo "# status: $(iommu-accountctl -j status 2>&1)"
-	fi
+	check "$1: a fresh container counts 100/100 with 1 ENOSPC, exactly" \
+		jqt 'any(.[]; .entries == 100 and .limit == 100 and .fail_enospc == 1)' "$(cat "$tmp/ctr.json")" ||
+		{ iommu-accountctl -j status >"$tmp/status.json" 2>&1
+		  shows read="$tmp/ctr.json" mapper="$tmp/leak.txt" status="$tmp/status.json"; }
 	exec 3>&-
 	wait "$hold"
 	hold=""
@@ -101,13 +97,9 @@ fresh_pot() {
 	hold=$!
 	until_ok 200 grep -q '^hold 0' "$tmp/h.txt"
 	iommu-accountctl -j uids --uid 1001 >"$tmp/pot.json" 2>&1
-	if grep -q '"locked_bytes":1048576,.*"io_uring-buffers":1048576' "$tmp/pot.json"; then
-		ok "$1: uid 1001's pot is 1 MiB, all of it io_uring buffers"
-	else
-		nok "$1: uid 1001's pot is 1 MiB, all of it io_uring buffers"
-		echo "# read: $(cat "$tmp/pot.json")"
-		echo "# holder: $(cat "$tmp/h.txt")"
-	fi
+	check "$1: uid 1001's pot is 1 MiB, all of it io_uring buffers" \
+		grep -q '"locked_bytes":1048576,.*"io_uring-buffers":1048576' "$tmp/pot.json" ||
+		shows read="$tmp/pot.json" holder="$tmp/h.txt"
 	kill "$hold"
 	wait "$hold" 2>/dev/null
 	hold=""
