@@ -486,6 +486,37 @@ u64 ia_per_mille(u64 value, u64 limit)
 	return mul_u64_u64_div_u64(value, 1000, limit);
 }
 
+/* The smallest count x with ia_per_mille(x << @shift, @limit) >= @pm. */
+static u64 ia_count_at(u64 pm, u64 limit, unsigned int shift)
+{
+	u64 x = mul_u64_u64_div_u64(pm, limit, 1000) >> shift;
+
+	/* x is at most one below: the same rounding as ia_per_mille()'s. */
+	while (ia_per_mille(x << shift, limit) < pm)
+		x++;
+	return x;
+}
+
+void ia_levels_bounds(struct ia_level_bounds *b, const struct ia_levels *lv,
+		      const struct ia_thresholds *t, u32 margin, u64 limit, unsigned int shift)
+{
+	unsigned int l;
+	u32 line;
+
+	b->raise_at = U64_MAX;
+	b->rearm_below = 0;
+	if (!limit)
+		return;
+	for (l = 0; l < IA_LEVEL_COUNT; l++) {
+		line = ia_level_line(t, l);
+		if (!(lv->raised & BIT(l)))
+			b->raise_at = min(b->raise_at, ia_count_at(line, limit, shift));
+		else if (line > margin)
+			b->rearm_below = max(b->rearm_below,
+					     ia_count_at(line - margin, limit, shift));
+	}
+}
+
 void ia_levels_rearm(struct ia_levels *lv, const struct ia_thresholds *t, u32 margin, u64 pm)
 {
 	unsigned int l;

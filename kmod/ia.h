@@ -356,8 +356,25 @@ struct ia_levels {
 	u8 raised;		/* BIT(level): raised, not re-armed since */
 };
 
+/*
+ * Where an object's levels change, in the units of the count it keeps: a
+ * count below raise_at reaches no armed level, and one at or above
+ * rearm_below re-arms no raised one, so the level code can be skipped.
+ */
+struct ia_level_bounds {
+	u64 raise_at;		/* the count from which a level is raised */
+	u64 rearm_below;	/* the count below which one is re-armed */
+};
+
 /* floor(@value * 1000 / @limit), without overflow; @limit not 0. */
 u64 ia_per_mille(u64 value, u64 limit);
+/*
+ * @b for @lv's levels, a count of x being ia_per_mille(x << @shift, @limit)
+ * per mille (@shift: PAGE_SHIFT for pages against bytes); re-arming
+ * @margin points below a line. @limit 0: no level ever changes.
+ */
+void ia_levels_bounds(struct ia_level_bounds *b, const struct ia_levels *lv,
+		      const struct ia_thresholds *t, u32 margin, u64 limit, unsigned int shift);
 /* Re-arm the levels @pm is more than @margin below. */
 void ia_levels_rearm(struct ia_levels *lv, const struct ia_thresholds *t, u32 margin, u64 pm);
 /*

@@ -216,41 +216,12 @@ static void ia_ml_event_init(struct ia_event *ev, enum ia_event_type type, kuid_
 	ia_owner_current(&ev->who);
 }
 
-/* The fewest pages that are @pm per mille of @limit (bytes) or more. */
-static u64 ia_ml_pages_at(u64 pm, u64 limit)
-{
-	u64 x = mul_u64_u64_div_u64(pm, limit, 1000) >> PAGE_SHIFT;
-
-	/* x is at most one below: the same rounding as the levels' own. */
-	while (ia_per_mille(x << PAGE_SHIFT, limit) < pm)
-		x++;
-	return x;
-}
-
-/*
- * The pot's figures, in pages, at which @u's levels change for a process
- * whose limit is @limit: a level of line L is raised when the pot after a
- * charge reaches ia_ml_pages_at(L), and re-armed when the pot before it is
- * below ia_ml_pages_at(L - margin) (never, for L <= margin).
- */
+/* For a process whose limit is @limit (bytes; RLIM_INFINITY: no level). */
 static void ia_ml_levels_bounds(struct ia_ml_user *u, u64 limit)
 {
-	unsigned int l;
-	u32 line;
-
 	u->bnd_limit = limit;
-	u->raise_at = U64_MAX;
-	u->rearm_below = 0;
-	if (limit == RLIM_INFINITY || !limit)
-		return;
-	for (l = 0; l < IA_LEVEL_COUNT; l++) {
-		line = ia_level_line(&ia_ml_thr, l);
-		if (!(u->levels.raised & BIT(l)))
-			u->raise_at = min(u->raise_at, ia_ml_pages_at(line, limit));
-		else if (line > ia_ml_margin)
-			u->rearm_below = max(u->rearm_below,
-					     ia_ml_pages_at(line - ia_ml_margin, limit));
-	}
+	ia_levels_bounds(&u->bnd, &u->levels, &ia_ml_thr, ia_ml_margin,
+			 limit == RLIM_INFINITY ? 0 : limit, PAGE_SHIFT);
 }
 
 /* ia_ml_thresholds() found a bound crossed, or none computed for @limit. */
@@ -615,7 +586,7 @@ void ia_memlock_thresholds_set(const struct ia_thresholds *t, u32 margin)
 	ia_ml_margin = margin;
 	hash_for_each(ia_ml_users, bkt, u, hnode) {
 		u->levels.raised = 0;
-		u->raise_at = 0;	/* the bounds, at the next charge */
+		u->bnd.raise_at = 0;	/* the bounds, at the next charge */
 	}
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }

@@ -41,12 +41,13 @@ struct ia_ml_user {
 	u32 inexact;
 	struct ia_levels levels;
 	/*
-	 * Where the levels change, for a process whose limit is bnd_limit: a
-	 * charge that leaves the pot below raise_at pages, after a pot at or
-	 * above rearm_below pages, changes none (ia_ml_thresholds() skips the
-	 * level code); raise_at 0 makes the next charge recompute them.
+	 * Where the levels change, in pages of the pot, for a process whose
+	 * limit is bnd_limit: a charge that leaves the pot below raise_at,
+	 * after a pot at or above rearm_below, changes none (ia_ml_thresholds()
+	 * skips the level code); raise_at 0 makes the next charge recompute.
 	 */
-	u64 bnd_limit, raise_at, rearm_below;
+	struct ia_level_bounds bnd;
+	u64 bnd_limit;
 	struct ia_coalesce co;
 	struct ia_event pending_ev;	/* the last refusal, for a coalesced report */
 	bool has_last;
@@ -118,7 +119,8 @@ void ia_ml_thresholds_cross(struct ia_ml_user *u, enum ia_consumer consumer, u64
 static inline void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
 				    u64 pot, u64 limit)
 {
-	if (limit == u->bnd_limit && pot < u->raise_at && pot - min(pot, pages) >= u->rearm_below)
+	if (limit == u->bnd_limit && pot < u->bnd.raise_at &&
+	    pot - min(pot, pages) >= u->bnd.rearm_below)
 		return;
 	ia_ml_thresholds_cross(u, consumer, pages, pot, limit);
 }

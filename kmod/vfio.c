@@ -89,8 +89,7 @@ struct ia_vfio_container {
 	unsigned int ngroups, gcap;
 	unsigned int nbacked;		/* of those, IOMMU-backed */
 	struct ia_levels levels;
-	u64 raise_at;			/* entries from which a level is raised */
-	u64 rearm_below;		/* entries below which one is re-armed */
+	struct ia_level_bounds bnd;	/* of entries (ia_vfio_levels_bounds()) */
 	u64 missed_base;		/* ioctl probe misses when it was created */
 	struct ia_coalesce co;
 };
@@ -189,20 +188,7 @@ static u64 ia_vfio_pm(const struct ia_vfio_container *c)
  */
 static void ia_vfio_levels_bounds(struct ia_vfio_container *c)
 {
-	unsigned int l;
-	u64 at;
-
-	c->raise_at = U64_MAX;
-	c->rearm_below = 0;
-	if (!c->info.limit)
-		return;
-	for (l = 0; l < IA_LEVEL_COUNT; l++) {
-		at = DIV_ROUND_UP_ULL((u64)ia_level_line(&ia_vfio_th, l) * c->info.limit, 1000);
-		if (c->levels.raised & BIT(l))
-			c->rearm_below = max(c->rearm_below, at);
-		else
-			c->raise_at = min(c->raise_at, at);
-	}
+	ia_levels_bounds(&c->bnd, &c->levels, &ia_vfio_th, 0, c->info.limit, 0);
 }
 
 /*
@@ -216,7 +202,7 @@ static void ia_vfio_levels_raise(struct ia_vfio_container *c, const struct ia_ow
 	struct ia_event ev;
 
 	lockdep_assert_held(&ia_vfio_lock);
-	if (c->info.entries < c->raise_at)
+	if (c->info.entries < c->bnd.raise_at)
 		return;
 	raised = ia_levels_raise(&c->levels, &ia_vfio_th, ia_vfio_pm(c), false);
 	ia_vfio_levels_bounds(c);
@@ -236,7 +222,7 @@ static void ia_vfio_levels_raise(struct ia_vfio_container *c, const struct ia_ow
  */
 static void ia_vfio_levels_rearm(struct ia_vfio_container *c)
 {
-	if (c->info.entries >= c->rearm_below)
+	if (c->info.entries >= c->bnd.rearm_below)
 		return;
 	ia_levels_rearm(&c->levels, &ia_vfio_th, 0, ia_vfio_pm(c));
 	ia_vfio_levels_bounds(c);
