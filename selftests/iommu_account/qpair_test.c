@@ -798,28 +798,55 @@ TEST_F(qp, scribbled_page_flags_only_its_own)
 	iaq_close(good);
 }
 
-/* NOTIFY in a loop raises nothing more than the state calls for. */
-TEST_F(qp, notify_storm_raises_one_event)
+/* The storm of notify_storm_raises_one_event, run by its own uid. */
+struct storm {
+	uint32_t id;
+};
+
+static int storm_run(void *p)
 {
+	struct storm *st = p;
 	struct iommu_account_quota_create req;
 	struct iommu_account_quota_counters *c;
 	long page = sysconf(_SC_PAGESIZE);
-	struct ev_tally t[2] = { 0 };
-	uint32_t id[2];
 	int fd, k;
 
 	req_init(&req, "storm", 10);
 	fd = create_raw(&req);
-	ASSERT_GE(fd, 0);
+	if (fd < 0)
+		return 1;
 	c = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_NE(MAP_FAILED, c);
+	if (c == MAP_FAILED)
+		return 2;
+	st->id = req.id;
 	c->submitted = 9;	/* 90 %: warn */
 	for (k = 0; k < 10000; k++)
-		ASSERT_EQ(0, ioctl(fd, IOMMU_ACCOUNT_QUOTA_NOTIFY));
-	id[0] = req.id;
-	id[1] = 0;
+		if (ioctl(fd, IOMMU_ACCOUNT_QUOTA_NOTIFY))
+			return 3;
 	munmap(c, page);
 	close(fd);
+	return 0;
+}
+
+/*
+ * NOTIFY in a loop raises nothing more than the state calls for. By a uid
+ * of its own: each uid's events have a budget (event_rate, event_burst),
+ * and root's may still be spent by an earlier test's gone events (200
+ * objects closed at once), which would hold back this one's crossing -
+ * counted against root, but not sent.
+ */
+TEST_F(qp, notify_storm_raises_one_event)
+{
+	struct storm *st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct ev_tally t[2] = { 0 };
+	uint32_t id[2];
+
+	ASSERT_NE(MAP_FAILED, st);
+	ASSERT_EQ(0, as_uid(42107, storm_run, st));
+	id[0] = st->id;
+	id[1] = 0;
+	munmap(st, sizeof(*st));
 	collect(&self->ev, id, t, first_gone);
 	EXPECT_EQ(1, t[0].warn);
 	EXPECT_EQ(0, t[0].crit);
