@@ -134,6 +134,7 @@ struct ia_failure {
 	u64 iova, size;
 	struct ia_owner who;
 	u64 cgroup_id;		/* the refused process's cgroup v2 id, 0: unknown */
+	u32 ioas;		/* iommufd: the IOAS being mapped into, 0: unknown */
 };
 
 /* --- thresholds ---------------------------------------------------------- */
@@ -167,6 +168,12 @@ enum ia_kind {
 	IA_KIND_MAX = IA_KIND_IOMMUFD_CTX,
 };
 
+/* One IOAS of an iommufd context, as a snapshot gives it (memlock_iommufd.c). */
+struct ia_ioas_info {
+	u32 id, areas;
+	u64 bytes, pinned;
+};
+
 /*
  * One quota object of any kind, in the shape GET_QUOTA replies with (and
  * qpair events carry): what is used of what limit, and whose it is.
@@ -189,6 +196,8 @@ struct ia_quota_rec {
 	bool fdctx;
 	u32 fd_mode;			/* IOMMU_ACCOUNT_IOMMUFD_MODE_* */
 	u32 mappings, devices;
+	struct ia_ioas_info *ioas;	/* its IOAS, kvmalloc'd; freed with the record */
+	u32 nr_ioas;
 	/* the last refusal (pot: with the refused process's cgroup) */
 	bool has_last;
 	struct ia_failure last;
@@ -217,6 +226,7 @@ struct ia_event {
 	/* failure */
 	int err;
 	u64 iova, size;
+	u32 ioas;			/* iommufd: the IOAS being mapped into, 0: unknown */
 	u64 locked_bytes, memlock;
 	u32 count;			/* failure: refusals; threshold: crossings (>= 1) */
 	/* threshold */
@@ -628,11 +638,14 @@ struct ia_proc_scope {
 struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc);
 void ia_proc_snap_free(void *snap);
 
-/* Quota objects of one kind, as a source's snapshot gives them; kvfree() it. */
+/* Quota objects of one kind, as a source's snapshot gives them. */
 struct ia_quota_list {
 	unsigned int nr;
 	struct ia_quota_rec rec[];	/* sorted by id */
 };
+
+/* A list and what its records allocated (an iommufd context's IOAS); NULL: none. */
+void ia_quota_list_free(struct ia_quota_list *l);
 
 /* --- source: quotas published by applications (pub.c) --------------------- */
 

@@ -254,8 +254,8 @@ static void ia_ml_flush_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(ia_ml_flush_work, ia_ml_flush_fn);
 static bool ia_ml_flush_pending;
 
-void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u64 pot,
-		   u64 limit, int err)
+void ia_ml_refused_in(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u64 pot,
+		      u64 limit, int err, u32 ioas)
 {
 	u64 now = ktime_get_ns();
 	struct ia_event ev;
@@ -265,9 +265,10 @@ void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u
 	u->refusals++;
 	ia_ml_event_init(&ev, IA_EV_FAILURE, u->uid, consumer, pages, pot, limit);
 	ev.err = err;
+	ev.ioas = ioas;
 	u->has_last = true;
 	u->last = (struct ia_failure){ .time_ns = ev.time_ns, .err = err, .size = ev.size,
-				       .who = ev.who, .cgroup_id = ev.cgroup_id };
+				       .who = ev.who, .cgroup_id = ev.cgroup_id, .ioas = ioas };
 	/* Under ia_ml_lock: the path is taken now, the cgroup may go soon. */
 	if (!u->last_cgpath)
 		u->last_cgpath = kmalloc(IA_CGPATH_LEN, GFP_ATOMIC);

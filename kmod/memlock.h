@@ -82,6 +82,7 @@ struct ia_ml_rec {
 	enum ia_ml_mode mode;
 	const struct user_struct *user;	/* iommufd: the pot, valid while the object lives */
 	struct ia_fd_ctx *fdctx;	/* iommufd: the context it was mapped in, if known */
+	u32 fd_seen;			/* iommufd: counted in the IOAS being read */
 };
 
 /*
@@ -125,9 +126,15 @@ static inline void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consu
 	ia_ml_thresholds_cross(u, consumer, pages, pot, limit);
 }
 
-/* A charge of @pages was refused with @err. */
-void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u64 pot,
-		   u64 limit, int err);
+/* A charge of @pages was refused with @err (iommufd: while mapping into IOAS @ioas). */
+void ia_ml_refused_in(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages, u64 pot,
+		      u64 limit, int err, u32 ioas);
+
+static inline void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
+				 u64 pot, u64 limit, int err)
+{
+	ia_ml_refused_in(u, consumer, pages, pot, limit, err, 0);
+}
 
 /* The consumers, each with its hook set (registered by ia_memlock_init()). */
 extern struct ia_hook_set ia_ml_uring_hooks, ia_ml_xdp_hooks, ia_ml_iommufd_hooks;

@@ -108,10 +108,20 @@ static struct ia_calls ia_ml_fd_calls;
 /* Kinds of calls in flight. */
 enum { IA_FD_CALL_PIN, IA_FD_CALL_MAP };
 
-/* Per call of iommufd_fops_ioctl, in flight on its task. */
+/*
+ * Per call of iommufd_fops_ioctl, in flight on its task: the object the
+ * ioctl last looked up by the id its caller gave, and the io_pagetable
+ * iopt_map_pages was called on in it (with its length, and how many areas
+ * it has filled, less those it undid).
+ */
 struct ia_fd_map {
 	struct ia_call call;
 	const void *ictx;
+	const void *obj;
+	u32 obj_id;
+	const void *iopt;
+	u64 len;
+	int net;
 };
 
 /*
@@ -126,6 +136,7 @@ struct ia_fd_ctx {
 	bool listed, compat, mode_known;
 	enum ia_ml_mode mode;
 	u64 pages;			/* pinned by its records */
+	u32 nr_ioas;			/* its IOAS records */
 	struct ia_owner owner;
 	u64 refusals;
 	bool has_last;
@@ -136,6 +147,37 @@ struct ia_fd_ctx {
 static DEFINE_HASHTABLE(ia_fd_ctxs, 6);
 static u32 ia_fd_ctx_seq;
 static bool ia_fd_ctx_on;
+
+/*
+ * One IOAS of a listed context, under ia_ml_lock, from the first
+ * iopt_map_pages on it to iommufd_ioas_destroy (or its context's release):
+ * keyed by its io_pagetable, which the IOAS embeds; @obj is the object the
+ * ioctl looked up by @id (0: not seen, as for the compat container's IOAS,
+ * which the kernel takes without a lookup).
+ */
+struct ia_fd_ioas {
+	struct hlist_node hnode;	/* by io_pagetable */
+	const void *iopt, *obj;
+	struct ia_fd_ctx *ctx;
+	u32 id;
+	u32 areas;
+	s64 bytes;			/* mapped less unmapped: a racing unmap may come first */
+	struct list_head area_list;
+};
+
+/* One area of an IOAS, filled into its domains (a live mapping of it). */
+struct ia_fd_area {
+	struct hlist_node hnode;	/* by area */
+	struct list_head node;		/* in its IOAS */
+	const void *area, *pages;
+	struct ia_fd_ioas *ioas;
+};
+
+static DEFINE_HASHTABLE(ia_fd_ioases, 6);
+static DEFINE_HASHTABLE(ia_fd_areas, 10);
+static bool ia_fd_ioas_on;
+static u32 ia_fd_nr_ioas;	/* records in ia_fd_ioases */
+static u32 ia_fd_seen_gen;	/* a pages object counted once per IOAS in a snapshot */
 
 /* One device bound to an iommufd context: by whom. */
 struct ia_fd_dev {
@@ -157,6 +199,76 @@ static struct ia_fd_ctx *ia_fd_ctx_of(const void *ictx)
 		if (c->ictx == ictx)
 			return c;
 	return NULL;
+}
+
+static struct ia_fd_ioas *ia_fd_ioas_of(const void *iopt)
+{
+	struct ia_fd_ioas *x;
+
+	hash_for_each_possible(ia_fd_ioases, x, hnode, (unsigned long)iopt)
+		if (x->iopt == iopt)
+			return x;
+	return NULL;
+}
+
+static struct ia_fd_area *ia_fd_area_of(const void *area)
+{
+	struct ia_fd_area *e;
+
+	hash_for_each_possible(ia_fd_areas, e, hnode, (unsigned long)area)
+		if (e->area == area)
+			return e;
+	return NULL;
+}
+
+static void ia_fd_area_drop(struct ia_fd_area *e)
+{
+	hash_del(&e->hnode);
+	list_del(&e->node);
+	e->ioas->areas--;
+	kfree(e);
+}
+
+/* Under ia_ml_lock: the IOAS record goes, with its areas. */
+static void ia_fd_ioas_drop(struct ia_fd_ioas *x)
+{
+	struct ia_fd_area *e, *t;
+
+	list_for_each_entry_safe(e, t, &x->area_list, node)
+		ia_fd_area_drop(e);
+	hash_del(&x->hnode);
+	x->ctx->nr_ioas--;
+	WRITE_ONCE(ia_fd_nr_ioas, ia_fd_nr_ioas - 1);
+	kfree(x);
+}
+
+/* Under ia_ml_lock: the IOAS records of @c (all: NULL) go. */
+static void ia_fd_ioas_drop_ctx(const struct ia_fd_ctx *c)
+{
+	struct ia_fd_ioas *x;
+	struct hlist_node *t;
+	unsigned int bkt;
+
+	hash_for_each_safe(ia_fd_ioases, bkt, t, x, hnode)
+		if (!c || x->ctx == c)
+			ia_fd_ioas_drop(x);
+}
+
+/*
+ * Under ia_ml_lock: the id of the IOAS an iommufd ioctl in flight on this
+ * task is mapping into (iopt_map_pages), 0 when none or not known.
+ */
+static u32 ia_fd_ioas_mapping(void)
+{
+	struct ia_call *call = ia_call_find(&ia_ml_fd_calls, IA_FD_CALL_MAP);
+	const struct ia_fd_ioas *x = NULL;
+	const void *iopt;
+
+	if (call) {
+		iopt = container_of(call, struct ia_fd_map, call)->iopt;
+		x = iopt ? ia_fd_ioas_of(iopt) : NULL;
+	}
+	return x ? x->id : 0;
 }
 
 void ia_fd_ctx_put(struct ia_ml_rec *r)
@@ -252,10 +364,11 @@ static void ia_fd_ctx_refused(struct ia_fd_ctx *c, const struct ia_ml_rec *r, u6
 	/* The process's counter, when it is the mapper's own (the usual case). */
 	if (current->mm && task_tgid(current) == r->pid)
 		ev.locked_bytes = (u64)READ_ONCE(current->mm->locked_vm) << PAGE_SHIFT;
+	ev.ioas = ia_fd_ioas_mapping();
 	c->refusals++;
 	c->has_last = true;
 	c->last = (struct ia_failure){ .time_ns = ev.time_ns, .err = ENOMEM, .size = ev.size,
-				       .who = ev.who, .cgroup_id = ev.cgroup_id };
+				       .who = ev.who, .cgroup_id = ev.cgroup_id, .ioas = ev.ioas };
 	if (r->mode != IA_ML_MM || !ia_coalesce_fail(&c->co, now, &count))
 		return;
 	ev.count = count;
@@ -267,6 +380,7 @@ static void ia_fd_ctx_refused(struct ia_fd_ctx *c, const struct ia_ml_rec *r, u6
 /* Under ia_ml_lock: @c leaves the listing. */
 static void ia_fd_ctx_unlist(struct ia_fd_ctx *c)
 {
+	ia_fd_ioas_drop_ctx(c);
 	hash_del(&c->hnode);
 	c->listed = false;
 	if (!--c->refs)
@@ -365,7 +479,23 @@ static bool ia_fd_map_entry(void *data, const unsigned long *a, unsigned long ca
 	if (!READ_ONCE(ia_fd_ctx_on))
 		return false;
 	d->ictx = READ_ONCE(((const struct file *)a[0])->private_data);
+	d->obj = NULL;
+	d->iopt = NULL;
 	return ia_fd_call_enter(&d->call, IA_FD_CALL_MAP);
+}
+
+/*
+ * Under ia_ml_lock: the iopt_map_pages of @d is over. It mapped its length
+ * when an area it filled is still there: a failed fill undoes those before
+ * it, and once all are filled it cannot fail.
+ */
+static void ia_fd_map_settle(struct ia_fd_map *d)
+{
+	struct ia_fd_ioas *x = d->iopt && d->net > 0 ? ia_fd_ioas_of(d->iopt) : NULL;
+
+	if (x)
+		x->bytes += d->len;
+	d->iopt = NULL;
 }
 
 static void ia_fd_map_ret(void *data, unsigned long rv)
@@ -374,8 +504,234 @@ static void ia_fd_map_ret(void *data, unsigned long rv)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	if (!ia_ml_exiting)
+	if (!ia_ml_exiting) {
+		ia_fd_map_settle(d);
 		ia_call_del(&ia_ml_fd_calls, &d->call);
+	}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* Under ia_ml_lock: the iommufd ioctl in flight on this task. */
+static struct ia_fd_map *ia_fd_map_current(void)
+{
+	struct ia_call *call = ia_call_find(&ia_ml_fd_calls, IA_FD_CALL_MAP);
+
+	return call ? container_of(call, struct ia_fd_map, call) : NULL;
+}
+
+/* iommufd_get_object(ictx, id, type): an ioctl looks an object up by its id. */
+struct ia_fd_get {
+	u32 id;
+};
+
+static bool ia_fd_get_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	struct ia_fd_get *d = data;
+
+	if (!READ_ONCE(ia_fd_ioas_on) || ia_calls_none(&ia_ml_fd_calls))
+		return false;
+	d->id = a[1];
+	return true;
+}
+
+static void ia_fd_get_ret(void *data, unsigned long rv)
+{
+	struct ia_fd_get *d = data;
+	struct ia_fd_map *m;
+	unsigned long flags;
+
+	if (IS_ERR_OR_NULL((const void *)rv))
+		return;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	m = ia_ml_exiting ? NULL : ia_fd_map_current();
+	if (m) {
+		m->obj = (const void *)rv;
+		m->obj_id = d->id;
+	}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/*
+ * iopt_map_pages(iopt, pages_list, length, ...): IOMMU_IOAS_MAP, COPY (its
+ * destination, the IOAS looked up last) or the compat container's MAP_DMA
+ * maps @length bytes into the IOAS embedding @iopt. Its IOAS record is made
+ * here when its context is listed: the IOAS is the object looked up in this
+ * ioctl when it holds @iopt (struct iommufd_ioas embeds the io_pagetable
+ * after its object header), else its id is not known.
+ */
+static void ia_fd_iopt_map(unsigned long a0, unsigned long a1, unsigned long a2,
+			   unsigned long a3)
+{
+	const void *iopt = (const void *)a0;
+	struct ia_fd_ioas *x;
+	struct ia_fd_ctx *c;
+	struct ia_fd_map *m;
+	unsigned long flags;
+	bool paired;
+
+	if (!READ_ONCE(ia_fd_ioas_on) || ia_calls_none(&ia_ml_fd_calls))
+		return;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	m = ia_ml_exiting ? NULL : ia_fd_map_current();
+	c = m ? ia_fd_ctx_of(m->ictx) : NULL;
+	if (!c)
+		goto out;
+	ia_fd_map_settle(m);
+	paired = m->obj && iopt > m->obj && iopt - m->obj < 1024;
+	x = ia_fd_ioas_of(iopt);
+	if (!x) {
+		x = kzalloc(sizeof(*x), GFP_ATOMIC);
+		if (!x) {
+			ia_ml_flag(current_uid(), IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
+			goto out;
+		}
+		x->iopt = iopt;
+		x->ctx = c;
+		INIT_LIST_HEAD(&x->area_list);
+		hash_add(ia_fd_ioases, &x->hnode, (unsigned long)iopt);
+		c->nr_ioas++;
+		WRITE_ONCE(ia_fd_nr_ioas, ia_fd_nr_ioas + 1);
+	}
+	if (paired && !x->id) {
+		x->id = m->obj_id;
+		x->obj = m->obj;
+	}
+	m->iopt = iopt;
+	m->len = a2;
+	m->net = 0;
+out:
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* iopt_area_fill_domains(area, pages): an area of the map in flight, on return 0. */
+struct ia_fd_fill {
+	const void *area, *pages;
+};
+
+static bool ia_fd_fill_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	struct ia_fd_fill *d = data;
+
+	if (!READ_ONCE(ia_fd_ioas_on) || ia_calls_none(&ia_ml_fd_calls))
+		return false;
+	d->area = (const void *)a[0];
+	d->pages = (const void *)a[1];
+	return true;
+}
+
+static void ia_fd_fill_ret(void *data, unsigned long rv)
+{
+	struct ia_fd_fill *d = data;
+	struct ia_fd_ioas *x;
+	struct ia_fd_area *e;
+	struct ia_fd_map *m;
+	unsigned long flags;
+
+	if ((int)rv)
+		return;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	m = ia_ml_exiting ? NULL : ia_fd_map_current();
+	x = m && m->iopt ? ia_fd_ioas_of(m->iopt) : NULL;
+	if (!x)
+		goto out;
+	e = ia_fd_area_of(d->area);
+	if (e)		/* one whose removal we did not see */
+		ia_fd_area_drop(e);
+	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	if (!e) {
+		ia_ml_flag(current_uid(), IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
+		goto out;
+	}
+	e->area = d->area;
+	e->pages = d->pages;
+	e->ioas = x;
+	hash_add(ia_fd_areas, &e->hnode, (unsigned long)e->area);
+	list_add_tail(&e->node, &x->area_list);
+	x->areas++;
+	m->net++;
+out:
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* iopt_area_unfill_domains(area, pages): the area goes (unmapped, or a failed map undone). */
+static void ia_fd_unfill(unsigned long a0, unsigned long a1, unsigned long a2,
+			 unsigned long a3)
+{
+	struct ia_fd_area *e;
+	struct ia_fd_map *m;
+	unsigned long flags;
+
+	if (!READ_ONCE(ia_fd_ioas_on))
+		return;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	e = ia_ml_exiting ? NULL : ia_fd_area_of((const void *)a0);
+	if (e) {
+		m = ia_fd_map_current();
+		if (m && m->iopt == e->ioas->iopt)
+			m->net--;
+		ia_fd_area_drop(e);
+	}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/*
+ * iopt_unmap_iova(iopt, iova, length, unmapped) and iopt_unmap_all(iopt,
+ * unmapped): on return the kernel's own count of the bytes unmapped (set
+ * also when it stops part way; NULL when an IOAS is destroyed).
+ */
+struct ia_fd_unmap {
+	const void *iopt;
+	const unsigned long *unmapped;
+};
+
+static bool ia_fd_unmap_follow(struct ia_fd_unmap *d, unsigned long iopt, unsigned long unmapped)
+{
+	if (!READ_ONCE(ia_fd_ioas_on) || !unmapped || !READ_ONCE(ia_fd_nr_ioas))
+		return false;
+	d->iopt = (const void *)iopt;
+	d->unmapped = (const unsigned long *)unmapped;
+	return true;
+}
+
+static bool ia_fd_unmap_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	return ia_fd_unmap_follow(data, a[0], a[3]);
+}
+
+static bool ia_fd_unmap_all_entry(void *data, const unsigned long *a, unsigned long caller)
+{
+	return ia_fd_unmap_follow(data, a[0], a[1]);
+}
+
+static void ia_fd_unmap_ret(void *data, unsigned long rv)
+{
+	struct ia_fd_unmap *d = data;
+	struct ia_fd_ioas *x;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	x = ia_ml_exiting ? NULL : ia_fd_ioas_of(d->iopt);
+	if (x)
+		x->bytes -= READ_ONCE(*d->unmapped);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+}
+
+/* iommufd_ioas_destroy(obj): the IOAS goes, with whatever it still maps. */
+static void ia_fd_ioas_destroy(unsigned long a0, unsigned long a1, unsigned long a2,
+			       unsigned long a3)
+{
+	struct ia_fd_ioas *x;
+	struct hlist_node *t;
+	unsigned long flags;
+	unsigned int bkt;
+
+	if (!READ_ONCE(ia_fd_ioas_on))
+		return;
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	if (!ia_ml_exiting)
+		hash_for_each_safe(ia_fd_ioases, bkt, t, x, hnode)
+			if (x->obj == (const void *)a0)
+				ia_fd_ioas_drop(x);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
@@ -514,9 +870,9 @@ static void ia_ml_fd_pin_ret(void *data, unsigned long rv)
 	if (err) {
 		/* The pot refused (user mode); mm mode's refusal is the process's own. */
 		if (err == -ENOMEM && r->mode == IA_ML_POT)
-			ia_ml_refused(u, IA_CONS_IOMMUFD, d->npages,
-				      atomic_long_read(&r->user->locked_vm), ia_ml_fd_limit(r),
-				      ENOMEM);
+			ia_ml_refused_in(u, IA_CONS_IOMMUFD, d->npages,
+					 atomic_long_read(&r->user->locked_vm),
+					 ia_ml_fd_limit(r), ENOMEM, ia_fd_ioas_mapping());
 		if (err == -ENOMEM && r->fdctx && r->mode != IA_ML_EXEMPT)
 			ia_fd_ctx_refused(r->fdctx, r, d->npages, ia_ml_fd_limit(r));
 		goto out;
@@ -647,11 +1003,122 @@ static unsigned int ia_fd_ctx_fill_all(const struct ia_filter *f, struct ia_quot
 			continue;
 		if (l && n < max) {
 			ia_fd_ctx_fill(&l->rec[n], c);
+			l->rec[n].nr_ioas = c->nr_ioas;
 			ictx[n] = c->ictx;
 		}
 		n++;
 	}
 	return n;
+}
+
+static int ia_fd_ioas_cmp(const void *a, const void *b)
+{
+	u32 x = ((const struct ia_ioas_info *)a)->id, y = ((const struct ia_ioas_info *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Under ia_ml_lock: @x as its figures; its pages objects' pins, each once. */
+static void ia_fd_ioas_info(struct ia_ioas_info *o, const struct ia_fd_ioas *x)
+{
+	const struct ia_fd_area *e;
+	struct ia_ml_rec *r;
+	u64 pinned = 0;
+
+	ia_fd_seen_gen++;
+	list_for_each_entry(e, &x->area_list, node) {
+		r = ia_ml_rec_of(e->pages);
+		if (r && r->fd_seen != ia_fd_seen_gen) {
+			r->fd_seen = ia_fd_seen_gen;
+			pinned += r->pages;
+		}
+	}
+	o->id = x->id;
+	o->areas = x->areas;
+	o->bytes = max_t(s64, x->bytes, 0);
+	o->pinned = pinned << PAGE_SHIFT;
+}
+
+/*
+ * Under ia_ml_lock: the IOAS records of each context in @l (the one at
+ * @ictx[i] with @l->rec[i]'s id) into its array, which has room for
+ * @room[i]. How many each has goes to @need; false when one lacked room.
+ */
+static bool ia_fd_ioas_fill_all(struct ia_quota_list *l, const void **ictx, const u32 *room,
+				u32 *need)
+{
+	const struct ia_fd_ioas *x;
+	unsigned int bkt, i;
+	bool fits = true;
+
+	memset(need, 0, l->nr * sizeof(*need));
+	hash_for_each(ia_fd_ioases, bkt, x, hnode)
+		for (i = 0; i < l->nr; i++) {
+			if (ictx[i] != x->ctx->ictx || l->rec[i].id != x->ctx->id)
+				continue;
+			if (need[i] < room[i])
+				ia_fd_ioas_info(&l->rec[i].ioas[need[i]], x);
+			else
+				fits = false;
+			need[i]++;
+			break;
+		}
+	return fits;
+}
+
+/* Each context's IOAS figures, sorted by id; -EAGAIN when they kept growing. */
+static int ia_fd_ioas_snapshot(struct ia_quota_list *l, const void **ictx)
+{
+	u32 *room, *need;
+	unsigned long flags;
+	unsigned int i;
+	int tries, ret = -EAGAIN;
+	bool fits = false;
+
+	if (!l->nr)
+		return 0;
+	room = kcalloc(l->nr, sizeof(*room), GFP_KERNEL);
+	need = kcalloc(l->nr, sizeof(*need), GFP_KERNEL);
+	if (!room || !need) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* The counts the listing saw, as a first guess; none until filled. */
+	for (i = 0; i < l->nr; i++) {
+		need[i] = l->rec[i].nr_ioas;
+		l->rec[i].nr_ioas = 0;
+	}
+	if (!READ_ONCE(ia_fd_ioas_on)) {
+		ret = 0;
+		goto out;
+	}
+	for (tries = 0; tries < 4 && !fits; tries++) {
+		for (i = 0; i < l->nr; i++) {
+			if (l->rec[i].ioas && need[i] <= room[i])
+				continue;
+			kvfree(l->rec[i].ioas);
+			room[i] = need[i] + 4;	/* room for IOAS mapped meanwhile */
+			l->rec[i].ioas = kvcalloc(room[i], sizeof(*l->rec[i].ioas), GFP_KERNEL);
+			if (!l->rec[i].ioas) {
+				ret = -ENOMEM;
+				goto out;
+			}
+		}
+		spin_lock_irqsave(&ia_ml_lock, flags);
+		fits = !ia_ml_exiting && ia_fd_ioas_fill_all(l, ictx, room, need);
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+	}
+	if (!fits)
+		goto out;
+	for (i = 0; i < l->nr; i++) {
+		l->rec[i].nr_ioas = need[i];
+		sort(l->rec[i].ioas, need[i], sizeof(l->rec[i].ioas[0]), ia_fd_ioas_cmp, NULL);
+	}
+	ret = 0;
+out:
+	kfree(room);
+	kfree(need);
+	return ret;
 }
 
 struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_filter *f)
@@ -662,7 +1129,7 @@ struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_filter *f)
 	unsigned long flags;
 	struct ia_fd_dev *b;
 	unsigned int bkt;
-	int tries;
+	int tries, err;
 
 	for (tries = 0; tries < 4; tries++) {
 		spin_lock_irqsave(&ia_ml_lock, flags);
@@ -694,7 +1161,12 @@ struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_filter *f)
 			if (ictx[i] == b->ictx)
 				l->rec[i].devices++;
 	spin_unlock_irqrestore(&ia_fd_dev_lock, flags);
+	err = ia_fd_ioas_snapshot(l, ictx);
 	kvfree(ictx);
+	if (err) {
+		ia_quota_list_free(l);
+		return ERR_PTR(err);
+	}
 	sort(l->rec, l->nr, sizeof(l->rec[0]), ia_fd_rec_cmp, NULL);
 	return l;
 }
@@ -713,6 +1185,17 @@ IA_HOOK_RETURN(ia_ml_fd_pin, IA_IOMMUFD_SYM("do_update_pinned"), struct ia_ml_fd
 	       ia_ml_fd_pin_entry, ia_ml_fd_pin_ret, 64);
 IA_HOOK_ENTRY(ia_ml_fd_mm, "__account_locked_vm", ia_ml_fd_mm);
 IA_HOOK_ENTRY(ia_ml_fd_release, IA_IOMMUFD_SYM("iopt_release_pages"), ia_ml_fd_release);
+IA_HOOK_RETURN(ia_fd_get, IA_IOMMUFD_SYM("iommufd_get_object"), struct ia_fd_get,
+	       ia_fd_get_entry, ia_fd_get_ret, 64);
+IA_HOOK_ENTRY(ia_fd_iopt_map, IA_IOMMUFD_SYM("iopt_map_pages"), ia_fd_iopt_map);
+IA_HOOK_RETURN(ia_fd_fill, IA_IOMMUFD_SYM("iopt_area_fill_domains"), struct ia_fd_fill,
+	       ia_fd_fill_entry, ia_fd_fill_ret, 64);
+IA_HOOK_ENTRY(ia_fd_unfill, IA_IOMMUFD_SYM("iopt_area_unfill_domains"), ia_fd_unfill);
+IA_HOOK_RETURN(ia_fd_unmap, IA_IOMMUFD_SYM("iopt_unmap_iova"), struct ia_fd_unmap,
+	       ia_fd_unmap_entry, ia_fd_unmap_ret, 64);
+IA_HOOK_RETURN(ia_fd_unmap_all, IA_IOMMUFD_SYM("iopt_unmap_all"), struct ia_fd_unmap,
+	       ia_fd_unmap_all_entry, ia_fd_unmap_ret, 64);
+IA_HOOK_ENTRY(ia_fd_ioas_destroy, IA_IOMMUFD_SYM("iommufd_ioas_destroy"), ia_fd_ioas_destroy);
 
 /*
  * In the order placed where each is a probe of its own: what ends or
@@ -723,6 +1206,9 @@ static struct ia_hook *ia_ml_iommufd_list[] = {
 	&ia_ml_fd_alloc_hook, &ia_fd_bind_hook,
 	/* the contexts, optional: the first six come first */
 	&ia_fd_release_ctx_hook, &ia_fd_map_hook, &ia_fd_open_hook,
+	/* their IOAS, optional too */
+	&ia_fd_ioas_destroy_hook, &ia_fd_unfill_hook, &ia_fd_unmap_hook, &ia_fd_unmap_all_hook,
+	&ia_fd_iopt_map_hook, &ia_fd_fill_hook, &ia_fd_get_hook,
 };
 
 #define IA_FD_REQUIRED 6
@@ -752,6 +1238,7 @@ void ia_ml_iommufd_forget(void)
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_calls_forget(&ia_ml_fd_calls);
+	ia_fd_ioas_drop_ctx(NULL);
 	/* The records still referring to one free it when they go. */
 	hash_for_each_safe(ia_fd_ctxs, bkt, t, c, hnode)
 		ia_fd_ctx_unlist(c);
@@ -776,11 +1263,16 @@ void ia_ml_iommufd_start(void)
 	WRITE_ONCE(ia_ml_iommufd_on, true);
 	WRITE_ONCE(ia_fd_ctx_on, ia_hook_on(&ia_fd_open_hook) &&
 		   ia_hook_on(&ia_fd_release_ctx_hook) && ia_hook_on(&ia_fd_map_hook));
+	WRITE_ONCE(ia_fd_ioas_on, ia_fd_ctx_on && ia_hook_on(&ia_fd_ioas_destroy_hook) &&
+		   ia_hook_on(&ia_fd_unfill_hook) && ia_hook_on(&ia_fd_unmap_hook) &&
+		   ia_hook_on(&ia_fd_unmap_all_hook) && ia_hook_on(&ia_fd_iopt_map_hook) &&
+		   ia_hook_on(&ia_fd_fill_hook) && ia_hook_on(&ia_fd_get_hook));
 	ia_hook_set_describe(&ia_ml_iommufd_hooks, mech, sizeof(mech));
 	/* The functions are in design.md; the mechanism line may be long. */
 	ia_feature_set(IA_FEAT_IOMMUFD, true, "pins, bound devices%s; hooks: %s",
-		       ia_fd_ctx_on ? " and contexts" : ", not contexts (a hook missing)",
-		       mech);
+		       !ia_fd_ctx_on ? ", not contexts (a hook missing)" :
+		       ia_fd_ioas_on ? ", contexts and their IOAS" :
+		       " and contexts, not their IOAS (a hook missing)", mech);
 }
 
 #else

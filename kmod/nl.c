@@ -345,7 +345,8 @@ int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev)
 		return -EMSGSIZE;
 	if (ev->type == IA_EV_FAILURE &&
 	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_ERRNO, ev->err) ||
-	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_COUNT, ev->count)))
+	     nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_COUNT, ev->count) ||
+	     (ev->ioas && nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_IOAS, ev->ioas))))
 		return -EMSGSIZE;
 	if (ev->type == IA_EV_THRESHOLD &&
 	    (nla_put_u32(msg, IOMMU_ACCOUNT_A_EVENT_LEVEL,

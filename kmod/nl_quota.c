@@ -62,6 +62,28 @@ struct ia_quota_snap {
 	struct ia_quota_rec rec[];
 };
 
+/* An iommufd context's IOAS, one nest each (none in events). */
+static int ia_put_ioas(struct sk_buff *msg, const struct ia_quota_rec *q)
+{
+	const int pad = IOMMU_ACCOUNT_A_IOAS_PAD;
+	const struct ia_ioas_info *x;
+	struct nlattr *nest;
+	u32 i;
+
+	for (i = 0; q->ioas && i < q->nr_ioas; i++) {
+		x = &q->ioas[i];
+		nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_QUOTA_IOAS);
+		if (!nest ||
+		    (x->id && nla_put_u32(msg, IOMMU_ACCOUNT_A_IOAS_ID, x->id)) ||
+		    nla_put_u32(msg, IOMMU_ACCOUNT_A_IOAS_AREAS, x->areas) ||
+		    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_IOAS_BYTES, x->bytes, pad) ||
+		    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_IOAS_PINNED, x->pinned, pad))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
 /* One fill function for do, dump and (nested) events. */
 static int ia_put_quota_rec(struct sk_buff *msg, const struct ia_quota_rec *q,
 			    struct user_namespace *ns)
@@ -83,7 +105,8 @@ static int ia_put_quota_rec(struct sk_buff *msg, const struct ia_quota_rec *q,
 		return nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE, q->fd_mode) ||
 		       nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_MAPPINGS, q->mappings) ||
 		       nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_DEVICES, q->devices) ||
-		       nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_FLAGS, q->flags) ? -EMSGSIZE : 0;
+		       nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_FLAGS, q->flags) ||
+		       ia_put_ioas(msg, q) ? -EMSGSIZE : 0;
 	if (!q->pub)
 		return 0;
 	if (nla_put_string(msg, IOMMU_ACCOUNT_A_QUOTA_NAME, q->name) ||
@@ -144,13 +167,26 @@ static void ia_quota_from_uid(struct ia_quota_rec *q, const struct ia_uid_rec *r
 	}
 }
 
+void ia_quota_list_free(struct ia_quota_list *l)
+{
+	unsigned int i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->nr; i++)
+		kvfree(l->rec[i].ioas);
+	kvfree(l);
+}
+
 /* Every snapshot of quota records goes through here (pot paths are allocated). */
 static void ia_quota_snap_release(struct ia_quota_snap *snap)
 {
 	unsigned int i;
 
-	for (i = 0; i < snap->nr; i++)
+	for (i = 0; i < snap->nr; i++) {
 		kfree(snap->rec[i].last_cgpath);
+		kvfree(snap->rec[i].ioas);
+	}
 	kvfree(snap);
 }
 
@@ -269,7 +305,11 @@ out:
 	if (cs)
 		ia_container_snap_free(cs);
 	kvfree(ps);
-	kvfree(fs);
+	/* Its records' IOAS arrays went to @snap, unless it is an error. */
+	if (IS_ERR(snap))
+		ia_quota_list_free(fs);
+	else
+		kvfree(fs);
 	return snap;
 }
 

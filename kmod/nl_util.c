@@ -175,6 +175,7 @@ int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f,
 	    ia_put_owner(msg, IOMMU_ACCOUNT_A_FAILURE_OWNER, &f->who, ns) ||
 	    (f->cgroup_id &&
 	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID, f->cgroup_id, pad)) ||
+	    (f->ioas && nla_put_u32(msg, IOMMU_ACCOUNT_A_FAILURE_IOAS, f->ioas)) ||
 	    (cgpath && *cgpath && ia_nl_init_cgroup_ns() &&
 	     nla_put_string(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP, cgpath))) {
 		nla_nest_cancel(msg, nest);
