@@ -56,6 +56,8 @@ static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 	if (failure) {
 		ia_json_u64(j, "errno", ev->err);
 		ia_json_u64(j, "count", ev->count);
+		if (ev->ioas)
+			ia_json_u64(j, "ioas", ev->ioas);
 	} else {
 		json_threshold(j, ev);
 	}
@@ -65,6 +67,7 @@ static void print_pot_text(const struct ia_event *ev)
 {
 	char b[96], b1[32], b2[32], b3[32], cg[256], times[48] = "", where[448], idtext[160];
 	const char *path = ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg));
+	char ioas[24] = "";
 	struct ia_identity id = { 0 };
 
 	/* "/system.slice/docker-4f1c….scope [container 4f1c2b3a4d5e… (docker)]" */
@@ -79,9 +82,11 @@ static void print_pot_text(const struct ia_event *ev)
 	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
 		if (ev->count > 1)
 			snprintf(times, sizeof(times), " %u times", ev->count);
-		printf("#%" PRIu64 " FAILURE uid %u pot: %s charge of %s refused%s (ENOMEM), "
+		if (ev->ioas)
+			snprintf(ioas, sizeof(ioas), " (IOAS %u)", ev->ioas);
+		printf("#%" PRIu64 " FAILURE uid %u pot: %s%s charge of %s refused%s (ENOMEM), "
 		       "pot %s of RLIMIT_MEMLOCK %s, by %s in %s\n", ev->seq, ev->uid,
-		       ia_consumer_name(ev->consumer), ia_human_bytes(ev->size, b1, sizeof(b1)),
+		       ia_consumer_name(ev->consumer), ioas, ia_human_bytes(ev->size, b1, sizeof(b1)),
 		       times, ia_human_bytes(ev->locked_bytes, b2, sizeof(b2)),
 		       ia_human_bytes(ev->memlock_limit, b3, sizeof(b3)),
 		       ia_owner_str(&ev->owner, b, sizeof(b)), where);
@@ -113,18 +118,20 @@ static const char *type_name(const struct ia_event *ev)
 static void print_iommufd_text(const struct ia_event *ev)
 {
 	const struct ia_quota *q = &ev->quota;
-	char b[96], b1[32], b2[32], b3[32], b4[32], times[48] = "";
+	char b[96], b1[32], b2[32], b3[32], b4[32], times[48] = "", ioas[24] = "";
 
 	if (ev->count > 1)
 		snprintf(times, sizeof(times), " %u times", ev->count);
+	if (ev->ioas)
+		snprintf(ioas, sizeof(ioas), " into IOAS %u", ev->ioas);
 	if (ev->locked_bytes)
 		snprintf(b3, sizeof(b3), "%s", ia_human_bytes(ev->locked_bytes, b4, sizeof(b4)));
 	else
 		snprintf(b3, sizeof(b3), "?");
-	printf("#%" PRIu64 " FAILURE iommufd context %u (%s mode): pin of %s refused%s (%s), "
+	printf("#%" PRIu64 " FAILURE iommufd context %u (%s mode): pin of %s%s refused%s (%s), "
 	       "process locked %s of RLIMIT_MEMLOCK %s; its %u mappings pin %s; by %s\n",
 	       ev->seq, q->id, ia_iommufd_mode_name(q->iommufd_mode),
-	       ia_human_bytes(ev->size, b1, sizeof(b1)), times, ia_errno_name((int)ev->err), b3,
+	       ia_human_bytes(ev->size, b1, sizeof(b1)), ioas, times, ia_errno_name((int)ev->err), b3,
 	       ia_human_bytes(ev->memlock_limit, b2, sizeof(b2)), q->mappings,
 	       ia_human_bytes(q->used, b4, sizeof(b4)), ia_owner_str(&ev->owner, b, sizeof(b)));
 }
@@ -197,6 +204,8 @@ static void print_json(struct ia_ctx *ctx, const struct ia_event *ev)
 			ia_json_u64(j, "locked_bytes", ev->locked_bytes);
 			ia_json_u64(j, "memlock_limit", ev->memlock_limit);
 			ia_json_owner(j, "owner", &ev->owner);
+			if (ev->ioas)
+				ia_json_u64(j, "ioas", ev->ioas);
 		}
 		ia_json_obj_open(j, "quota");
 		ia_ctl_quota_json(j, &ev->quota, kind ? kind : kname,

@@ -161,14 +161,19 @@ static int explain_container(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 struct got_quota {
 	bool found;
 	struct ia_quota q;
+	struct ia_ioas ioas[8];		/* the first of its IOAS, for the verdict */
 };
 
 static int quota_cb(const struct ia_quota *q, void *arg)
 {
 	struct got_quota *g = arg;
+	unsigned int i;
 
 	g->found = true;
 	g->q = *q;
+	for (i = 0; i < q->nioas && i < 8; i++)
+		g->ioas[i] = q->ioas[i];
+	g->q.ioas = g->ioas;	/* nioas stays the whole count */
 	return 0;
 }
 
@@ -227,6 +232,28 @@ static int explain_qpair(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 	return 0;
 }
 
+/* "; IOAS 1: 2 areas, 3.0 MiB mapped, 3.0 MiB pinned; ..." after @cause. */
+static void ioas_words(char *cause, size_t size, const struct ia_quota *q)
+{
+	char b1[32], b2[32], id[16];
+	size_t n = strlen(cause);
+	unsigned int i;
+
+	for (i = 0; i < q->nioas && i < 8 && n < size; i++) {
+		if (q->ioas[i].has_id)
+			snprintf(id, sizeof(id), "%u", q->ioas[i].id);
+		else
+			snprintf(id, sizeof(id), "(compat)");
+		ia_human_bytes(q->ioas[i].bytes, b1, sizeof(b1));
+		ia_human_bytes(q->ioas[i].pinned, b2, sizeof(b2));
+		n += snprintf(cause + n, size - n, "; IOAS %s: %u area%s, %s mapped, %s pinned", id,
+			      q->ioas[i].areas, q->ioas[i].areas == 1 ? "" : "s", b1, b2);
+	}
+	if (q->nioas > 8 && n < size)
+		snprintf(cause + n, size - n, "; %u IOAS more (iommu-accountctl quotas --kind "
+			 "iommufd-ctx lists all)", q->nioas - 8);
+}
+
 static int explain_iommufd(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 {
 	struct got_quota g = { 0 };
@@ -271,6 +298,7 @@ static int explain_iommufd(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 			 "not known yet: nothing of this context has been pinned since "
 			 "iommu_account loaded");
 	}
+	ioas_words(v->cause, sizeof(v->cause), q);
 	if (!v->nfixes)
 		fix(v, "nothing to fix");
 	return 0;

@@ -26,6 +26,8 @@ struct state {
 void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *kind,
 		       const char *unit)
 {
+	unsigned int i;
+
 	ia_json_str(j, "kind", kind);
 	ia_json_u64(j, "id", q->id);
 	ia_json_str(j, "unit", unit);
@@ -43,6 +45,18 @@ void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *
 		ia_json_u64(j, "mappings", q->mappings);
 		ia_json_u64(j, "devices", q->devices);
 		ia_json_bool(j, "vfio_compat", q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT);
+	}
+	if (q->ioas_listed) {
+		ia_json_arr_open(j, "ioas");
+		for (i = 0; i < q->nioas; i++) {
+			ia_json_obj_open(j, NULL);
+			ia_json_u64_or_null(j, "id", q->ioas[i].has_id ? q->ioas[i].id : UINT64_MAX);
+			ia_json_u64(j, "areas", q->ioas[i].areas);
+			ia_json_u64(j, "bytes", q->ioas[i].bytes);
+			ia_json_u64(j, "pinned", q->ioas[i].pinned);
+			ia_json_obj_close(j);
+		}
+		ia_json_arr_close(j);
 	}
 	if (!q->has_pub)
 		return;
@@ -64,6 +78,7 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	const struct ia_quota_kind *k = ia_quota_kind_find(s->st, q->kind);
 	struct ia_json *j = &s->ctx->j;
 	char kname[16], b1[32], b2[32], util[16], who[64], peak[32], name[72], dfr[48];
+	unsigned int i;
 
 	if (!k)
 		snprintf(kname, sizeof(kname), "kind-%u", q->kind);
@@ -106,6 +121,17 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 			      "none",
 	       util, peak, q->uid, ia_owner_str(&q->owner, who, sizeof(who)),
 	       (unsigned long long)q->refusals, dfr);
+	/* An iommufd context's IOAS, one line each under it. */
+	for (i = 0; i < q->nioas; i++) {
+		if (q->ioas[i].has_id)
+			snprintf(name, sizeof(name), "ioas %u", q->ioas[i].id);
+		else
+			snprintf(name, sizeof(name), "ioas (compat)");
+		printf("%-15s %8s %-20s %12s %12s %6s %u areas, %s pinned\n", "", "", name,
+		       ia_amount("bytes", (double)q->ioas[i].bytes, b1, sizeof(b1)), "", "",
+		       q->ioas[i].areas, ia_amount("bytes", (double)q->ioas[i].pinned, b2,
+						   sizeof(b2)));
+	}
 	return 0;
 }
 

@@ -263,6 +263,8 @@ void ia_json_failure(struct ia_json *j, const char *key, const struct ia_failure
 		ia_json_u64(j, "cgroup_id", f->cgroup_id);
 	if (f->cgroup[0])
 		ia_json_str(j, "cgroup", f->cgroup);
+	if (f->ioas)
+		ia_json_u64(j, "ioas", f->ioas);
 	ia_json_obj_close(j);
 }
 

@@ -160,6 +160,14 @@ struct ia_failure {
 	struct ia_owner owner;
 	uint64_t cgroup_id;		/* pot: the refused process's cgroup; 0: unknown */
 	char cgroup[256];		/* pot: its path, taken at the refusal; "": unknown */
+	uint32_t ioas;			/* iommufd: the IOAS being mapped into; 0: unknown */
+};
+
+/* One IOAS of an iommufd context (GET_QUOTA's ioas nests). */
+struct ia_ioas {
+	bool has_id;			/* absent: the compat container's, its id not seen */
+	uint32_t id, areas;
+	uint64_t bytes, pinned;
 };
 
 /* One quota object of any kind (GET_QUOTA). */
@@ -183,6 +191,10 @@ struct ia_quota {
 	bool has_iommufd;
 	uint32_t iommufd_mode;		/* IOMMU_ACCOUNT_IOMMUFD_MODE_* */
 	uint32_t mappings, devices;
+	/* its IOAS (GET_QUOTA replies, not events): valid during the callback only */
+	bool ioas_listed;		/* a reply, where the IOAS are listed */
+	unsigned int nioas;
+	const struct ia_ioas *ioas;
 };
 
 #define IA_NCONSUMERS 6		/* consumers this library knows */
@@ -431,6 +443,7 @@ struct ia_event {
 	uint32_t err;
 	uint64_t iova, size, locked_bytes, memlock_limit;
 	uint32_t count;			/* refusals this event stands for, >= 1 */
+	uint32_t ioas;			/* iommufd: the IOAS being mapped into; 0: unknown */
 	/* threshold */
 	uint32_t level;			/* IOMMU_ACCOUNT_THRESHOLD_LEVEL_* */
 	uint32_t threshold;		/* per mille */

@@ -272,6 +272,7 @@ static void parse_failure(struct nlattr *nest, struct ia_failure *f)
 	parse_owner(tb[IOMMU_ACCOUNT_A_FAILURE_OWNER], &f->owner);
 	f->cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID);
 	stra(tb, IOMMU_ACCOUNT_A_FAILURE_CGROUP, f->cgroup, sizeof(f->cgroup));
+	f->ioas = u32a(tb, IOMMU_ACCOUNT_A_FAILURE_IOAS);
 }
 
 static int container_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
@@ -348,16 +349,47 @@ static int parse_quota(struct nlattr **tb, struct ia_quota *q)
 	return 0;
 }
 
+static void parse_ioas(struct nlattr *nest, struct ia_ioas *x)
+{
+	struct nlattr *tb[IOMMU_ACCOUNT_A_IOAS_MAX + 1];
+
+	memset(x, 0, sizeof(*x));
+	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_IOAS_MAX, nest, NULL))
+		return;
+	x->has_id = tb[IOMMU_ACCOUNT_A_IOAS_ID];
+	x->id = u32a(tb, IOMMU_ACCOUNT_A_IOAS_ID);
+	x->areas = u32a(tb, IOMMU_ACCOUNT_A_IOAS_AREAS);
+	x->bytes = u64a(tb, IOMMU_ACCOUNT_A_IOAS_BYTES);
+	x->pinned = u64a(tb, IOMMU_ACCOUNT_A_IOAS_PINNED);
+}
+
 static int quota_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 {
 	struct cb_arg *ca = arg;
 	int (*fn)(const struct ia_quota *, void *) = ca->fn;
 	struct ia_quota q;
+	struct ia_ioas *x = NULL;
+	struct nlattr *a;
+	unsigned int n = 0;
+	int rem, ret;
 
-	(void)nlh;
 	if (parse_quota(tb, &q))
 		return 0;
-	return fn(&q, ca->arg);
+	for_each_top_attr(a, nlh, rem)
+		n += nla_type(a) == IOMMU_ACCOUNT_A_QUOTA_IOAS;
+	if (n) {
+		x = calloc(n, sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+	}
+	for_each_top_attr(a, nlh, rem)
+		if (nla_type(a) == IOMMU_ACCOUNT_A_QUOTA_IOAS)
+			parse_ioas(a, &x[q.nioas++]);
+	q.ioas = x;
+	q.ioas_listed = q.has_iommufd;
+	ret = fn(&q, ca->arg);
+	free(x);
+	return ret;
 }
 
 int ia_get_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *id,
@@ -883,6 +915,7 @@ int ia_parse_event(struct nlmsghdr *nlh, struct nlattr **tb, struct ia_event *ev
 	ev->locked_bytes = u64a(tb, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES);
 	ev->memlock_limit = u64a(tb, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT);
 	ev->count = tb[IOMMU_ACCOUNT_A_EVENT_COUNT] ? u32a(tb, IOMMU_ACCOUNT_A_EVENT_COUNT) : 1;
+	ev->ioas = u32a(tb, IOMMU_ACCOUNT_A_EVENT_IOAS);
 	ev->level = u32a(tb, IOMMU_ACCOUNT_A_EVENT_LEVEL);
 	ev->threshold = u32a(tb, IOMMU_ACCOUNT_A_EVENT_THRESHOLD);
 	if (tb[IOMMU_ACCOUNT_A_EVENT_QUOTA]) {
