@@ -590,6 +590,29 @@ int ia_events_join(struct ia_nl *s)
 	return 0;
 }
 
+static void parse_ioas(const struct nlattr *nest, struct ia_quota *q, unsigned int i)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest) {
+		switch (mnl_attr_get_type(a)) {
+		case IOMMU_ACCOUNT_A_IOAS_ID:
+			q->ioas[i].has_id = true;
+			q->ioas[i].id = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_IOAS_AREAS:
+			q->ioas[i].areas = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_IOAS_BYTES:
+			q->ioas[i].bytes = mnl_attr_get_u64(a);
+			break;
+		case IOMMU_ACCOUNT_A_IOAS_PINNED:
+			q->ioas[i].pinned = mnl_attr_get_u64(a);
+			break;
+		}
+	}
+}
+
 static void parse_quota_attr(const struct nlattr *a, struct ia_quota *q)
 {
 	const struct nlattr *f;
@@ -658,6 +681,11 @@ static void parse_quota_attr(const struct nlattr *a, struct ia_quota *q)
 	case IOMMU_ACCOUNT_A_QUOTA_DEVICES:
 		q->devices = mnl_attr_get_u32(a);
 		break;
+	case IOMMU_ACCOUNT_A_QUOTA_IOAS:
+		if (q->nioas < 8)
+			parse_ioas(a, q, q->nioas);
+		q->nioas++;
+		break;
 	case IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE:
 		q->has_last = true;
 		mnl_attr_for_each_nested(f, a) {
@@ -665,6 +693,8 @@ static void parse_quota_attr(const struct nlattr *a, struct ia_quota *q)
 				q->last_err = mnl_attr_get_u32(f);
 			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_SIZE)
 				q->last_size = mnl_attr_get_u64(f);
+			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_IOAS)
+				q->last_ioas = mnl_attr_get_u32(f);
 		}
 		break;
 	}
@@ -779,6 +809,9 @@ static void parse_event(const struct nlmsghdr *nlh, struct ia_event *ev)
 			break;
 		case IOMMU_ACCOUNT_A_EVENT_THRESHOLD:
 			ev->threshold = mnl_attr_get_u32(a);
+			break;
+		case IOMMU_ACCOUNT_A_EVENT_IOAS:
+			ev->ioas = mnl_attr_get_u32(a);
 			break;
 		case IOMMU_ACCOUNT_A_EVENT_COUNT:
 			ev->count = mnl_attr_get_u32(a);

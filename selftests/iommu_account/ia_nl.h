@@ -92,9 +92,16 @@ struct ia_quota {
 	/* iommufd-ctx */
 	bool has_mode;
 	uint32_t mode, mappings, devices;
+	unsigned int nioas;		/* all of them; the first 8 below */
+	struct {
+		bool has_id;
+		uint32_t id, areas;
+		uint64_t bytes, pinned;
+	} ioas[8];
 	bool has_last;
 	uint32_t last_err;
 	uint64_t last_size;
+	uint32_t last_ioas;
 };
 
 struct ia_event {
@@ -102,6 +109,7 @@ struct ia_event {
 	uint32_t type, container, entries, limit, err, level, threshold;
 	uint32_t count, group_count;
 	uint32_t kind, uid, consumer;
+	uint32_t ioas;			/* iommufd failures: the IOAS mapped into */
 	uint64_t cgroup_id;
 	uint64_t iova, size, locked, memlock;
 	int ngroups;		/* every group attribute, even beyond groups[] */

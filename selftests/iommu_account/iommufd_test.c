@@ -87,7 +87,8 @@ static int edu_cdevs(char (*out)[300], int max)
 enum fd_mode { FD_USER, FD_MM, FD_EXEMPT };
 
 enum fd_op {
-	OP_MAP, OP_UNMAP, OP_COPY, OP_UNMAP2, OP_DESTROY, OP_DETACH, OP_BADMAP, OP_THREADS, OP_EXIT
+	OP_MAP, OP_UNMAP, OP_COPY, OP_UNMAP2, OP_DESTROY, OP_DETACH, OP_BADMAP, OP_THREADS, OP_EXIT,
+	OP_MAP2, OP_IDS
 };
 
 struct fd_cmd {
@@ -192,6 +193,10 @@ static int64_t fd_do(struct fd_ctx *x, const struct fd_cmd *c)
 		return ioctl(x->dfd, VFIO_DEVICE_DETACH_IOMMUFD_PT, &dt) ? -errno : 0;
 	case OP_MAP:
 		return fd_map(x, x->ioas, c->a);
+	case OP_MAP2:
+		return fd_map(x, x->ioas2, c->a);
+	case OP_IDS:
+		return (int64_t)((uint64_t)x->ioas2 << 32 | x->ioas);
 	case OP_UNMAP:
 		return fd_unmap(x, x->ioas, c->a, c->b);
 	case OP_UNMAP2:
@@ -642,12 +647,14 @@ TEST_F(iofd, unmap_copy_and_refused_maps)
 
 /*
  * Eight threads of one agent map and unmap 64 KiB areas 100 times each, then
- * each leaves one: the pot and the breakdown are exactly the eight left.
+ * each leaves one: the pot, the breakdown and the IOAS are exactly the
+ * eight left.
  */
 TEST_F(iofd, concurrent_threads_exact)
 {
 	const uint32_t uid = 42103;
 	struct fd_agent f = { 0 };
+	struct ia_quota q;
 	struct ia_uid u;
 	uint64_t base;
 
@@ -659,6 +666,12 @@ TEST_F(iofd, concurrent_threads_exact)
 	EXPECT_EQ(8 * 64 * KiB, u.consumer[FD]);
 	EXPECT_EQ(base + 8 * 64 * KiB, u.locked);
 	EXPECT_EQ(0, u.refusals);
+	/* The IOAS: the eight areas left, as mapped and as pinned. */
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	ASSERT_EQ(1, q.nioas);
+	EXPECT_EQ(8, q.ioas[0].areas);
+	EXPECT_EQ(8 * 64 * KiB, q.ioas[0].bytes);
+	EXPECT_EQ(8 * 64 * KiB, q.ioas[0].pinned);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, u.consumer[FD]);
@@ -776,9 +789,11 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	struct ia_event ev;
 	struct ia_quota q;
 	struct ia_uid u;
-	int64_t lck0;
+	int64_t lck0, ids;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_MM, uid, 2 * MiB, self->cdev, 1));
+	ids = fd_call(&f, OP_IDS, 0, 0, 0);
+	ASSERT_LT(0, ids);
 	lck0 = vmlck(f.pid);
 	ASSERT_LE(0, lck0);
 	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
@@ -803,9 +818,10 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	EXPECT_EQ(1, q.refusals);
 	EXPECT_TRUE(q.has_last);
 	EXPECT_EQ(ENOMEM, q.last_err);
+	EXPECT_EQ((uint32_t)ids, q.last_ioas);
 	EXPECT_EQ(uid, q.uid);
 
-	/* Its failure event names the context, the process's counter and limit. */
+	/* Its failure event names the context, the IOAS, the process's counter and limit. */
 	ASSERT_EQ(1, next_ctx_event(&self->ev, &ev)) TH_LOG("no iommufd-ctx event");
 	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_FAILURE, ev.type);
 	EXPECT_EQ(ENOMEM, ev.err);
@@ -818,6 +834,7 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	EXPECT_LT(0, ev.size);
 	EXPECT_GE(1 * MiB, ev.size);
 	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, ev.quota.mode);
+	EXPECT_EQ((uint32_t)ids, ev.ioas);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, u.iommufd_mm);
@@ -935,6 +952,144 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	fd_agent_stop(&f);
 	EXPECT_EQ(0, ctx_of(&self->nl, pid, &q));
 	EXPECT_EQ(0, ia_dump_quotas(&self->nl, CTX, uid, -1, &q, 1));
+}
+
+/* @q's IOAS @id (its index), or -1. */
+static int ioas_at(const struct ia_quota *q, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->nioas && i < 8; i++)
+		if (q->ioas[i].has_id && q->ioas[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+#define EXPECT_IOAS(q, id, areas_, bytes_, pinned_)					\
+	do {										\
+		int i_ = ioas_at(&(q), (id));						\
+											\
+		ASSERT_LE(0, i_) TH_LOG("IOAS %u not listed", (id));			\
+		EXPECT_EQ((areas_), (q).ioas[i_].areas) TH_LOG("IOAS %u areas", (id));	\
+		EXPECT_EQ((bytes_), (q).ioas[i_].bytes) TH_LOG("IOAS %u bytes", (id));	\
+		EXPECT_EQ((pinned_), (q).ioas[i_].pinned) TH_LOG("IOAS %u pinned", (id));\
+	} while (0)
+
+/*
+ * Per IOAS, against what the kernel answered: an agent of uid 42108 (64 MiB)
+ * with two IOAS, a device attached to each. Maps of 1 and 2 MiB into the
+ * first: 2 areas, 3 MiB mapped and pinned (= the context's used, = the
+ * pot's iommufd part). A COPY of the 1 MiB into the second and a map of
+ * 512 KiB there: the second has 2 areas, 1.5 MiB mapped and pinned (the
+ * copied object counts in both), the context 3.5 MiB. Unmapping all of the
+ * first (the kernel says 3 MiB): it has nothing, the second keeps its 1.5
+ * MiB pinned (the copy holds the shared object), the context 1.5 MiB. A
+ * map of unmapped memory (EFAULT) and one the pot refuses (ENOMEM) leave
+ * no area. Detached, the first maps 1 MiB that nothing pins; destroyed
+ * with it mapped, it leaves the listing. ctl's JSON says the same; the
+ * context goes with the agent.
+ */
+TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
+{
+	const uint32_t uid = 42108;
+	struct fd_agent f = { 0 };
+	char out[8192], want[200], cmd[160];
+	int64_t ids, a, b, dst;
+	uint32_t id1, id2;
+	struct ia_event ev;
+	struct ia_quota q;
+	struct ia_uid u;
+	pid_t pid;
+
+	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 2));
+	ids = fd_call(&f, OP_IDS, 0, 0, 0);
+	ASSERT_LT(0, ids);
+	id1 = (uint32_t)ids;
+	id2 = (uint32_t)(ids >> 32);
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_EQ(0, q.nioas);		/* nothing mapped into either yet */
+
+	a = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
+	b = fd_call(&f, OP_MAP, 2 * MiB, 0, 0);
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	get_uid(_metadata, &self->nl, uid, &u);
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	ASSERT_EQ(1, q.nioas);
+	EXPECT_IOAS(q, id1, 2, 3 * MiB, 3 * MiB);
+	EXPECT_EQ(3 * MiB, q.used);
+	EXPECT_EQ(u.consumer[FD], q.used);
+
+	dst = fd_call(&f, OP_COPY, a, 1 * MiB, 0);
+	ASSERT_LE(0, dst) TH_LOG("IOMMU_IOAS_COPY: %s", strerror((int)-dst));
+	ASSERT_LE(0, fd_call(&f, OP_MAP2, 512 * KiB, 0, 0));
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	ASSERT_EQ(2, q.nioas);
+	EXPECT_LT(q.ioas[0].id, q.ioas[1].id);		/* sorted by id */
+	EXPECT_IOAS(q, id1, 2, 3 * MiB, 3 * MiB);
+	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
+	EXPECT_EQ(3584 * KiB, q.used);
+
+	EXPECT_EQ((int64_t)(3 * MiB), fd_call(&f, OP_UNMAP, 0, UINT64_MAX, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_IOAS(q, id1, 0, 0, 0);
+	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
+	EXPECT_EQ(1536 * KiB, q.used);
+	EXPECT_EQ(u.consumer[FD], q.used);
+
+	/*
+	 * Refused maps: the pin fails (EFAULT), the pot refuses (ENOMEM); the
+	 * refusal names the IOAS, in the context and in the pot's event.
+	 */
+	EXPECT_EQ(-EFAULT, fd_call(&f, OP_BADMAP, 1 * MiB, 0, 0));
+	EXPECT_EQ(-ENOMEM, fd_call(&f, OP_MAP, 64 * MiB, 0, 0));
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_IOAS(q, id1, 0, 0, 0);
+	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
+	EXPECT_EQ(1, q.refusals);
+	EXPECT_EQ(id1, q.last_ioas);
+	ASSERT_EQ(1, next_failure(&self->ev, uid, &ev)) TH_LOG("no failure event of the pot");
+	EXPECT_EQ(FD, ev.consumer);
+	EXPECT_EQ(id1, ev.ioas);
+
+	/* No device: mapped, not pinned; destroyed with it still mapped. */
+	EXPECT_EQ(0, fd_call(&f, OP_DETACH, 0, 0, 0));
+	ASSERT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_IOAS(q, id1, 1, 1 * MiB, 0);
+	EXPECT_EQ(1536 * KiB, q.used);
+	EXPECT_EQ(0, fd_call(&f, OP_DESTROY, 0, 0, 0));
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	ASSERT_EQ(1, q.nioas);
+	EXPECT_EQ(-1, ioas_at(&q, id1));
+	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
+
+	snprintf(cmd, sizeof(cmd), "iommu-accountctl --json quotas --kind iommufd-ctx --pid %d",
+		 f.pid);
+	run(cmd, out, sizeof(out));
+	snprintf(want, sizeof(want), "\"ioas\":[{\"id\":%u,\"areas\":2,\"bytes\":%llu,"
+		 "\"pinned\":%llu}]", id2, 1536 * KiB, 1536 * KiB);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\nwanted %s", out, want);
+	snprintf(cmd, sizeof(cmd), "iommu-accountctl explain iommufd-ctx %u", q.id);
+	run(cmd, out, sizeof(out));
+	snprintf(want, sizeof(want), "IOAS %u: 2 areas, 1.5 MiB mapped, 1.5 MiB pinned", id2);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\nwanted %s", out, want);
+	snprintf(cmd, sizeof(cmd), "iommu-accountctl quotas --kind iommufd-ctx --pid %d", f.pid);
+	run(cmd, out, sizeof(out));
+	snprintf(want, sizeof(want), "ioas %u ", id2);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\nwanted %s", out, want);
+	EXPECT_NE(NULL, strstr(out, "2 areas, 1.5 MiB pinned")) TH_LOG("%s", out);
+
+	EXPECT_EQ((int64_t)(1 * MiB), fd_call(&f, OP_UNMAP2, dst, 1 * MiB, 0));
+	get_uid(_metadata, &self->nl, uid, &u);
+	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
+	EXPECT_IOAS(q, id2, 1, 512 * KiB, 512 * KiB);
+	EXPECT_EQ(512 * KiB, q.used);
+	EXPECT_EQ(u.consumer[FD], q.used);
+	pid = f.pid;
+	fd_agent_stop(&f);
+	EXPECT_EQ(0, ctx_of(&self->nl, pid, &q));
 }
 
 IA_HARNESS_MAIN
