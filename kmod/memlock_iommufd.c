@@ -579,6 +579,11 @@ static void ia_fd_iopt_map(unsigned long a0, unsigned long a1, unsigned long a2,
 	ia_fd_map_settle(m);
 	paired = m->obj && iopt > m->obj && iopt - m->obj < 1024;
 	x = ia_fd_ioas_of(iopt);
+	/* At the address of one whose destroy we did not see: that one is gone. */
+	if (x && (x->ctx != c || (paired && x->obj && x->obj != m->obj))) {
+		ia_fd_ioas_drop(x);
+		x = NULL;
+	}
 	if (!x) {
 		x = kzalloc(sizeof(*x), GFP_ATOMIC);
 		if (!x) {
