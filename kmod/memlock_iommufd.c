@@ -57,6 +57,25 @@
  * the kind is not offered. A context opened before the module loaded is
  * not listed; what it maps later is in the pot, not in a context.
  *
+ * The IOAS of a listed context (its quota object's ioas nests), optional
+ * too, all seven or none:
+ *  - iommufd_get_object(ictx, id, type), on return inside an ioctl in
+ *    flight: the object looked up by the id its caller gave;
+ *  - iopt_map_pages(iopt, list, length, ...), on entry inside one: a map
+ *    into the IOAS that embeds @iopt, the one looked up last when @iopt
+ *    lies just past it (MAP; COPY looks up its destination last), else one
+ *    whose id is not known (the compat container's);
+ *  - iopt_area_fill_domains(area, pages) returning 0, inside that map: an
+ *    area of the IOAS, with its pages object; iopt_area_unfill_domains
+ *    (area, pages), on entry: it goes (unmapped, or a failed map undone).
+ *    The map's length counts when an area it filled is still there at the
+ *    ioctl's return;
+ *  - iopt_unmap_iova(iopt, iova, length, unmapped) and iopt_unmap_all(iopt,
+ *    unmapped), on return: the kernel's own count of the bytes unmapped;
+ *  - iommufd_ioas_destroy(obj), on entry: the IOAS goes.
+ * An IOAS's pinned figure is read from the records of the pages objects
+ * its areas map, each once.
+ *
  * Locking: memlock.h; the calls in flight are under ia_ml_lock too.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
