@@ -11,6 +11,7 @@
 # point where the kernel refuses a charge under a given RLIMIT_MEMLOCK.
 # KTAP. Runs as root inside that guest only.
 . "$(dirname "$0")/ktap_lib.sh"
+. "$(dirname "$0")/system_lib.sh"
 [ -n "${IA_SYSTEM:-}" ] || { echo "1..0 # SKIP: only in the system lane (scripts/vm/run --system)"; exit 0; }
 
 tmp=$(mktemp -d)
@@ -58,43 +59,10 @@ until_ok 600 systemctl -q is-active iommu-accountd
 
 # --- QEMU: a VMM with a vfio-pci device ---------------------------------------
 modprobe vfio-pci
-edu=""
-for d in /sys/bus/pci/devices/*; do
-	[ "$(cat "$d/vendor")" = 0x1234 ] && [ "$(cat "$d/device")" = 0x11e8 ] && { edu=${d##*/}; break; }
-done
-bind_vfio() {	# BDF
-	[ -e "/sys/bus/pci/devices/$1/driver" ] && echo "$1" >"/sys/bus/pci/devices/$1/driver/unbind"
-	echo vfio-pci >"/sys/bus/pci/devices/$1/driver_override"
-	echo "$1" >/sys/bus/pci/drivers_probe
-	[ "$(basename "$(readlink "/sys/bus/pci/devices/$1/driver")")" = vfio-pci ]
-}
+edu=$(first_edu)
 check "edu $edu bound to vfio-pci" bind_vfio "$edu"
 group=$(basename "$(readlink "/sys/bus/pci/devices/$edu/iommu_group")")
 
-# qmp SOCKET COMMAND: QEMU's answer (QEMU serves QMP only once the machine,
-# its devices and their DMA mappings are set up).
-qmp() {
-	python3 - "$1" "$2" <<'EOF'
-import json, socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-for _ in range(1200):
-    try:
-        s.connect(sys.argv[1])
-        break
-    except OSError:
-        time.sleep(0.1)
-f = s.makefile("rw")
-json.loads(f.readline())
-for cmd in ("qmp_capabilities", sys.argv[2]):
-    f.write(json.dumps({"execute": cmd}) + "\n")
-    f.flush()
-    while True:
-        r = json.loads(f.readline())
-        if "return" in r or "error" in r:
-            break
-print(json.dumps(r))
-EOF
-}
 QEMU="qemu-system-x86_64 -nodefaults -display none -accel tcg,tb-size=32 -M pc"
 
 # (1) As root, 256 MiB of guest RAM: the container equals what the kernel has.
