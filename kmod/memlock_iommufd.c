@@ -273,20 +273,23 @@ static void ia_fd_ioas_drop_ctx(const struct ia_fd_ctx *c)
 			ia_fd_ioas_drop(x);
 }
 
+/* Under ia_ml_lock: the iommufd ioctl in flight on this task. */
+static struct ia_fd_map *ia_fd_map_current(void)
+{
+	struct ia_call *call = ia_call_find(&ia_ml_fd_calls, IA_FD_CALL_MAP);
+
+	return call ? container_of(call, struct ia_fd_map, call) : NULL;
+}
+
 /*
  * Under ia_ml_lock: the id of the IOAS an iommufd ioctl in flight on this
  * task is mapping into (iopt_map_pages), 0 when none or not known.
  */
 static u32 ia_fd_ioas_mapping(void)
 {
-	struct ia_call *call = ia_call_find(&ia_ml_fd_calls, IA_FD_CALL_MAP);
-	const struct ia_fd_ioas *x = NULL;
-	const void *iopt;
+	const struct ia_fd_map *m = ia_fd_map_current();
+	const struct ia_fd_ioas *x = m && m->iopt ? ia_fd_ioas_of(m->iopt) : NULL;
 
-	if (call) {
-		iopt = container_of(call, struct ia_fd_map, call)->iopt;
-		x = iopt ? ia_fd_ioas_of(iopt) : NULL;
-	}
 	return x ? x->id : 0;
 }
 
@@ -530,14 +533,6 @@ static void ia_fd_map_ret(void *data, unsigned long rv)
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
-/* Under ia_ml_lock: the iommufd ioctl in flight on this task. */
-static struct ia_fd_map *ia_fd_map_current(void)
-{
-	struct ia_call *call = ia_call_find(&ia_ml_fd_calls, IA_FD_CALL_MAP);
-
-	return call ? container_of(call, struct ia_fd_map, call) : NULL;
-}
-
 /* iommufd_get_object(ictx, id, type): an ioctl looks an object up by its id. */
 struct ia_fd_get {
 	u32 id;
@@ -762,9 +757,9 @@ static void ia_fd_ioas_destroy(unsigned long a0, unsigned long a1, unsigned long
 /* Under ia_ml_lock: the context of the ioctl in flight on this task, if listed. */
 static struct ia_fd_ctx *ia_fd_ctx_mapping(void)
 {
-	struct ia_call *call = ia_call_find(&ia_ml_fd_calls, IA_FD_CALL_MAP);
+	const struct ia_fd_map *m = ia_fd_map_current();
 
-	return call ? ia_fd_ctx_of(container_of(call, struct ia_fd_map, call)->ictx) : NULL;
+	return m ? ia_fd_ctx_of(m->ictx) : NULL;
 }
 
 static bool ia_ml_fd_alloc_entry(void *data, const unsigned long *a, unsigned long caller)
