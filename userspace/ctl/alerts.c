@@ -7,6 +7,7 @@
  * default [exporter] listen).
  */
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +119,12 @@ int ia_ctl_alerts_get(const char *addr, struct ia_alert_rows *r)
 		/* A daemon before the flight record: no holders column. */
 		if (i == IA_AL_HOLDERS)
 			r->f[r->n][i++] = "-";
-		if (i == IA_AL_FIELDS)
+		if (i == IA_AL_FIELDS) {
+			/* Names come in their text form (lib/esc.c): back to their bytes. */
+			ia_unesc_text(r->f[r->n][IA_AL_COMM]);
+			ia_unesc_text(r->f[r->n][IA_AL_REASON]);
 			r->n++;		/* a short row is skipped */
+		}
 	}
 	return 0;
 }
@@ -151,6 +156,7 @@ static void holders_out(struct ia_json *j, const char *field, const char *unit)
 	for (e = strtok_r(copy, "|", &save); e && strcmp(e, "-"); e = strtok_r(NULL, "|", &save)) {
 		if (sscanf(e, "%llu/%llu/%llu/%llu/%n", &pid, &uid, &held, &cg, &off) != 4)
 			continue;
+		ia_unesc_text(e + off);
 		/* The container or pod of its cgroup, as this host names it now. */
 		has_id = ia_identity_of_cgroup(cg, &id);
 		if (j) {
@@ -164,7 +170,7 @@ static void holders_out(struct ia_json *j, const char *field, const char *unit)
 			ia_json_u64(j, "held", held);
 			ia_json_obj_close(j);
 		} else {
-			printf("%s%s[%llu] %s%s%s%s", n ? ", " : "    held by ", e + off, pid,
+			printf("%s%s[%llu] %s%s%s%s", n ? ", " : "    held by ", ia_tx(e + off), pid,
 			       ia_amount(unit, (double)held, b, sizeof(b)), has_id ? " (" : "",
 			       has_id ? ia_identity_str(&id, idtext, sizeof(idtext)) : "",
 			       has_id ? ")" : "");
@@ -180,7 +186,11 @@ static void holders_out(struct ia_json *j, const char *field, const char *unit)
 
 static void json_num_or_null(struct ia_json *j, const char *key, const char *v)
 {
-	if (!strcmp(v, "-"))
+	char *end;
+	double d = strtod(v, &end);
+
+	/* Only a finite number goes out as one: anything else is null. */
+	if (!strcmp(v, "-") || end == v || *end || !isfinite(d))
 		ia_json_null(j, key);
 	else {
 		if (j->need_comma[j->depth])
@@ -244,12 +254,12 @@ int cmd_alerts(struct ia_ctx *ctx)
 			ia_rate_str(f[IA_AL_UNIT], strtod(f[IA_AL_RATE], NULL), rate, sizeof(rate));
 		else
 			snprintf(rate, sizeof(rate), "-");
-		printf("%-15s %8s %-9s %11s %11s %5.1f%% %16s %11s  %s\n", f[IA_AL_KIND],
-		       f[IA_AL_OBJECT], f[IA_AL_STATE],
+		printf("%-15s %8s %-9s %11s %11s %5.1f%% %16s %11s  %s\n", ia_tx(f[IA_AL_KIND]),
+		       ia_tx(f[IA_AL_OBJECT]), ia_tx(f[IA_AL_STATE]),
 		       amount(f[IA_AL_UNIT], f[IA_AL_USED], b1, sizeof(b1)),
 		       amount(f[IA_AL_UNIT], f[IA_AL_LIMIT], b2, sizeof(b2)),
 		       strcmp(f[IA_AL_UTIL], "-") ? strtod(f[IA_AL_UTIL], NULL) * 100 : 0.0,
-		       rate, eta, f[IA_AL_REASON]);
+		       rate, eta, ia_tx(f[IA_AL_REASON]));
 		/* A FAILURE's flight record, on a line of its own. */
 		if (!strcmp(f[IA_AL_STATE], "FAILURE"))
 			holders_out(NULL, f[IA_AL_HOLDERS], f[IA_AL_UNIT]);

@@ -7,6 +7,7 @@
  * "30m", "2h", "1d") or "@EPOCH"; by default the file's keep (24 h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -52,8 +53,7 @@ static int show(const struct ia_hist_rec *r, void *arg)
 	}
 	if (h->ctx->json) {
 		ia_json_obj_open(j, NULL);
-		fprintf(j->f, "%s\"time\":%.3f", j->need_comma[j->depth] ? "," : "", r->t);
-		j->need_comma[j->depth] = true;
+		ia_json_double(j, "time", "%.3f", r->t);
 		ia_json_str(j, "kind", kind);
 		ia_json_u64(j, "object", r->id);
 		ia_json_str(j, "unit", unit);
@@ -91,7 +91,9 @@ static double parse_since(const char *s, double now)
 
 	errno = 0;
 	v = strtod(s + (s[0] == '@'), &end);
-	if (end == s + (s[0] == '@') || errno || v < 0)
+	/* Digits only: strtod would take "nan", "inf" and hex. */
+	if (end == s + (s[0] == '@') || errno || v < 0 || !isfinite(v) ||
+	    !strchr("0123456789.", s[s[0] == '@']))
 		return -1;
 	if (s[0] == '@')
 		return *end ? -1 : v;
@@ -174,6 +176,14 @@ int cmd_history(struct ia_ctx *ctx)
 	}
 	if (ret) {
 		fprintf(stderr, "iommu-accountctl: history: %s\n", err);
+		return IA_EXIT_FAIL;
+	}
+	/* What could not be read is said, and fails the command: never silently less. */
+	if (info.damaged || info.missing) {
+		fprintf(stderr, "iommu-accountctl: history: %s: %llu of its %llu samples damaged "
+			"(checksum), %llu missing (the file is cut short); the rest are shown\n",
+			path, (unsigned long long)info.damaged, (unsigned long long)info.count,
+			(unsigned long long)info.missing);
 		return IA_EXIT_FAIL;
 	}
 	return IA_EXIT_OK;

@@ -44,10 +44,10 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a)
 	else
 		ia_json_null(&j, "limit");
 	if (u >= 0)
-		fprintf(f, ",\"utilization\":%.6f", u);
-	fprintf(f, ",\"rate\":%.6g", ob->rate);
+		ia_json_double(&j, "utilization", "%.6f", u);
+	ia_json_double(&j, "rate", "%.6g", ob->rate);
 	if (ob->has_eta)
-		fprintf(f, ",\"eta_s\":%.1f", ob->eta_s);
+		ia_json_double(&j, "eta_s", "%.1f", ob->eta_s);
 	else
 		ia_json_null(&j, "eta_s");
 	ia_json_str(&j, "reason", a->reason);

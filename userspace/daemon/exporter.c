@@ -28,17 +28,13 @@ static void head(FILE *f, const char *name, const char *type, const char *help)
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* A label value in the text format: backslash, double quote and newline escaped. */
+/*
+ * A label value: valid UTF-8, escaped as the text format requires, whatever
+ * bytes a tenant put in a cgroup name (libia's label form, lib/esc.c).
+ */
 static void label_value(FILE *f, const char *v)
 {
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			fputc('\\', f);
-		if (*v == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*v, f);
-	}
+	ia_fput_label(f, v);
 }
 
 /*
@@ -205,6 +201,16 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 		"Exec hooks that failed (not started, non-zero exit, killed).", d->exec.failed);
 	counter(f, "iommu_account_exec_dropped_total",
 		"Alerts not run through the exec hook (queue full).", d->exec.dropped);
+	counter(f, "iommu_account_history_write_errors_total",
+		"Appends to the [history] file that failed (the daemon logs why and tries again).",
+		d->hist_write_errors);
+	head(f, "iommu_account_history_damaged_samples", "gauge",
+	     "Samples of the [history] file whose checksum failed when the daemon last opened it.");
+	fprintf(f, "iommu_account_history_damaged_samples %llu\n",
+		(unsigned long long)d->hist_damaged);
+	head(f, "iommu_account_history_open", "gauge",
+	     "1 while the [history] file is open for writing, 0 when off or failing.");
+	fprintf(f, "iommu_account_history_open %d\n", d->hist.hdr != NULL);
 	head(f, "iommu_account_poll_interval_seconds", "gauge",
 	     "Seconds between polls now: interval, doubled while nothing changes up to idle_interval.");
 	fprintf(f, "iommu_account_poll_interval_seconds %g\n", d->cur_interval);
@@ -217,8 +223,8 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 
 /*
  * The last FAILURE's flight record: "pid/uid/held/cgroup_id/comm" per
- * holder, most first, joined by '|' (a '|' of a comm is written '?'); "-"
- * when there is none.
+ * holder, most first, joined by '|' (the comm in its text form, a '|' of it
+ * as "\x7c"); "-" when there is none.
  */
 static void holders_field(FILE *f, const struct iad_obj *ob)
 {
@@ -232,9 +238,19 @@ static void holders_field(FILE *f, const struct iad_obj *ob)
 		h = &ob->holders[i];
 		fprintf(f, "%s%u/%u/%llu/%llu/", i ? "|" : "", h->who.pid, h->who.uid,
 			(unsigned long long)h->held, (unsigned long long)h->who.cgroup_id);
-		for (c = h->who.comm; *c; c++)
-			fputc(*c == '|' ? '?' : *c, f);
+		/* The comm's text form, its '|' as "\x7c" (the separator). */
+		for (c = ia_tx(h->who.comm); *c; c++)
+			if (*c == '|')
+				fputs("\\x7c", f);
+			else
+				fputc(*c, f);
 	}
+}
+
+/* A field of /alerts: its text form, so no tab or newline of a name forges one. */
+static void field(FILE *f, const char *s)
+{
+	ia_fput_text(f, s);
 }
 
 char *iad_alerts_text(struct iad *d, size_t *len)
@@ -270,9 +286,11 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 			fprintf(f, "%.1f", ob->eta_s);
 		else
 			fputc('-', f);
-		fprintf(f, "\t%u\t%u\t%s\t%s\t", ob->uid, ob->owner.present ? ob->owner.pid : 0,
-			ob->owner.present && ob->owner.comm[0] ? ob->owner.comm : "-",
-			ob->reason[0] ? ob->reason : "-");
+		fprintf(f, "\t%u\t%u\t", ob->uid, ob->owner.present ? ob->owner.pid : 0);
+		field(f, ob->owner.present && ob->owner.comm[0] ? ob->owner.comm : "-");
+		fputc('\t', f);
+		field(f, ob->reason[0] ? ob->reason : "-");
+		fputc('\t', f);
 		holders_field(f, ob);
 		fputc('\n', f);
 	}

@@ -5,7 +5,12 @@
  * IAD_HIST_KEYFRAME_S, so a reader finds each object's value at any time
  * within the ring. The ring is libia's (lib/history.c): bounded by
  * max_size, the oldest samples go first; readers skip those older than keep.
- * A history that cannot be written is logged once and the daemon goes on.
+ * A history that cannot be opened or written is logged once, with the
+ * kernel's own reason (a full filesystem says ENOSPC), and the daemon goes
+ * on without it, trying again every IAD_HIST_RETRY_S until it can write; a
+ * second daemon on the same file is told by the file's lock and goes on
+ * without one. Samples found damaged when the file is opened (their
+ * checksums) are logged and counted (iommu_account_history_damaged_samples).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +22,7 @@
 #include "iad.h"
 
 #define IAD_HIST_KEYFRAME_S 300
+#define IAD_HIST_RETRY_S 30
 
 void iad_history_close(struct iad *d)
 {
@@ -30,12 +36,14 @@ void iad_history_open(struct iad *d)
 {
 	char err[512], dir[256], *slash;
 	size_t i;
+	int ret;
 
 	/* The same file, size and keep: nothing to do (a SIGHUP that changed none). */
 	if (d->hist.hdr && !strcmp(d->hist_path, d->cfg.history) &&
 	    d->hist_max == d->cfg.history_max && d->hist_keep == d->cfg.history_keep_s)
 		return;
 	iad_history_close(d);
+	d->hist_retry_at = 0;
 	if (!d->cfg.history[0])
 		return;
 	/* Its directory, one level (systemd's StateDirectory= makes it under the unit). */
@@ -45,20 +53,33 @@ void iad_history_open(struct iad *d)
 		*slash = 0;
 		mkdir(dir, 0750);
 	}
-	if (ia_hist_open(&d->hist, d->cfg.history, (uint64_t)d->cfg.history_max,
-			 d->cfg.history_keep_s, err, sizeof(err))) {
+	ret = ia_hist_open(&d->hist, d->cfg.history, (uint64_t)d->cfg.history_max,
+			   d->cfg.history_keep_s, err, sizeof(err));
+	if (ret) {
 		if (!d->hist_said)
-			iad_log(d, LOG_WARNING, "history: %s; going on without it", err);
+			iad_log(d, LOG_WARNING, "history: %s; going on without it%s", err,
+				ret == -ENOSPC || ret == -EBUSY || ret == -EDQUOT ?
+				" (trying again every 30 s)" : "");
 		d->hist_said = true;
+		/* A full disk or the other daemon may go away; a refusal stays until a reload. */
+		if (ret == -ENOSPC || ret == -EBUSY || ret == -EDQUOT)
+			d->hist_retry_at = d->now + IAD_HIST_RETRY_S;
 		return;
 	}
+	if (d->hist_said)
+		iad_log(d, LOG_NOTICE, "history: writing %s again", d->cfg.history);
 	d->hist_said = false;
 	snprintf(d->hist_path, sizeof(d->hist_path), "%s", d->cfg.history);
 	d->hist_max = d->cfg.history_max;
 	d->hist_keep = d->cfg.history_keep_s;
+	d->hist_damaged = d->hist.damaged;
 	if (d->hist.restarted)
-		iad_log(d, LOG_NOTICE, "history: %s had another size or format: started anew",
-			d->hist_path);
+		iad_log(d, LOG_WARNING, "history: %s was %s: started anew", d->hist_path,
+			d->hist.why);
+	if (d->hist.damaged)
+		iad_log(d, LOG_WARNING, "history: %s holds %llu damaged samples (checksum); "
+			"readers skip them and they go as the ring turns", d->hist_path,
+			(unsigned long long)d->hist.damaged);
 	for (i = 0; i < d->st.nkinds; i++)
 		ia_hist_set_kind(&d->hist, d->st.kinds[i].kind, d->st.kinds[i].name,
 				 d->st.kinds[i].unit);
@@ -71,6 +92,11 @@ void iad_history_poll(struct iad *d)
 	double wall;
 	size_t i, n = 0;
 
+	/* Not open after a failure that may pass: again once its time has come. */
+	if (!d->hist.hdr && d->hist_retry_at && d->now >= d->hist_retry_at) {
+		d->hist_retry_at = 0;
+		iad_history_open(d);
+	}
 	if (!d->hist.hdr || !d->objs.n)
 		return;
 	r = calloc(d->objs.n, sizeof(*r));
@@ -100,11 +126,20 @@ void iad_history_poll(struct iad *d)
 		ob->hist_state = (uint8_t)ob->state;
 		ob->hist_t = wall;
 	}
-	if (n && ia_hist_append(&d->hist, r, n)) {
-		iad_log(d, LOG_WARNING, "history: writing %s: %s; going on without it",
-			d->hist_path, strerror(errno ? errno : EIO));
-		iad_history_close(d);
-		d->hist_said = true;
+	if (n) {
+		int ret = ia_hist_append(&d->hist, r, n);
+
+		if (ret) {
+			iad_log(d, LOG_WARNING, "history: writing %s: %s; going on without it "
+				"(trying again every 30 s)", d->hist_path, strerror(-ret));
+			iad_history_close(d);
+			d->hist_said = true;
+			d->hist_retry_at = d->now + IAD_HIST_RETRY_S;
+			d->hist_write_errors++;
+			/* What was not written is written at the retry: a sample of each. */
+			for (i = 0; i < d->objs.n; i++)
+				d->objs.v[i]->hist_written = false;
+		}
 	}
 	free(r);
 }

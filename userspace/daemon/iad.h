@@ -103,6 +103,9 @@ struct iad {
 	char hist_path[256];		/* the one open, with its size and keep */
 	double hist_max, hist_keep;
 	bool hist_said;			/* its failure was logged */
+	double hist_retry_at;		/* d->now to open it again after a failure (0: no) */
+	uint64_t hist_damaged;		/* damaged samples found at its last open */
+	uint64_t hist_write_errors;	/* appends that failed */
 	/* [exporter] holders: the top cgroups of each uid's pot, as of the last poll */
 	struct iad_hseries {
 		uint32_t uid;

@@ -74,9 +74,20 @@ static void jsend(struct jfields *j)
 		free(j->f[i]);
 }
 
-static void emit(int prio, const char *msg)
+static void emit(int prio, const char *raw)
 {
 	struct jfields j = { .n = 0 };
+	char msg[1024], *c;
+
+	/*
+	 * Names reach a message in their text form (lib/esc.c); whatever else
+	 * carries a control byte (a path from the configuration, an error text)
+	 * still makes one line, one record: those bytes are shown as '?'.
+	 */
+	snprintf(msg, sizeof(msg), "%s", raw);
+	for (c = msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 
 	switch (resolved) {
 	case IAD_LOG_JOURNAL:
@@ -131,7 +142,7 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 			 char *pids, size_t plen)
 {
 	const char *unit = iad_kind_unit(d, a->obj->kind);
-	char amount[32], cg[256], idbuf[160], idtext[168];
+	char amount[32], cg[256], idbuf[400], idtext[408];
 	struct ia_identity id;
 	size_t n = 0, pn = 0;
 	unsigned int i;
@@ -153,7 +164,8 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 		ia_amount(unit, (double)h->held, amount, sizeof(amount));
 		if (n < len)
 			n += snprintf(buf + n, len - n, "%s%s[%u] uid %u in %s%s: %s", i ? "; " : "",
-				      h->who.comm, h->who.pid, h->who.uid, cg, idtext, amount);
+				      ia_tx(h->who.comm), h->who.pid, h->who.uid,
+				      h->who.cgroup_id && cg[0] == '/' ? ia_tx(cg) : cg, idtext, amount);
 		if (pn < plen)
 			pn += snprintf(pids + pn, plen - pn, "%s%u", i ? " " : "", h->who.pid);
 	}
@@ -162,8 +174,8 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 void iad_log_alert(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
-	char kb[24], used[32], limit[32], rate[32], eta[32], msg[768], who[80], rawlimit[24];
-	char memlock[24], locked[24], holders[1024], hpids[64], idtext[160] = "", in[176] = "";
+	char kb[24], used[32], limit[32], rate[32], eta[32], msg[1024], who[96], rawlimit[24];
+	char memlock[24], locked[24], holders[2048], hpids[64], idtext[400] = "", in[416] = "";
 	char cg[256] = "";
 	/* The cgroup's path once, for CGROUP and for its container, pod or unit. */
 	const char *cgpath = a->who.cgroup_id ? ia_cgroup_path(a->who.cgroup_id, cg, sizeof(cg)) :
@@ -186,7 +198,8 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 	ia_rate_str(unit, ob->rate, rate, sizeof(rate));
 	ia_fill_str(ob->has_eta ? ob->eta_s : -1, eta, sizeof(eta));
 	if (a->who.present)
-		snprintf(who, sizeof(who), "%s[%u] uid %u", a->who.comm, a->who.pid, a->who.uid);
+		snprintf(who, sizeof(who), "%s[%u] uid %u", ia_tx(a->who.comm), a->who.pid,
+			 a->who.uid);
 	else
 		snprintf(who, sizeof(who), "uid %u", ob->uid);
 	if (has_id) {
@@ -221,14 +234,14 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 	jadd(&j, "QUOTA_KIND=%s", kind);
 	jadd(&j, "OBJECT=%u", ob->id);
 	jadd(&j, "UID=%u", a->who.present ? a->who.uid : ob->uid);
-	jadd(&j, "CGROUP=%s", cg);
+	jadd(&j, "CGROUP=%s", ia_tx(cg));
 	jadd(&j, "IDENTITY=%s", idtext);
-	jadd(&j, "CONTAINER_ID=%s", has_id ? id.container_id : "");
-	jadd(&j, "POD_UID=%s", has_id ? id.pod_uid : "");
-	jadd(&j, "RUNTIME=%s", has_id ? id.runtime : "");
-	jadd(&j, "CGROUP_UNIT=%s", has_id ? id.unit : "");
+	jadd(&j, "CONTAINER_ID=%s", has_id ? ia_tx(id.container_id) : "");
+	jadd(&j, "POD_UID=%s", has_id ? ia_tx(id.pod_uid) : "");
+	jadd(&j, "RUNTIME=%s", has_id ? ia_tx(id.runtime) : "");
+	jadd(&j, "CGROUP_UNIT=%s", has_id ? ia_tx(id.unit) : "");
 	jadd(&j, "PID=%u", a->who.present ? a->who.pid : 0);
-	jadd(&j, "COMM=%s", a->who.present ? a->who.comm : "");
+	jadd(&j, "COMM=%s", a->who.present ? ia_tx(a->who.comm) : "");
 	jadd(&j, "USED=%" PRIu64, ob->used);
 	jadd(&j, "LIMIT=%s", rawlimit);
 	jadd(&j, "RATE=%.6g", ob->rate);

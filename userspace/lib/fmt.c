@@ -103,7 +103,7 @@ const char *ia_owner_str(const struct ia_owner *o, char *buf, size_t len)
 	if (!o->present)
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%s[%u] uid %u", o->comm, o->pid, o->uid);
+		snprintf(buf, len, "%s[%u] uid %u", ia_tx(o->comm), o->pid, o->uid);
 	return buf;
 }
 
@@ -136,22 +136,6 @@ void ia_json_init(struct ia_json *j, FILE *f)
 	j->f = f;
 }
 
-static void put_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* The comma and key before a value at the current depth. */
 static void lead(struct ia_json *j, const char *key)
 {
@@ -159,7 +143,7 @@ static void lead(struct ia_json *j, const char *key)
 		fputc(',', j->f);
 	j->need_comma[j->depth] = true;
 	if (key) {
-		put_string(j->f, key);
+		ia_fput_json_string(j->f, key);
 		fputc(':', j->f);
 	}
 }
@@ -214,8 +198,28 @@ void ia_json_i64(struct ia_json *j, const char *key, int64_t v)
 
 void ia_json_str(struct ia_json *j, const char *key, const char *s)
 {
+	char *hexkey;
+
 	lead(j, key);
-	put_string(j->f, s);
+	if (!ia_fput_json_string(j->f, s) || !key)
+		return;
+	/* Not UTF-8: the raw bytes beside it, so nothing is lost. */
+	if (asprintf(&hexkey, "%s_hex", key) < 0)
+		return;
+	lead(j, hexkey);
+	ia_fput_hex(j->f, s);
+	free(hexkey);
+}
+
+void ia_json_double(struct ia_json *j, const char *key, const char *fmt, double v)
+{
+	lead(j, key);
+	/* JSON has no NaN or infinity: such a figure is unknown, null. */
+	if (!isfinite(v)) {
+		fputs("null", j->f);
+		return;
+	}
+	fprintf(j->f, fmt, v);
 }
 
 void ia_json_null(struct ia_json *j, const char *key)

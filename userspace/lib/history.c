@@ -2,22 +2,36 @@
 /*
  * The history file iommu-accountd keeps and iommu-accountctl history reads:
  * a ring of fixed-size samples behind a header, so its size is bounded by
- * construction (header + capacity × record) and the oldest samples go
+ * construction (header + capacity x record) and the oldest samples go
  * first. The writer writes the records, then the header that makes them
- * visible, with pwrite; a reader that meets a header whose counts do not
- * fit the file refuses it. Host byte order: the file is the host's own.
+ * visible, with pwrite; the header and every record carry a CRC-32, so
+ * damage (a torn write, a bad block, a hand-edit) is found and counted by
+ * whoever reads the file next, the daemon at its next start included, and
+ * a file cut short says how many samples it lost. Host byte order: the file
+ * is the host's own.
+ *
+ * Kept as a careful root daemon keeps its files (systemd's StateDirectory,
+ * journald): its directory is owned by root (or the daemon's user) and
+ * writable by no one else, the file is opened with O_NOFOLLOW and must be a
+ * regular file with one link, and an exclusive flock says a second daemon
+ * is there. The whole ring is allocated when opened.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <stddef.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "ia.h"
 
-#define IA_HIST_MAGIC "IAHIST01"
+#define IA_HIST_MAGIC "IAHIST02"
+#define IA_HIST_MAGIC_V1 "IAHIST01"
 
 struct ia_hist_hdr {
 	char magic[8];
@@ -29,16 +43,106 @@ struct ia_hist_hdr {
 	double keep_s;			/* readers skip records older than this */
 	char kinds[IA_HIST_KINDS][16];	/* the kinds' names, by number ("" unknown) */
 	char units[IA_HIST_KINDS][16];	/* and their units */
-	char pad[1024 - 56 - 2 * IA_HIST_KINDS * 16];
+	uint32_t crc;			/* of the header with this field 0 */
+	char pad[1024 - 60 - 2 * IA_HIST_KINDS * 16];
 };
 
 _Static_assert(sizeof(struct ia_hist_hdr) == 1024, "history header size");
 _Static_assert(sizeof(struct ia_hist_rec) == 40, "history record size");
+_Static_assert(offsetof(struct ia_hist_rec, crc) == 36, "the record's checksum is last");
+
+uint32_t ia_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	int k;
+
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = crc >> 1 ^ (0xedb88320 & -(crc & 1));
+	}
+	return ~crc;
+}
+
+static uint32_t hdr_crc(const struct ia_hist_hdr *hd)
+{
+	struct ia_hist_hdr c = *hd;
+
+	c.crc = 0;
+	return ia_crc32(0, &c, sizeof(c));
+}
+
+static uint32_t rec_crc(const struct ia_hist_rec *r)
+{
+	return ia_crc32(0, r, offsetof(struct ia_hist_rec, crc));
+}
+
+/* A record as written: its checksum matches and its time is a time. */
+static bool rec_ok(const struct ia_hist_rec *r)
+{
+	return r->crc == rec_crc(r) && isfinite(r->t) && r->t >= 0;
+}
+
+/* A header that can be trusted, for a ring of @cap (0: any). */
+static bool hdr_ok(const struct ia_hist_hdr *hd, uint64_t cap)
+{
+	return !memcmp(hd->magic, IA_HIST_MAGIC, 8) && hd->crc == hdr_crc(hd) &&
+	       hd->rec_size == sizeof(struct ia_hist_rec) && hd->cap && (!cap || hd->cap == cap) &&
+	       hd->head < hd->cap && hd->count <= hd->cap && isfinite(hd->keep_s);
+}
 
 static int hist_err(char *err, size_t len, int e, const char *fmt, const char *path)
 {
 	snprintf(err, len, fmt, path, strerror(e));
 	return -e;
+}
+
+/* @path's directory as a root daemon trusts one: an fd on it, or -errno and why. */
+static int trusted_dir(const char *path, char *err, size_t errlen)
+{
+	char *copy = strdup(path), *dir;
+	struct stat st;
+	int fd, e;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(e));
+		free(copy);
+		return -e;
+	}
+	if (fstat(fd, &st) || (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen, "%s: refused: a directory for this daemon's files must be "
+			 "owned by root or uid %u and writable by no one else (it is uid %u, mode "
+			 "%04o)", dir, (unsigned int)geteuid(), (unsigned int)st.st_uid,
+			 (unsigned int)(st.st_mode & 07777));
+		close(fd);
+		free(copy);
+		return -EPERM;
+	}
+	free(copy);
+	return fd;
+}
+
+/* Each record of a trusted header: how many fail their checksum. */
+static uint64_t count_damaged(int fd, const struct ia_hist_hdr *hd)
+{
+	uint64_t i, bad = 0, start = hd->count == hd->cap ? hd->head : 0;
+	struct ia_hist_rec r;
+
+	for (i = 0; i < hd->count; i++) {
+		uint64_t at = (start + i) % hd->cap;
+
+		if (pread(fd, &r, sizeof(r), sizeof(*hd) + at * sizeof(r)) != sizeof(r) ||
+		    !rec_ok(&r))
+			bad++;
+	}
+	return bad;
 }
 
 int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double keep_s,
@@ -47,6 +151,9 @@ int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double
 	struct ia_hist_hdr *hd;
 	uint64_t cap = max_bytes > sizeof(*hd) ? (max_bytes - sizeof(*hd)) /
 						  sizeof(struct ia_hist_rec) : 0;
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	int dfd, e;
 	ssize_t n;
 
 	memset(h, 0, sizeof(*h));
@@ -56,38 +163,81 @@ int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double
 			 (unsigned long long)max_bytes);
 		return -EINVAL;
 	}
+	dfd = trusted_dir(path, err, errlen);
+	if (dfd < 0)
+		return dfd;
 	hd = calloc(1, sizeof(*hd));
-	if (!hd)
+	if (!hd) {
+		close(dfd);
 		return -ENOMEM;
+	}
 	h->hdr = hd;
-	h->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	/* Never through a symlink: one put there would have root write its target. */
+	h->fd = openat(dfd, base ? base + 1 : path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+		       0640);
+	e = errno;
+	close(dfd);
 	if (h->fd < 0) {
-		free(hd);
-		h->hdr = NULL;
-		return hist_err(err, errlen, errno, "%s: %s", path);
+		ia_hist_close(h);
+		if (e == ELOOP) {
+			snprintf(err, errlen, "%s: refused: it is a symbolic link", path);
+			return -ELOOP;
+		}
+		return hist_err(err, errlen, e, "%s: %s", path);
+	}
+	if (fstat(h->fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		snprintf(err, errlen, "%s: refused: not a regular file of one link", path);
+		ia_hist_close(h);
+		return -EPERM;
+	}
+	if (flock(h->fd, LOCK_EX | LOCK_NB)) {
+		e = errno;
+		if (e == EWOULDBLOCK)
+			snprintf(err, errlen, "%s: held by another writer (another iommu-accountd "
+				 "has it locked)", path);
+		else
+			hist_err(err, errlen, e, "%s: lock: %s", path);
+		ia_hist_close(h);
+		return e == EWOULDBLOCK ? -EBUSY : -e;
 	}
 	n = pread(h->fd, hd, sizeof(*hd), 0);
-	/* A file of another size or version starts anew: its samples are dropped. */
-	if (n != sizeof(*hd) || memcmp(hd->magic, IA_HIST_MAGIC, 8) || hd->cap != cap ||
-	    hd->rec_size != sizeof(struct ia_hist_rec) || hd->head >= cap || hd->count > cap) {
+	/* A file of another size or version, or a damaged header, starts anew. */
+	if (n != sizeof(*hd) || !hdr_ok(hd, cap)) {
 		h->restarted = n > 0;
+		snprintf(h->why, sizeof(h->why), "%s",
+			 n != sizeof(*hd) ? "shorter than a header" :
+			 !memcmp(hd->magic, IA_HIST_MAGIC_V1, 8) ? "an older format, without checksums" :
+			 memcmp(hd->magic, IA_HIST_MAGIC, 8) ? "not a history file" :
+			 hd->crc != hdr_crc(hd) ? "its header is damaged (checksum)" :
+			 hd->cap != cap ? "another size" : "its header is inconsistent");
 		memset(hd, 0, sizeof(*hd));
 		memcpy(hd->magic, IA_HIST_MAGIC, 8);
-		hd->version = 1;
+		hd->version = 2;
 		hd->rec_size = sizeof(struct ia_hist_rec);
 		hd->cap = cap;
-		if (ftruncate(h->fd, 0) || ftruncate(h->fd, sizeof(*hd))) {
-			int e = errno;
-
+		if (ftruncate(h->fd, 0)) {
+			e = errno;
 			ia_hist_close(h);
 			return hist_err(err, errlen, e, "%s: %s", path);
 		}
+	} else {
+		h->damaged = count_damaged(h->fd, hd);
+	}
+	/* Room for the whole ring now: a full filesystem is said here, truly. */
+	e = posix_fallocate(h->fd, 0, (off_t)(sizeof(*hd) + cap * sizeof(struct ia_hist_rec)));
+	if (e && e != EOPNOTSUPP && e != EINVAL) {
+		ia_hist_close(h);
+		snprintf(err, errlen, "%s: cannot allocate its %llu bytes: %s", path,
+			 (unsigned long long)(sizeof(*hd) + cap * sizeof(struct ia_hist_rec)),
+			 strerror(e));
+		return -e;
 	}
 	hd->keep_s = keep_s;
+	hd->crc = hdr_crc(hd);
 	/* Readable at once, empty or not. */
+	errno = 0;
 	if (pwrite(h->fd, hd, sizeof(*hd), 0) != sizeof(*hd)) {
-		int e = errno ? errno : EIO;
-
+		e = errno ? errno : ENOSPC;
 		ia_hist_close(h);
 		return hist_err(err, errlen, e, "%s: %s", path);
 	}
@@ -107,7 +257,9 @@ void ia_hist_set_kind(struct ia_hist *h, uint32_t kind, const char *name, const 
 int ia_hist_append(struct ia_hist *h, const struct ia_hist_rec *r, size_t n)
 {
 	struct ia_hist_hdr *hd = h->hdr;
-	size_t chunk, done = 0;
+	size_t chunk, done = 0, i;
+	struct ia_hist_rec *w;
+	ssize_t got;
 
 	if (h->fd < 0 || !hd)
 		return -EBADF;
@@ -116,20 +268,39 @@ int ia_hist_append(struct ia_hist *h, const struct ia_hist_rec *r, size_t n)
 		r += n - hd->cap;
 		n = hd->cap;
 	}
+	w = malloc(n * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		w[i] = r[i];
+		w[i].pad = 0;
+		w[i].crc = rec_crc(&w[i]);
+	}
 	while (done < n) {
 		chunk = n - done;
 		if (chunk > hd->cap - hd->head)
 			chunk = hd->cap - hd->head;
-		if (pwrite(h->fd, r + done, chunk * sizeof(*r),
-			   sizeof(*hd) + hd->head * sizeof(*r)) != (ssize_t)(chunk * sizeof(*r)))
-			return -(errno ? errno : EIO);
+		errno = 0;
+		got = pwrite(h->fd, w + done, chunk * sizeof(*w),
+			     sizeof(*hd) + hd->head * sizeof(*w));
+		if (got != (ssize_t)(chunk * sizeof(*w))) {
+			/* A short write sets no errno: the filesystem is full. */
+			int e = got < 0 && errno ? errno : ENOSPC;
+
+			free(w);
+			return -e;
+		}
 		hd->head = (hd->head + chunk) % hd->cap;
 		done += chunk;
 	}
+	free(w);
 	hd->count = hd->count + n > hd->cap ? hd->cap : hd->count + n;
 	hd->written += n;
-	if (pwrite(h->fd, hd, sizeof(*hd), 0) != sizeof(*hd))
-		return -(errno ? errno : EIO);
+	hd->crc = hdr_crc(hd);
+	errno = 0;
+	got = pwrite(h->fd, hd, sizeof(*hd), 0);
+	if (got != sizeof(*hd))
+		return -(got < 0 && errno ? errno : ENOSPC);
 	return 0;
 }
 
@@ -150,18 +321,21 @@ int ia_hist_read(const char *path, struct ia_hist_info *info,
 	struct ia_hist_rec rec;
 	uint64_t i, start;
 	struct stat st;
+	ssize_t got;
 	int fd, ret = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return hist_err(err, errlen, errno, "%s: %s", path);
-	if (fstat(fd, &st) || pread(fd, &hd, sizeof(hd), 0) != sizeof(hd) ||
-	    memcmp(hd.magic, IA_HIST_MAGIC, 8) || hd.rec_size != sizeof(rec) ||
-	    hd.head >= hd.cap || hd.count > hd.cap ||
+	if (fstat(fd, &st) || pread(fd, &hd, sizeof(hd), 0) != sizeof(hd) || !hdr_ok(&hd, 0) ||
 	    (uint64_t)st.st_size > sizeof(hd) + hd.cap * sizeof(rec)) {
 		close(fd);
-		snprintf(err, errlen, "%s: not an iommu-accountd history file (or damaged)",
-			 path);
+		snprintf(err, errlen, "%s: %s", path,
+			 !memcmp(hd.magic, IA_HIST_MAGIC_V1, 8) ?
+			 "an iommu-accountd history of an older format (the daemon starts it anew)" :
+			 !memcmp(hd.magic, IA_HIST_MAGIC, 8) ?
+			 "an iommu-accountd history whose header is damaged (checksum): unreadable" :
+			 "not an iommu-accountd history file (or damaged)");
 		return -EINVAL;
 	}
 	memset(info, 0, sizeof(*info));
@@ -176,15 +350,20 @@ int ia_hist_read(const char *path, struct ia_hist_info *info,
 	}
 	/* Oldest first: from head when the ring is full, else from 0. */
 	start = hd.count == hd.cap ? hd.head : 0;
-	for (i = 0; cb && i < hd.count && !ret; i++) {
+	for (i = 0; i < hd.count && !ret; i++) {
 		uint64_t at = (start + i) % hd.cap;
 
-		if (pread(fd, &rec, sizeof(rec), sizeof(hd) + at * sizeof(rec)) != sizeof(rec)) {
-			ret = -EIO;
-			snprintf(err, errlen, "%s: shorter than its header says", path);
-			break;
+		got = pread(fd, &rec, sizeof(rec), sizeof(hd) + at * sizeof(rec));
+		if (got != sizeof(rec)) {
+			info->missing++;	/* the file ends before it: cut short */
+			continue;
 		}
-		ret = cb(&rec, arg);
+		if (!rec_ok(&rec)) {
+			info->damaged++;
+			continue;
+		}
+		if (cb)
+			ret = cb(&rec, arg);
 	}
 	close(fd);
 	return ret < 0 ? ret : 0;

@@ -376,42 +376,62 @@ const char *ia_identity_str(const struct ia_identity *id, char *buf, size_t len)
 /* One sample of one object. */
 struct ia_hist_rec {
 	double t;			/* CLOCK_REALTIME, seconds */
-	uint32_t kind, id;
 	uint64_t used, limit;		/* limit valid when has_limit */
-	uint32_t uid;
+	uint32_t id, uid;
+	uint8_t kind;			/* < IA_HIST_KINDS */
 	uint8_t state;			/* the daemon's: 0 OK, 1 WARNING, 2 CRITICAL, 3 FAILURE */
 	uint8_t has_limit;
-	uint16_t pad;
+	uint8_t pad;
+	uint32_t crc;			/* written and checked by history.c */
 };
 
 struct ia_hist {
 	int fd;
 	void *hdr;
 	bool restarted;			/* an unusable file was found and started anew */
+	char why[96];			/* why it was (another size, a damaged header...) */
+	uint64_t damaged;		/* samples found damaged when it was opened */
 };
 
 struct ia_hist_info {
 	uint64_t cap, count, written, bytes;
 	double keep_s;
+	/* Samples of the ring a reader could not take: their checksum does not
+	 * match, or their time is not a number (damaged); the file ends before
+	 * them (missing: cut short). */
+	uint64_t damaged, missing;
 	char kinds[IA_HIST_KINDS][16], units[IA_HIST_KINDS][16];
 };
 
 /*
  * Open (create) @path as a ring of at most @max_bytes, whose readers skip
- * samples older than @keep_s. A file of another capacity or format starts
- * anew (h->restarted). 0, or -errno with the path and reason in @err.
+ * samples older than @keep_s, as a root daemon keeps a file: its directory
+ * must be a directory owned by this user or root and writable by no one
+ * else (-EPERM); @path itself is never followed as a symlink (-ELOOP) and
+ * must be a regular file of one link; it is locked (flock), so a second
+ * writer gets -EBUSY; its whole size is allocated at once (-ENOSPC says so
+ * now, not at some later sample). A file of another capacity or format, or
+ * whose header is damaged, starts anew (h->restarted, h->why); samples whose
+ * checksum fails are counted in h->damaged. 0, or -errno with the path and
+ * reason in @err.
  */
 int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double keep_s,
 		 char *err, size_t errlen);
 /* The name and unit of a kind, kept in the file for readers without the module. */
 void ia_hist_set_kind(struct ia_hist *h, uint32_t kind, const char *name, const char *unit);
-/* Append @n samples (the oldest go when the ring is full); 0 or -errno. */
+/* Append @n samples (the oldest go when the ring is full); 0 or -errno (a short write: -ENOSPC). */
 int ia_hist_append(struct ia_hist *h, const struct ia_hist_rec *r, size_t n);
 void ia_hist_close(struct ia_hist *h);
-/* Every sample of @path, oldest first, to @cb (which stops by returning < 0; NULL: @info only). */
+/*
+ * Every sample of @path, oldest first, to @cb (which stops by returning < 0;
+ * NULL: @info only); a damaged or missing sample is counted in @info and
+ * skipped, the others are given.
+ */
 int ia_hist_read(const char *path, struct ia_hist_info *info,
 		 int (*cb)(const struct ia_hist_rec *r, void *arg), void *arg, char *err,
 		 size_t errlen);
+/* CRC-32 (IEEE 802.3, as zlib's crc32()) of @len bytes, continuing from @crc (0 to start). */
+uint32_t ia_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* An iommufd context's accounting mode: user (the pot), mm, none, unknown. */
 const char *ia_iommufd_mode_name(uint32_t mode);
@@ -543,6 +563,36 @@ const char *ia_owner_str(const struct ia_owner *o, char *buf, size_t len);
 /* "a,b,c" of @n numbers ("" when none; cut short at @len). */
 const char *ia_u32_list_str(const uint32_t *v, unsigned int n, char *buf, size_t len);
 
+/* --- names: the one rule for a string a user picks (esc.c) ---------- */
+
+/*
+ * The UTF-8 sequence at @s (at most @n bytes): its length (1-4) and code
+ * point in @cp, or 0 when the byte at @s begins no valid sequence
+ * (continuation byte, overlong form, surrogate, beyond U+10FFFF, cut short).
+ */
+int ia_utf8_next(const char *s, size_t n, uint32_t *cp);
+/* C0, DEL, C1, U+2028/2029 and the bidirectional marks, overrides and isolates. */
+bool ia_utf8_control(uint32_t cp);
+bool ia_utf8_valid(const char *s);
+/*
+ * The text form of @s (esc.c says it whole): valid UTF-8, no control
+ * character, backslash escapes ("\\", "\t", "\n", "\r", "\xHH") for the
+ * rest; one name, one form. ia_esc_text returns the length the whole form
+ * needs (as snprintf); a smaller @len ends it in "..." at a whole character.
+ * ia_tx: the whole form in one of eight rotating buffers of this thread.
+ */
+size_t ia_esc_text(const char *s, char *buf, size_t len);
+void ia_fput_text(FILE *f, const char *s);
+const char *ia_tx(const char *s);
+/* The text form read back, in place (a NUL is never made): @s. */
+char *ia_unesc_text(char *s);
+/* A Prometheus label value: the text form with a backslash as itself, then escaped as the format wants. */
+void ia_fput_label(FILE *f, const char *s);
+/* A JSON string of @s: invalid bytes as U+FFFD (returns true then), controls as \uXXXX. */
+bool ia_fput_json_string(FILE *f, const char *s);
+/* @s's bytes in lowercase hex, as a JSON string. */
+void ia_fput_hex(FILE *f, const char *s);
+
 /*
  * A JSON writer that places commas itself: objects and arrays nest up to
  * 16 deep; @key is NULL inside arrays and at the top.
@@ -560,8 +610,16 @@ void ia_json_arr_open(struct ia_json *j, const char *key);
 void ia_json_arr_close(struct ia_json *j);
 void ia_json_u64(struct ia_json *j, const char *key, uint64_t v);
 void ia_json_i64(struct ia_json *j, const char *key, int64_t v);
+/*
+ * A string member: a name whose bytes are not all valid UTF-8 is written
+ * with U+FFFD for each invalid byte and followed by a sibling KEY_hex, every
+ * byte of it in hex (esc.c). Inside an array (@key NULL) there is no
+ * sibling: only sentences built from text forms go there.
+ */
 void ia_json_str(struct ia_json *j, const char *key, const char *s);
 void ia_json_null(struct ia_json *j, const char *key);
+/* @v with printf format @fmt ("%.6g"), or null when it is NaN or infinite. */
+void ia_json_double(struct ia_json *j, const char *key, const char *fmt, double v);
 void ia_json_bool(struct ia_json *j, const char *key, bool v);
 /* An owner object under @key, nothing when absent. */
 void ia_json_owner(struct ia_json *j, const char *key, const struct ia_owner *o);

@@ -220,29 +220,31 @@ void ia_identity_of(const char *path, struct ia_identity *id)
 
 const char *ia_identity_str(const struct ia_identity *id, char *buf, size_t len)
 {
+	/* Names from the path in their text form (esc.c): a sentence, never raw bytes. */
 	if (!strcmp(id->kind, "kubernetes"))
-		snprintf(buf, len, "pod %.8s…%s%.12s%s (%s%s%s)", id->pod_uid,
-			 id->container_id[0] ? "/container " : "", id->container_id,
-			 id->container_id[0] ? "…" : "", id->qos,
-			 id->runtime[0] ? ", " : "", id->runtime);
+		snprintf(buf, len, "pod %.8s…%s%.12s%s (%s%s%s)", ia_tx(id->pod_uid),
+			 id->container_id[0] ? "/container " : "", ia_tx(id->container_id),
+			 id->container_id[0] ? "…" : "", ia_tx(id->qos),
+			 id->runtime[0] ? ", " : "", ia_tx(id->runtime));
 	else if (!strcmp(id->kind, "container") && id->name[0])
-		snprintf(buf, len, "container %s (%s)", id->name, id->runtime);
+		snprintf(buf, len, "container %s (%s)", ia_tx(id->name), ia_tx(id->runtime));
 	else if (!strcmp(id->kind, "container"))
-		snprintf(buf, len, "container %.12s… (%s)", id->container_id, id->runtime);
+		snprintf(buf, len, "container %.12s… (%s)", ia_tx(id->container_id),
+			 ia_tx(id->runtime));
 	else if (!strcmp(id->kind, "unit"))
-		snprintf(buf, len, "unit %s", id->unit);
+		snprintf(buf, len, "unit %s", ia_tx(id->unit));
 	else
-		snprintf(buf, len, "%s", id->path[0] ? id->path : "?");
+		snprintf(buf, len, "%s", id->path[0] ? ia_tx(id->path) : "?");
 	return buf;
 }
 
 void ia_json_identity(struct ia_json *j, const char *key, const struct ia_identity *id)
 {
-	char buf[256];
-
 	if (!id->kind[0])
 		return;
 	ia_json_obj_open(j, key);
+	char buf[1100];
+
 	ia_json_str(j, "kind", id->kind);
 #define F(f) do { if (id->f[0]) ia_json_str(j, #f, id->f); } while (0)
 	F(runtime);

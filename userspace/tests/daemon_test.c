@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -685,13 +686,15 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	b->limit = 100;
 	d.events_lost = 5;
 	/* Two holders of uid 1000's pot: a Kubernetes container, a path with a quote. */
-	d.hs = calloc(2, sizeof(*d.hs));
+	d.hs = calloc(3, sizeof(*d.hs));
 	assert_non_null(d.hs);
-	d.nhs = 2;
+	d.nhs = 3;
 	d.hs[0] = (struct iad_hseries){ 1000, 77, 262144, strdup("/kubepods.slice/"
 		"kubepods-burstable.slice/kubepods-burstable-pod7c1e9f2a_3b4c_4d5e_8f6a_0b1c2d3e4f5a"
 		".slice/cri-containerd-9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321.scope") };
 	d.hs[1] = (struct iad_hseries){ 1000, 78, 4096, strdup("/user.slice/a\"b\\c") };
+	/* A tenant's cgroup name of bytes that are not UTF-8, with an escape and a newline. */
+	d.hs[2] = (struct iad_hseries){ 1000, 79, 8192, strdup("/user.slice/t\xff\xc0\x80\x1b[2J\nx") };
 	txt = iad_metrics_text(&d, &len);
 	assert_non_null(txt);
 	assert_non_null(strstr(txt, "iommu_account_up 1\n"));
@@ -710,6 +713,9 @@ static void metrics_text_has_every_object_and_counter(void **state)
 		"unit=\"\"} 262144\n"));
 	assert_non_null(strstr(txt, "iommu_account_holder_pot_bytes{uid=\"1000\",cgroup=\"/user.slice/a\\\"b\\\\c\","
 		"container_id=\"\",pod_uid=\"\",runtime=\"\",unit=\"\"} 4096\n"));
+	/* Valid UTF-8, the bytes shown as \xHH, no raw control: promtool takes it. */
+	assert_non_null(strstr(txt, "cgroup=\"/user.slice/t\\\\xff\\\\xc0\\\\x80\\\\x1b[2J\\\\x0ax\""));
+	assert_true(ia_utf8_valid(txt));
 	/* Left for promtool (scripts/check). */
 	snprintf(path, sizeof(path), "%s/metrics.txt", tmpdir);
 	f = fopen(path, "w");
@@ -1430,6 +1436,194 @@ static void history_ring_bounded_oldest_first(void **state)
 	rmdir(dir);
 }
 
+/* n samples 0..n-1 of kind 1 into @path (a ring of room for 100). */
+static void hist_fill(const char *path, unsigned int n)
+{
+	const uint64_t max = 1024 + 100 * sizeof(struct ia_hist_rec);
+	struct ia_hist_rec r;
+	struct ia_hist h;
+	char err[256];
+	unsigned int i;
+
+	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	ia_hist_set_kind(&h, 1, "uid-pot", "bytes");
+	for (i = 0; i < n; i++) {
+		r = (struct ia_hist_rec){ .t = 1000.0 + i, .kind = 1, .id = i, .used = i };
+		assert_int_equal(0, ia_hist_append(&h, &r, 1));
+	}
+	ia_hist_close(&h);
+}
+
+/*
+ * The daemon's file as a root daemon keeps it: a symlink put in its place is
+ * refused and its target left alone; a directory others can write, refused;
+ * a second writer told by the lock; a file of two links refused.
+ */
+static void history_refuses_symlink_open_dir_and_second_writer(void **state)
+{
+	char dir[] = "/tmp/ia-hist-XXXXXX", path[96], target[96], err[256], buf[16];
+	const uint64_t max = 1024 + 100 * sizeof(struct ia_hist_rec);
+	struct ia_hist h, h2;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/history", dir);
+	snprintf(target, sizeof(target), "%s/precious", dir);
+	f = fopen(target, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	assert_int_equal(0, symlink(target, path));
+	assert_int_equal(-ELOOP, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	assert_non_null(strstr(err, "symbolic link"));
+	f = fopen(target, "r");
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "precious\n");
+	unlink(path);
+	/* A hard link to another file: refused too. */
+	assert_int_equal(0, link(target, path));
+	assert_int_equal(-EPERM, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	unlink(path);
+	unlink(target);
+	/* A directory anyone may write. */
+	assert_int_equal(0, chmod(dir, 0777));
+	assert_int_equal(-EPERM, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	assert_non_null(strstr(err, "writable by no one else"));
+	assert_int_equal(-1, access(path, F_OK));
+	assert_int_equal(0, chmod(dir, 0750));
+	/* Two writers: the second is told, and the first's file goes on. */
+	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	assert_int_equal(-EBUSY, ia_hist_open(&h2, path, max, 3600, err, sizeof(err)));
+	assert_non_null(strstr(err, "another iommu-accountd"));
+	ia_hist_close(&h);
+	assert_int_equal(0, ia_hist_open(&h2, path, max, 3600, err, sizeof(err)));
+	ia_hist_close(&h2);
+	unlink(path);
+	rmdir(dir);
+}
+
+static int hist_count_cb(const struct ia_hist_rec *r, void *arg)
+{
+	(void)r;
+	(*(unsigned int *)arg)++;
+	return 0;
+}
+
+/*
+ * Damage found by whoever reads next: a flipped byte in a sample, a sample
+ * whose time is NaN (written as the file's own, checksum and all), a file cut
+ * short; each counted, the others still read; a damaged header, refused by
+ * readers and started anew by the daemon, saying why.
+ */
+static void history_damage_and_truncation_counted(void **state)
+{
+	char dir[] = "/tmp/ia-hist-XXXXXX", path[96], err[256];
+	const uint64_t max = 1024 + 100 * sizeof(struct ia_hist_rec);
+	struct ia_hist_info info;
+	struct ia_hist_rec r;
+	struct ia_hist h;
+	unsigned int n = 0;
+	unsigned char b;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/history", dir);
+	hist_fill(path, 50);
+	assert_int_equal(0, ia_hist_read(path, &info, hist_count_cb, &n, err, sizeof(err)));
+	assert_int_equal(50, n);
+	assert_int_equal(0, info.damaged);
+	/* One bit of sample 10's figure. */
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(1, pread(fd, &b, 1, 1024 + 10 * 40 + 8));
+	b ^= 4;
+	assert_int_equal(1, pwrite(fd, &b, 1, 1024 + 10 * 40 + 8));
+	/* Sample 20 with a NaN time and a matching checksum. */
+	assert_int_equal(40, pread(fd, &r, 40, 1024 + 20 * 40));
+	r.t = NAN;
+	r.crc = ia_crc32(0, &r, offsetof(struct ia_hist_rec, crc));
+	assert_int_equal(40, pwrite(fd, &r, 40, 1024 + 20 * 40));
+	close(fd);
+	n = 0;
+	assert_int_equal(0, ia_hist_read(path, &info, hist_count_cb, &n, err, sizeof(err)));
+	assert_int_equal(48, n);
+	assert_int_equal(2, info.damaged);
+	/* The daemon's next start finds them too. */
+	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	assert_int_equal(2, h.damaged);
+	assert_false(h.restarted);
+	ia_hist_close(&h);
+	/* Cut short after 30 samples: 20 missing, 28 read. */
+	assert_int_equal(0, truncate(path, 1024 + 30 * 40));
+	n = 0;
+	assert_int_equal(0, ia_hist_read(path, &info, hist_count_cb, &n, err, sizeof(err)));
+	assert_int_equal(28, n);
+	assert_int_equal(20, info.missing);
+	/* A damaged header: readers refuse it; the daemon starts anew and says why. */
+	fd = open(path, O_RDWR);
+	assert_int_equal(1, pwrite(fd, "X", 1, 40));
+	close(fd);
+	assert_int_equal(-EINVAL, ia_hist_read(path, &info, NULL, NULL, err, sizeof(err)));
+	assert_non_null(strstr(err, "header is damaged"));
+	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	assert_true(h.restarted);
+	assert_non_null(strstr(h.why, "damaged"));
+	ia_hist_close(&h);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * A full filesystem (a tmpfs of 64 KiB, as root): said with ENOSPC when the
+ * daemon opens the history, not a stale errno; once there is room (the tmpfs
+ * grown), the daemon's next try after IAD_HIST_RETRY_S writes again.
+ */
+static void history_enospc_said_truly_and_retried(void **state)
+{
+	char dir[] = "/tmp/ia-hist-XXXXXX", path[96], err[256];
+	struct ia_hist_info info;
+	static struct iad d;
+	struct iad_obj *ob;
+	unsigned int n = 0;
+	struct ia_hist h;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	if (geteuid() != 0 || mount("tmpfs", dir, "tmpfs", 0, "size=64k,mode=0755")) {
+		rmdir(dir);
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/history", dir);
+	assert_int_equal(-ENOSPC, ia_hist_open(&h, path, 1 << 20, 3600, err, sizeof(err)));
+	assert_non_null(strstr(err, strerror(ENOSPC)));
+	/* The daemon: logs it, goes on, tries again when its time has come. */
+	test_iad(&d);
+	snprintf(d.cfg.history, sizeof(d.cfg.history), "%s", path);
+	d.cfg.history_max = 1 << 20;
+	d.now = 100;
+	iad_history_open(&d);
+	assert_null(d.hist.hdr);
+	assert_true(d.hist_retry_at > d.now);
+	ob = iad_obj_get(&d.objs, 1, 1000);
+	ob->used = 4096;
+	d.now += 1;
+	iad_history_poll(&d);
+	assert_null(d.hist.hdr);		/* not yet its time */
+	assert_int_equal(0, mount("tmpfs", dir, "tmpfs", MS_REMOUNT, "size=4m,mode=0755"));
+	d.now = d.hist_retry_at;
+	iad_history_poll(&d);
+	assert_non_null(d.hist.hdr);
+	iad_history_close(&d);
+	assert_int_equal(0, ia_hist_read(path, &info, hist_count_cb, &n, err, sizeof(err)));
+	assert_int_equal(1, n);
+	iad_objs_free(&d.objs);
+	assert_int_equal(0, umount(dir));
+	rmdir(dir);
+}
+
 /*
  * The cgroup -> identity resolver over the paths each runtime documents it
  * makes (Kubernetes' cgroup drivers, Docker's, Podman's rootful and
@@ -1533,6 +1727,9 @@ int main(void)
 		cmocka_unit_test(notify_and_watchdog_as_systemd_sets_them),
 		cmocka_unit_test(rates_and_times_in_human_units),
 		cmocka_unit_test(history_ring_bounded_oldest_first),
+		cmocka_unit_test(history_refuses_symlink_open_dir_and_second_writer),
+		cmocka_unit_test(history_damage_and_truncation_counted),
+		cmocka_unit_test(history_enospc_said_truly_and_retried),
 		cmocka_unit_test(cgroup_identity_of_real_paths),
 		cmocka_unit_test(traces_stationary_raise_no_warning),
 		cmocka_unit_test(traces_leaks_warned_by_their_deadline),
