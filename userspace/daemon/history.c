@@ -34,7 +34,7 @@ void iad_history_close(struct iad *d)
 
 void iad_history_open(struct iad *d)
 {
-	char err[512], dir[256], *slash;
+	char err[4608], dir[4096], *slash;
 	size_t i;
 	int ret;
 
@@ -74,7 +74,7 @@ void iad_history_open(struct iad *d)
 	d->hist_keep = d->cfg.history_keep_s;
 	d->hist_damaged = d->hist.damaged;
 	if (d->hist.restarted)
-		iad_log(d, LOG_WARNING, "history: %s was %s: started anew", d->hist_path,
+		iad_log(d, LOG_WARNING, "history: %s started anew: %s", d->hist_path,
 			d->hist.why);
 	if (d->hist.damaged)
 		iad_log(d, LOG_WARNING, "history: %s holds %llu damaged samples (checksum); "

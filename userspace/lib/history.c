@@ -209,7 +209,7 @@ int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double
 			 !memcmp(hd->magic, IA_HIST_MAGIC_V1, 8) ? "an older format, without checksums" :
 			 memcmp(hd->magic, IA_HIST_MAGIC, 8) ? "not a history file" :
 			 hd->crc != hdr_crc(hd) ? "its header is damaged (checksum)" :
-			 hd->cap != cap ? "another size" : "its header is inconsistent");
+			 hd->cap != cap ? "another size (max_size)" : "its header is inconsistent");
 		memset(hd, 0, sizeof(*hd));
 		memcpy(hd->magic, IA_HIST_MAGIC, 8);
 		hd->version = 2;
