@@ -77,17 +77,15 @@ static void jsend(struct jfields *j)
 static void emit(int prio, const char *raw)
 {
 	struct jfields j = { .n = 0 };
-	char msg[1024], *c;
+	char msg[4096];
 
 	/*
 	 * Names reach a message in their text form (lib/esc.c); whatever else
-	 * carries a control byte (a path from the configuration, an error text)
-	 * still makes one line, one record: those bytes are shown as '?'.
+	 * carries a control or invalid byte (a reason holding a comm, a path
+	 * from the configuration, an error text) still makes one line of valid
+	 * UTF-8, one record: those bytes are shown as \xHH.
 	 */
-	snprintf(msg, sizeof(msg), "%s", raw);
-	for (c = msg; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+	ia_esc_sentence(raw, msg, sizeof(msg));
 
 	switch (resolved) {
 	case IAD_LOG_JOURNAL:
@@ -108,14 +106,18 @@ static void emit(int prio, const char *raw)
 
 void iad_log(struct iad *d, int prio, const char *fmt, ...)
 {
-	char msg[768];
+	char msg[4096];
 	va_list ap;
+	int n;
 
 	if (prio == LOG_DEBUG && !d->debug)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Longer than a journal line should be: cut where it shows. */
+	if (n >= (int)sizeof(msg))
+		memcpy(msg + sizeof(msg) - 4, "...", 4);
 	emit(prio, msg);
 }
 
@@ -142,7 +144,7 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 			 char *pids, size_t plen)
 {
 	const char *unit = iad_kind_unit(d, a->obj->kind);
-	char amount[32], cg[256], idbuf[400], idtext[408];
+	char amount[32], cg[256], idbuf[1100], idtext[1108];
 	struct ia_identity id;
 	size_t n = 0, pn = 0;
 	unsigned int i;
@@ -174,8 +176,8 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 void iad_log_alert(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
-	char kb[24], used[32], limit[32], rate[32], eta[32], msg[1024], who[96], rawlimit[24];
-	char memlock[24], locked[24], holders[2048], hpids[64], idtext[400] = "", in[416] = "";
+	char kb[24], used[32], limit[32], rate[32], eta[32], msg[2048], who[96], rawlimit[24];
+	char memlock[24], locked[24], holders[2048], hpids[64], idtext[1100] = "", in[1116] = "";
 	char cg[256] = "";
 	/* The cgroup's path once, for CGROUP and for its container, pod or unit. */
 	const char *cgpath = a->who.cgroup_id ? ia_cgroup_path(a->who.cgroup_id, cg, sizeof(cg)) :

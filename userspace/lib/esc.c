@@ -22,6 +22,11 @@
  *    backslash stands for itself, so that a valid path (systemd's "\x2d")
  *    is its own label value, the one cAdvisor's series carry; then escaped
  *    as the exposition format requires ("\\", "\"").
+ *  - a sentence (ia_esc_sentence): the daemon's log lines and reasons, which
+ *    it composed itself with the names in them already in the text form.
+ *    What is left (a name that went in raw, a path from the configuration,
+ *    an error text) is written as in the text form, except that a backslash
+ *    stands for itself: one line of valid UTF-8, names never escaped twice.
  *  - JSON (ia_fput_json_string, used by libia's JSON writer): valid
  *    characters as they are, controls as \uXXXX, each byte of an invalid
  *    sequence as U+FFFD; the writer then adds a sibling member KEY_hex with
@@ -97,26 +102,31 @@ bool ia_utf8_valid(const char *s)
 	return true;
 }
 
+/* The three forms of one rule (ia.h). */
+enum form { TEXT, LABEL, SENTENCE };
+
 /*
- * The text form, written through @put (a byte string and its length);
- * @label: a backslash stands for itself (the label form).
+ * The text form, written through @put (a byte string and its length); in
+ * the LABEL and SENTENCE forms a backslash stands for itself, and only the
+ * SENTENCE form keeps the short escapes of tab, newline and return.
  */
-static void text_form(const char *s, bool label, void (*put)(void *arg, const char *p, size_t n),
-		      void *arg)
+static void text_form(const char *s, enum form form,
+		      void (*put)(void *arg, const char *p, size_t n), void *arg)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t n = strlen(s);
 	char e[4] = { '\\', 'x' };
+	bool self = form != TEXT;
 	uint32_t cp;
 	int l, i;
 
 	while (n) {
 		l = ia_utf8_next(s, n, &cp);
-		if (l && !ia_utf8_control(cp) && (cp != '\\' || label)) {
+		if (l && !ia_utf8_control(cp) && (cp != '\\' || self)) {
 			put(arg, s, l);
 		} else if (cp == '\\' && l) {
 			put(arg, "\\\\", 2);
-		} else if (l == 1 && !label && (cp == '\t' || cp == '\n' || cp == '\r')) {
+		} else if (l == 1 && form != LABEL && (cp == '\t' || cp == '\n' || cp == '\r')) {
 			put(arg, cp == '\t' ? "\\t" : cp == '\n' ? "\\n" : "\\r", 2);
 		} else {
 			if (!l)
@@ -167,7 +177,17 @@ size_t ia_esc_text(const char *s, char *buf, size_t len)
 
 	if (len)
 		buf[0] = 0;
-	text_form(s ? s : "", false, put_sbuf, &b);
+	text_form(s ? s : "", TEXT, put_sbuf, &b);
+	return b.off;
+}
+
+size_t ia_esc_sentence(const char *s, char *buf, size_t len)
+{
+	struct sbuf b = { .buf = buf, .len = len };
+
+	if (len)
+		buf[0] = 0;
+	text_form(s ? s : "", SENTENCE, put_sbuf, &b);
 	return b.off;
 }
 
@@ -178,7 +198,7 @@ static void put_file(void *arg, const char *p, size_t n)
 
 void ia_fput_text(FILE *f, const char *s)
 {
-	text_form(s ? s : "", false, put_file, f);
+	text_form(s ? s : "", TEXT, put_file, f);
 }
 
 /*
@@ -221,7 +241,7 @@ static void put_label(void *arg, const char *p, size_t n)
 
 void ia_fput_label(FILE *f, const char *s)
 {
-	text_form(s ? s : "", true, put_label, f);
+	text_form(s ? s : "", LABEL, put_label, f);
 }
 
 bool ia_fput_json_string(FILE *f, const char *s)

@@ -584,6 +584,13 @@ bool ia_utf8_valid(const char *s);
 size_t ia_esc_text(const char *s, char *buf, size_t len);
 void ia_fput_text(FILE *f, const char *s);
 const char *ia_tx(const char *s);
+/*
+ * A sentence the daemon composed (names in it already in the text form):
+ * whatever control or invalid byte is left as in the text form ("\t", "\n",
+ * "\r", "\xHH"), a backslash as itself.
+ * One line, valid UTF-8; cut as ia_esc_text.
+ */
+size_t ia_esc_sentence(const char *s, char *buf, size_t len);
 /* The text form read back, in place (a NUL is never made): @s. */
 char *ia_unesc_text(char *s);
 /* A Prometheus label value: the text form with a backslash as itself, then escaped as the format wants. */

@@ -187,6 +187,21 @@ static void check_name(const char *s)
 	}
 	free(t);
 
+	/*
+	 * The sentence form: one clean line whatever went in raw, and a name
+	 * already in the text form is left as it is (never escaped twice).
+	 */
+	{
+		char sent[4096];
+		size_t need = ia_esc_sentence(s, sent, sizeof(sent));
+
+		assert_true(need < sizeof(sent));
+		assert_true(clean_utf8(sent));
+		assert_true(strchr(sent, '\n') == NULL);
+		assert_int_equal(ia_esc_sentence(tx, sent, sizeof(sent)), strlen(tx));
+		assert_string_equal(sent, tx);
+	}
+
 	j = in_memory(json_one, s);
 	assert_true(ia_utf8_valid(j));
 	assert_int_equal(unescape_json(j, back), 0);
