@@ -142,7 +142,7 @@ void ia_ctl_alerts_free(struct ia_alert_rows *r)
  */
 static void holders_out(struct ia_json *j, const char *field, const char *unit)
 {
-	char *copy = strdup(field), *save = NULL, *e, b[32], idtext[160];
+	char *copy = strdup(field), *save = NULL, *e, b[32], idtext[1100];
 	unsigned long long pid, uid, held, cg;
 	struct ia_identity id;
 	bool has_id;

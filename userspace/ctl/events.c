@@ -65,7 +65,7 @@ static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 
 static void print_pot_text(const struct ia_event *ev)
 {
-	char b[96], b1[32], b2[32], b3[32], cg[256], times[48] = "", where[448], idtext[160];
+	char b[96], b1[32], b2[32], b3[32], cg[256], times[48] = "", where[2048], idtext[1100];
 	const char *path = ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg));
 	char ioas[24] = "";
 	struct ia_identity id = { 0 };
@@ -74,10 +74,10 @@ static void print_pot_text(const struct ia_event *ev)
 	if (path)
 		ia_identity_of(path, &id);
 	if (id.kind[0])
-		snprintf(where, sizeof(where), "%s [%s]", path,
+		snprintf(where, sizeof(where), "%s [%s]", ia_tx(path),
 			 ia_identity_str(&id, idtext, sizeof(idtext)));
 	else
-		snprintf(where, sizeof(where), "%s", path ? path : "?");
+		snprintf(where, sizeof(where), "%s", path ? ia_tx(path) : "?");
 
 	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
 		if (ev->count > 1)
@@ -153,7 +153,7 @@ static void print_quota_text(const struct ia_event *ev)
 		printf("#%" PRIu64 " %s qpair %u '%s': %" PRIu64 " of %" PRIu64 " descriptors in "
 		       "use (threshold %.1f%%%s), %" PRIu64 " rejected, of %s\n", ev->seq,
 		       ev->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? "CRIT" : "WARN", q->id,
-		       q->name, q->used, q->limit, ev->threshold / 10.0,
+		       ia_tx(q->name), q->used, q->limit, ev->threshold / 10.0,
 		       crossings(ev, times, sizeof(times)), q->refusals, b);
 		break;
 	case IOMMU_ACCOUNT_EVENT_TYPE_FAILURE:
@@ -161,13 +161,13 @@ static void print_quota_text(const struct ia_event *ev)
 			snprintf(times, sizeof(times), " %u times", ev->count);
 		printf("#%" PRIu64 " FAILURE qpair %u '%s': submissions rejected%s (%s), %" PRIu64
 		       " of %" PRIu64 " descriptors in use, %" PRIu64 " deferred, of %s\n",
-		       ev->seq, q->id, q->name, times, ia_errno_name((int)ev->err), q->used,
+		       ev->seq, q->id, ia_tx(q->name), times, ia_errno_name((int)ev->err), q->used,
 		       q->limit, q->deferred_now, b);
 		break;
 	default:
 		printf("#%" PRIu64 " GONE qpair %u '%s' of %s: %" PRIu64 " descriptors still "
 		       "outstanding, %" PRIu64 " deferred; %" PRIu64 " submitted, %" PRIu64
-		       " rejected, peak %" PRIu64 " of %" PRIu64 "%s\n", ev->seq, q->id, q->name, b,
+		       " rejected, peak %" PRIu64 " of %" PRIu64 "%s\n", ev->seq, q->id, ia_tx(q->name), b,
 		       q->used, q->deferred_now, q->submitted, q->refusals, q->peak, q->limit,
 		       q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT ?
 		       " (figures inconsistent)" : "");

@@ -213,7 +213,7 @@ int cmd_explain(struct ia_ctx *ctx)
 	uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
 	struct ia_failure lf = { 0 };
 	struct ia_uid u = { 0 };
-	char b1[32], b2[32], path[256], idtext[256];
+	char b1[32], b2[32], path[256], idtext[1100];
 	struct ia_identity ident;
 	bool buffers = false, shared, tight, lf_elsewhere = false;
 	uint32_t uid = ctx->key;
@@ -328,10 +328,10 @@ int cmd_explain(struct ia_ctx *ctx)
 		for (k = 0; k < ncg; k++) {
 			ia_identity_of(path_of(&cg[k], path, sizeof(path)), &ident);
 			if (ident.kind[0])
-				printf("  %s [%s]", path, ia_identity_str(&ident, idtext,
+				printf("  %s [%s]", ia_tx(path), ia_identity_str(&ident, idtext,
 									 sizeof(idtext)));
 			else
-				printf("  %s", path);
+				printf("  %s", ia_tx(path));
 			printf(": %u process%s holding %s (pids",
 			       cg[k].procs, cg[k].procs == 1 ? "" : "es",
 			       ia_human_bytes(cg[k].bytes, b1, sizeof(b1)));
@@ -347,7 +347,7 @@ int cmd_explain(struct ia_ctx *ctx)
 				const struct ia_proc *p = &ps.p[i];
 				unsigned int kinds = 0, last = 0;
 
-				printf("  %s[%u]: %s", p->comm, p->pid,
+				printf("  %s[%u]: %s", ia_tx(p->comm), p->pid,
 				       ia_human_bytes(held(p), b1, sizeof(b1)));
 				for (c = 0; c < IA_NCONSUMERS; c++)
 					if (p->consumer[c])
@@ -398,8 +398,8 @@ int cmd_explain(struct ia_ctx *ctx)
 			clock_gettime(CLOCK_REALTIME, &now);
 			ago = (double)now.tv_sec - (double)lf.time_ns / 1e9 + now.tv_nsec / 1e9;
 			printf("The last refusal: %s[%u] (uid %u) in %s, a charge of %s (%s), "
-			       "%.0f s ago%s.\n", lf.owner.comm, lf.owner.pid, lf.owner.uid,
-			       refused_cgroup(&lf, path, sizeof(path)),
+			       "%.0f s ago%s.\n", ia_tx(lf.owner.comm), lf.owner.pid, lf.owner.uid,
+			       ia_tx(refused_cgroup(&lf, path, sizeof(path))),
 			       ia_human_bytes(lf.size, b1, sizeof(b1)), ia_errno_name((int)lf.err),
 			       ago > 0 ? ago : 0,
 			       lf_elsewhere ? ": that cgroup holds none of the pot now" : "");
@@ -446,11 +446,11 @@ int cmd_explain(struct ia_ctx *ctx)
 		       ia_human_bytes(limits[k], b1, sizeof(b1)));
 		if (parent.pid)
 			printf(": inherited from %s (pid %d), which has %s; its parent %s (pid %d) "
-			       "has %s\n", origin.comm, origin.pid, b1, parent.comm, parent.pid,
+			       "has %s\n", ia_tx(origin.comm), origin.pid, b1, ia_tx(parent.comm), parent.pid,
 			       ia_human_bytes(parent.memlock, b2, sizeof(b2)));
 		else
 			printf(": set by %s (pid %d), the top of the process tree\n",
-			       origin.comm, origin.pid);
+			       ia_tx(origin.comm), origin.pid);
 	}
 
 	if (ctx->json) {

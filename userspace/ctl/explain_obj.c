@@ -346,7 +346,7 @@ static void print_verdict(struct ia_ctx *ctx, const struct verdict *v)
 	printf("%s %s: %s.\n", v->refused ? "Refused by" : "The limit that applies is",
 	       v->refused_by ? v->refused_by : "none", v->cause);
 	if (v->last.present)
-		printf("The last refusal: %s[%u] (uid %u), %s, %s.\n", v->last.owner.comm,
+		printf("The last refusal: %s[%u] (uid %u), %s, %s.\n", ia_tx(v->last.owner.comm),
 		       v->last.owner.pid, v->last.owner.uid, ia_errno_name((int)v->last.err),
 		       ia_human_bytes(v->last.size, b1, sizeof(b1)));
 	printf("What would help:\n");

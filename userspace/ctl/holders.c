@@ -155,7 +155,7 @@ int cmd_holders(struct ia_ctx *ctx)
 {
 	struct holders *hs = calloc(1, sizeof(*hs));
 	struct owned_list *ol = calloc(1, sizeof(*ol));
-	char b1[32], idtext[160], objs[160];
+	char b1[32], idtext[1100], objs[160];
 	struct ia_identity id;
 	unsigned int i, k, u;
 	size_t off;
@@ -218,14 +218,14 @@ int cmd_holders(struct ia_ctx *ctx)
 					"qpair" : "iommufd-ctx",
 					ia_u32_list_str(h->obj[k], h->nobj[k], b1, sizeof(b1)));
 		printf("%-44s %10s %5u  ", id.kind[0] ? ia_identity_str(&id, idtext,
-		       sizeof(idtext)) : h->cgroup, ia_human_bytes(h->bytes, b1, sizeof(b1)),
+		       sizeof(idtext)) : ia_tx(h->cgroup), ia_human_bytes(h->bytes, b1, sizeof(b1)),
 		       h->procs);
 		for (u = 0; u < h->npot; u++)
 			printf("%s%u: %s", u ? ", " : "", h->pot[u].uid,
 			       ia_human_bytes(h->pot[u].bytes, b1, sizeof(b1)));
 		printf("%s%s%s\n", h->npot ? "  " : "-  ", objs[0] ? "" : "-", objs);
 		if (id.kind[0])
-			printf("  %s\n", h->cgroup);
+			printf("  %s\n", ia_tx(h->cgroup));
 	}
 	ia_ctl_list_close(ctx);
 	free(hs);

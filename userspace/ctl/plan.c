@@ -180,7 +180,7 @@ static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 		st->mm_locked = p.locked_vm;
 		st->cap_ipc_lock = has_ipc_lock(p.pid);
 		snprintf(st->memlock_from, sizeof(st->memlock_from), "pid %u's", p.pid);
-		snprintf(st->who, sizeof(st->who), "pid %u (%s)", p.pid, p.comm);
+		snprintf(st->who, sizeof(st->who), "pid %u (%s)", p.pid, ia_tx(p.comm));
 	} else {
 		if (getrlimit(RLIMIT_MEMLOCK, &rl))
 			return ia_ctl_error(ctx, "plan: getrlimit", -errno);

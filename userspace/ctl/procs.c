@@ -61,12 +61,12 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 	if (!st->n++)
 		printf("%-8s %-16s %-7s %12s %12s %6s %10s %10s  %s\n", "PID", "COMM", "UID",
 		       "CHARGED", "MEMLOCK", "RINGS", "VMLCK", "VMPIN", "CGROUP");
-	printf("%-8u %-16s %-7u %12s %12s %6u %10s %10s  %s\n", p->pid, p->comm, p->uid,
+	printf("%-8u %-16s %-7u %12s %12s %6u %10s %10s  %s\n", p->pid, ia_tx(p->comm), p->uid,
 	       ia_human_bytes(held(p), b1, sizeof(b1)),
 	       ia_human_bytes(p->memlock_soft, b2, sizeof(b2)), p->rings,
 	       ia_human_bytes(p->locked_vm, b3, sizeof(b3)),
 	       ia_human_bytes(p->pinned_vm, b4, sizeof(b4)),
-	       id.kind[0] ? ia_identity_str(&id, who, sizeof(who)) : path ? path : "?");
+	       id.kind[0] ? ia_identity_str(&id, who, sizeof(who)) : path ? ia_tx(path) : "?");
 	return 0;
 }
 

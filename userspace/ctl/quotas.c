@@ -77,7 +77,7 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	struct state *s = arg;
 	const struct ia_quota_kind *k = ia_quota_kind_find(s->st, q->kind);
 	struct ia_json *j = &s->ctx->j;
-	char kname[16], b1[32], b2[32], util[16], who[64], peak[32], name[72], dfr[48];
+	char kname[16], b1[32], b2[32], util[16], who[96], peak[32], name[72], dfr[48];
 	unsigned int i;
 
 	if (!k)
@@ -105,7 +105,7 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 			 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT ? "compat/" : "",
 			 ia_iommufd_mode_name(q->iommufd_mode), q->mappings, q->devices);
 	else
-		snprintf(name, sizeof(name), "%s%s", q->has_pub ? q->name : "-",
+		snprintf(name, sizeof(name), "%s%s", q->has_pub ? ia_tx(q->name) : "-",
 			 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT ? " (!)" : "");
 	if (q->has_pub) {
 		ia_amount(k ? k->unit : "", (double)q->peak, peak, sizeof(peak));

@@ -129,8 +129,8 @@ static bool frame(const char *addr, bool tty, int height)
 		ia_rate_str(r->unit, r->rate, rate, sizeof(rate));
 		eta_str(r->eta, eta, sizeof(eta));
 		printf("%s%-9s%s %-15s %8s  [%s] %5.1f%% %11s %11s %16s %11s\n",
-		       tty ? colour(r->state) : "", r->state, tty ? "\033[0m" : "", r->kind,
-		       r->object, bar, r->util >= 0 ? r->util * 100 : 0.0, used, limit, rate, eta);
+		       tty ? colour(r->state) : "", ia_tx(r->state), tty ? "\033[0m" : "", ia_tx(r->kind),
+		       ia_tx(r->object), bar, r->util >= 0 ? r->util * 100 : 0.0, used, limit, rate, eta);
 	}
 	fflush(stdout);
 	free(rows);

@@ -123,11 +123,12 @@ static void who_of_owner(struct iad_who *w, const struct ia_owner *o)
 	w->pid = o->pid;
 	w->uid = o->uid;
 	/*
-	 * A process names itself (prctl PR_SET_NAME): no tab or newline of
-	 * its may forge a line of the log or a row of /alerts.
+	 * A process names itself (prctl PR_SET_NAME) with any bytes: they are
+	 * kept whole, and every output writes them by libia's one rule
+	 * (lib/esc.c), so none can forge a line of the log or a row of /alerts.
 	 */
 	for (i = 0; o->comm[i] && i < sizeof(w->comm) - 1; i++)
-		w->comm[i] = (unsigned char)o->comm[i] < 0x20 || o->comm[i] == 0x7f ? '?' : o->comm[i];
+		w->comm[i] = o->comm[i];
 	w->comm[i] = 0;
 }
 
