@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iommu-accountd.conf: parsed with libinih into a copy, checked, then taken. */
+/*
+ * iommu-accountd.conf: read whole into a copy, every line checked and every
+ * error said with its own line, then the checks across keys; taken only when
+ * all is good. Its own reader (not libinih, whose line length is compiled
+ * into the library: 200 bytes in Debian's, where a longer line was split and
+ * its rest read as a line of its own).
+ */
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "ia.h"
 
 void iad_config_defaults(struct iad_config *c)
 {
@@ -33,10 +39,21 @@ void iad_config_defaults(struct iad_config *c)
 	c->holders = 5;
 }
 
+/* Where each key was set: a check across keys names the later line. */
+struct parse_key {
+	char section[48], key[32];
+	int line;
+};
+
 struct parse {
 	struct iad_config *c;
-	char why[200];
-	unsigned int section_kinds;
+	char why[IAD_CONFIG_LINE_MAX + 256];	/* this line's reason */
+	const char *path;
+	char *err;				/* every error, a line each */
+	size_t errlen, errused;
+	unsigned int nerr, lost;		/* said; beyond @err's room */
+	struct parse_key *keys;
+	unsigned int nkeys, capkeys;
 };
 
 /* A number within [lo, hi]; the unit suffix (none, or % for percents). */
@@ -154,7 +171,9 @@ static int handler(void *user, const char *section, const char *name, const char
 				return 0;
 			}
 			if (strlen(value) >= sizeof(c->exec_program)) {
-				snprintf(p->why, sizeof(p->why), "program: path too long");
+				snprintf(p->why, sizeof(p->why),
+					 "program: a path of %zu bytes (at most %zu)", strlen(value),
+					 sizeof(c->exec_program) - 1);
 				return 0;
 			}
 			snprintf(c->exec_program, sizeof(c->exec_program), "%s", value);
@@ -177,7 +196,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	} else if (!strcmp(section, "exporter")) {
 		if (!strcmp(name, "listen")) {
 			if (strlen(value) >= sizeof(c->listen)) {
-				snprintf(p->why, sizeof(p->why), "listen: too long");
+				snprintf(p->why, sizeof(p->why), "listen: %zu bytes (at most %zu)",
+					 strlen(value), sizeof(c->listen) - 1);
 				return 0;
 			}
 			snprintf(c->listen, sizeof(c->listen), "%s",
@@ -191,7 +211,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			if (strlen(value) >= sizeof(c->history) ||
 			    (strcmp(value, "off") && value[0] != '/')) {
 				snprintf(p->why, sizeof(p->why),
-					 "path: an absolute path (under 256 bytes) or off");
+					 "path: an absolute path (under %zu bytes) or off",
+					 sizeof(c->history));
 				return 0;
 			}
 			snprintf(c->history, sizeof(c->history), "%s",
@@ -210,51 +231,26 @@ static int handler(void *user, const char *section, const char *name, const char
 	return 0;
 }
 
-/*
- * The line of @key in [@section] of @path (its last setting), 0 when it is
- * not set there: a check across keys names the line of the later one.
- */
-static int key_line(const char *path, const char *section, const char *key)
+/* The line of @key's last setting in [@section], 0 when it is not set there. */
+static int key_line(const struct parse *p, const char *section, const char *key)
 {
-	char buf[512], sec[128] = "", *b, *e;
-	int line = 0, found = 0;
-	size_t n = strlen(key);
-	FILE *f = fopen(path, "r");
+	int i;
 
-	if (!f)
-		return 0;
-	while (fgets(buf, sizeof(buf), f)) {
-		line++;
-		for (b = buf; *b == ' ' || *b == '\t'; b++)
-			;
-		if (*b == '[') {
-			e = strchr(b, ']');
-			if (e) {
-				*e = 0;
-				snprintf(sec, sizeof(sec), "%s", b + 1);
-			}
-			continue;
-		}
-		if (strcmp(sec, section) || strncmp(b, key, n))
-			continue;
-		for (b += n; *b == ' ' || *b == '\t'; b++)
-			;
-		if (*b == '=' || *b == ':')
-			found = line;
-	}
-	fclose(f);
-	return found;
+	for (i = (int)p->nkeys - 1; i >= 0; i--)
+		if (!strcmp(p->keys[i].section, section) && !strcmp(p->keys[i].key, key))
+			return p->keys[i].line;
+	return 0;
 }
 
 /* The later of the lines of two keys in [@section] or (inherited) [thresholds]. */
-static int later_line(const char *path, const char *section, const char *k1, const char *k2)
+static int later_line(const struct parse *p, const char *section, const char *k1, const char *k2)
 {
-	int l[4] = { key_line(path, section, k1), key_line(path, section, k2), 0, 0 }, m = 0, i;
+	int l[4] = { key_line(p, section, k1), key_line(p, section, k2), 0, 0 }, m = 0, i;
 
 	if (strcmp(section, "thresholds")) {
 		/* A kind's own setting wins; else the line it inherits. */
-		l[2] = l[0] ? 0 : key_line(path, "thresholds", k1);
-		l[3] = l[1] ? 0 : key_line(path, "thresholds", k2);
+		l[2] = l[0] ? 0 : key_line(p, "thresholds", k1);
+		l[3] = l[1] ? 0 : key_line(p, "thresholds", k2);
 	}
 	for (i = 0; i < 4; i++)
 		if (l[i] > m)
@@ -263,22 +259,186 @@ static int later_line(const char *path, const char *section, const char *k1, con
 }
 
 /* Thresholds must order: hysteresis < warn < crit. @line: that of the later key. */
-static int check_thr(const struct iad_thr *t, const char *path, const char *section, int *line,
-		     char *why, size_t len)
+static int check_thr(const struct iad_thr *t, const struct parse *p, const char *section,
+		     int *line, char *why, size_t len)
 {
 	if (t->warn <= 0 || t->warn >= t->crit) {
-		*line = later_line(path, section, "warn", "crit");
+		*line = later_line(p, section, "warn", "crit");
 		snprintf(why, len, "[%s]: warn (%g%%) must be above 0 and below crit (%g%%)",
 			 section, t->warn * 100, t->crit * 100);
 		return -1;
 	}
 	if (t->hysteresis >= t->warn) {
-		*line = later_line(path, section, "hysteresis", "warn");
+		*line = later_line(p, section, "hysteresis", "warn");
 		snprintf(why, len, "[%s]: hysteresis (%g%%) must be below warn (%g%%)", section,
 			 t->hysteresis * 100, t->warn * 100);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * One error, on a line of its own in @p->err: "PATH:LINE: why" (no LINE
+ * when 0), its bytes as a sentence (lib/esc.c: a key or value holding a
+ * control byte cannot forge a line). Past the room, counted.
+ */
+static void error_at(struct parse *p, int line, const char *why)
+{
+	char text[IAD_CONFIG_LINE_MAX + 512], lno[16] = "";
+	size_t n, room = p->errlen - p->errused;
+
+	p->nerr++;
+	if (line)
+		snprintf(lno, sizeof(lno), ":%d", line);
+	n = (size_t)snprintf(text, sizeof(text), "%s%s%s: ", p->nerr > 1 ? "\n" : "", p->path, lno);
+	if (n >= sizeof(text))
+		n = sizeof(text) - 1;
+	ia_esc_sentence(why, text + n, sizeof(text) - n);
+	n = strlen(text);
+	/* Room for this line and for the count of what might not fit after it. */
+	if (p->lost || n + 48 >= room) {
+		p->lost++;
+		return;
+	}
+	memcpy(p->err + p->errused, text, n + 1);
+	p->errused += n;
+}
+
+static void remember(struct parse *p, const char *section, const char *key, int line)
+{
+	struct parse_key *k;
+
+	if (p->nkeys == p->capkeys) {
+		unsigned int cap = p->capkeys ? 2 * p->capkeys : 32;
+
+		k = realloc(p->keys, cap * sizeof(*k));
+		if (!k)
+			return;	/* a check across keys then names no line: said without it */
+		p->keys = k;
+		p->capkeys = cap;
+	}
+	k = &p->keys[p->nkeys++];
+	snprintf(k->section, sizeof(k->section), "%s", section);
+	snprintf(k->key, sizeof(k->key), "%s", key);
+	k->line = line;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* [@name]: a section the daemon knows; else why not in @p->why. */
+static bool section_ok(struct parse *p, const char *name)
+{
+	static const char *const known[] = { "daemon", "thresholds", "exec", "exporter",
+					     "history" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(name, known[i]))
+			return true;
+	if (!strncmp(name, "thresholds.", 11) && name[11]) {
+		if (strlen(name + 11) < sizeof(p->c->kinds[0].name))
+			return true;
+		snprintf(p->why, sizeof(p->why), "[%s]: a kind's name is at most %zu bytes", name,
+			 sizeof(p->c->kinds[0].name) - 1);
+		return false;
+	}
+	snprintf(p->why, sizeof(p->why), "unknown section [%s]", name);
+	return false;
+}
+
+/*
+ * The file's lines: "[section]", "key = value" (or "key: value"), blank
+ * lines, comments from a first '#' or ';', and a ';' after white space ends
+ * a value (libinih's rules, which the file was written for). A line is at
+ * most IAD_CONFIG_LINE_MAX bytes. Each bad line is an error of its own; the
+ * keys under an unknown section are not each said again.
+ */
+static void parse_text(struct parse *p, char *text, size_t len)
+{
+	char *line = text, *next, *end, *b, *e, *eq, *v;
+	char section[IAD_CONFIG_LINE_MAX + 1] = "";
+	bool in_bad = false, have = false;
+	int no = 0;
+
+	/* A UTF-8 byte-order mark, as an editor may write one. */
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+		line += 3;
+	for (; line < text + len; line = next) {
+		no++;
+		end = memchr(line, '\n', text + len - line);
+		next = end ? end + 1 : text + len;
+		if (!end)
+			end = text + len;
+		if (end - line > IAD_CONFIG_LINE_MAX) {
+			snprintf(p->why, sizeof(p->why), "a line of %td bytes (at most %d)",
+				 end - line, IAD_CONFIG_LINE_MAX);
+			error_at(p, no, p->why);
+			continue;
+		}
+		if (memchr(line, 0, end - line)) {
+			error_at(p, no, "a NUL byte in the line");
+			continue;
+		}
+		*end = 0;
+		for (b = line; blank(*b); b++)
+			;
+		for (e = end; e > b && blank(e[-1]); e--)
+			;
+		*e = 0;
+		if (!*b || *b == '#' || *b == ';')
+			continue;
+		if (*b == '[') {
+			if (e[-1] != ']' || e - b < 3) {
+				error_at(p, no, "a section is [name], alone on its line");
+				in_bad = true;
+				continue;
+			}
+			e[-1] = 0;
+			for (b++; blank(*b); b++)
+				;
+			for (e -= 1; e > b && blank(e[-1]); e--)
+				;
+			*e = 0;
+			snprintf(section, sizeof(section), "%s", b);
+			have = true;
+			in_bad = !section_ok(p, section);
+			if (in_bad)
+				error_at(p, no, p->why);
+			continue;
+		}
+		eq = strpbrk(b, "=:");
+		if (!eq || eq == b) {
+			error_at(p, no, "not a key = value line or a [section]");
+			continue;
+		}
+		for (v = eq + 1; blank(*v); v++)
+			;
+		for (e = v; *e; e++)
+			if (*e == ';' && e > v && blank(e[-1]))
+				break;
+		for (*e = 0; e > v && blank(e[-1]); e--)
+			;
+		*e = 0;
+		for (e = eq; e > b && blank(e[-1]); e--)
+			;
+		*e = 0;
+		if (!have) {
+			snprintf(p->why, sizeof(p->why), "'%s' before any [section]", b);
+			error_at(p, no, p->why);
+			continue;
+		}
+		if (in_bad)
+			continue;
+		p->why[0] = 0;
+		if (!handler(p, section, b, v)) {
+			error_at(p, no, p->why[0] ? p->why : "a bad value");
+			continue;
+		}
+		remember(p, section, b, no);
+	}
 }
 
 void iad_config_thr(const struct iad_config *c, const char *kind, struct iad_thr *thr)
@@ -309,13 +469,17 @@ int iad_config_load(struct iad_config *c, const char *path, bool missing_ok,
 		    char *err, size_t errlen)
 {
 	struct iad_config n;
-	struct parse p = { &n, "", 0 };
+	struct parse p = { .c = &n, .path = path, .err = err, .errlen = errlen };
+	char where[64], *text = NULL;
+	size_t len = 0, got;
 	struct iad_thr t;
-	char where[64];
 	unsigned int i;
+	int line = 0;
 	FILE *f;
-	int line;
 
+	if (!errlen)
+		return -1;
+	err[0] = 0;
 	iad_config_defaults(&n);
 	f = fopen(path, "r");
 	if (!f) {
@@ -326,50 +490,65 @@ int iad_config_load(struct iad_config *c, const char *path, bool missing_ok,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	line = ini_parse_file(f, handler, &p);
-	fclose(f);
-	if (line) {
-		snprintf(err, errlen, "%s:%d: %s", path, line,
-			 p.why[0] ? p.why : "not a key = value line or a [section]");
+	/* Whole, within a bound that no configuration comes near. */
+	text = malloc(IAD_CONFIG_MAX_SIZE + 2);
+	if (!text) {
+		fclose(f);
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		return -1;
 	}
-	if (check_thr(&n.thr, path, "thresholds", &line, p.why, sizeof(p.why)))
-		goto bad;
-	for (i = 0; i < n.nkinds; i++) {
-		iad_config_thr(&n, n.kinds[i].name, &t);
-		snprintf(where, sizeof(where), "thresholds.%s", n.kinds[i].name);
-		if (check_thr(&t, path, where, &line, p.why, sizeof(p.why)))
-			goto bad;
+	while (len <= IAD_CONFIG_MAX_SIZE &&
+	       (got = fread(text + len, 1, IAD_CONFIG_MAX_SIZE + 1 - len, f)) > 0)
+		len += got;
+	if (ferror(f) || len > IAD_CONFIG_MAX_SIZE) {
+		snprintf(err, errlen, "%s: %s", path, ferror(f) ? strerror(errno) :
+			 "larger than " IAD_STR(IAD_CONFIG_MAX_SIZE) " bytes");
+		fclose(f);
+		free(text);
+		return -1;
 	}
-	if (n.idle_interval_s < n.interval_s) {
-		line = later_line(path, "daemon", "idle_interval", "interval");
-		snprintf(p.why, sizeof(p.why),
-			 "[daemon] idle_interval (%g s) must not be below interval (%g s)",
-			 n.idle_interval_s, n.interval_s);
-		goto bad;
+	fclose(f);
+	text[len] = 0;
+	parse_text(&p, text, len);
+	free(text);
+	/* Across keys: once every line is good (a bad value left its default). */
+	if (!p.nerr) {
+		if (check_thr(&n.thr, &p, "thresholds", &line, p.why, sizeof(p.why)))
+			error_at(&p, line, p.why);
+		for (i = 0; i < n.nkinds; i++) {
+			iad_config_thr(&n, n.kinds[i].name, &t);
+			snprintf(where, sizeof(where), "thresholds.%s", n.kinds[i].name);
+			if (check_thr(&t, &p, where, &line, p.why, sizeof(p.why)))
+				error_at(&p, line, p.why);
+		}
+		if (n.idle_interval_s < n.interval_s) {
+			snprintf(p.why, sizeof(p.why),
+				 "[daemon] idle_interval (%g s) must not be below interval (%g s)",
+				 n.idle_interval_s, n.interval_s);
+			error_at(&p, later_line(&p, "daemon", "idle_interval", "interval"), p.why);
+		}
+		if (n.window_s < 3 * n.interval_s) {
+			snprintf(p.why, sizeof(p.why),
+				 "[daemon] window (%g s) must hold at least 3 intervals (%g s)",
+				 n.window_s, n.interval_s);
+			error_at(&p, later_line(&p, "daemon", "window", "interval"), p.why);
+		}
+		if (n.trend_window_s &&
+		    (n.trend_window_s < 4 * n.window_s ||
+		     n.trend_window_s > IAD_FLOORS / 4 * n.window_s)) {
+			snprintf(p.why, sizeof(p.why),
+				 "[daemon] trend_window (%g s) must span 4 to %d windows (%g to %g s)",
+				 n.trend_window_s, IAD_FLOORS / 4, 4 * n.window_s,
+				 IAD_FLOORS / 4 * n.window_s);
+			error_at(&p, later_line(&p, "daemon", "trend_window", "window"), p.why);
+		}
 	}
-	if (n.window_s < 3 * n.interval_s) {
-		line = later_line(path, "daemon", "window", "interval");
-		snprintf(p.why, sizeof(p.why),
-			 "[daemon] window (%g s) must hold at least 3 intervals (%g s)",
-			 n.window_s, n.interval_s);
-		goto bad;
-	}
-	if (n.trend_window_s &&
-	    (n.trend_window_s < 4 * n.window_s || n.trend_window_s > IAD_FLOORS / 4 * n.window_s)) {
-		line = later_line(path, "daemon", "trend_window", "window");
-		snprintf(p.why, sizeof(p.why),
-			 "[daemon] trend_window (%g s) must span 4 to %d windows (%g to %g s)",
-			 n.trend_window_s, IAD_FLOORS / 4, 4 * n.window_s,
-			 IAD_FLOORS / 4 * n.window_s);
-		goto bad;
-	}
+	free(p.keys);
+	if (p.lost)
+		snprintf(err + p.errused, errlen - p.errused, "\n%s: and %u more error(s)", path,
+			 p.lost);
+	if (p.nerr)
+		return -1;
 	*c = n;
 	return 0;
-bad:
-	if (line)
-		snprintf(err, errlen, "%s:%d: %s", path, line, p.why);
-	else
-		snprintf(err, errlen, "%s: %s", path, p.why);
-	return -1;
 }

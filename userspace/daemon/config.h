@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * iommu-accountd.conf: INI (libinih). Every key, its default and its unit
- * are in Documentation/daemon.md and iommu-accountd.conf(5).
+ * iommu-accountd.conf: INI, read by config.c. Every key, its default and
+ * its unit are in Documentation/daemon.md and iommu-accountd.conf(5).
  */
 #ifndef IAD_CONFIG_H
 #define IAD_CONFIG_H
@@ -14,6 +14,13 @@
 #define IAD_DEFAULT_LISTEN "127.0.0.1:9847"
 #define IAD_HISTORY_PATH "/var/lib/iommu-accountd/history"
 #define IAD_MAX_KIND_CFG 16
+/* The longest line (a comment, a path of PATH_MAX); the largest file. */
+#define IAD_CONFIG_LINE_MAX 8192
+#define IAD_CONFIG_MAX_SIZE 1048576
+/* Room for the errors said at once (then "and N more error(s)"). */
+#define IAD_CONFIG_ERR_LEN 16384
+#define IAD_STR_(x) #x
+#define IAD_STR(x) IAD_STR_(x)
 
 enum iad_log { IAD_LOG_AUTO, IAD_LOG_JOURNAL, IAD_LOG_SYSLOG, IAD_LOG_STDERR };
 
@@ -35,22 +42,22 @@ struct iad_config {
 	struct iad_thr thr;		/* [thresholds] */
 	struct iad_kind_cfg kinds[IAD_MAX_KIND_CFG];
 	unsigned int nkinds;
-	char exec_program[256];		/* [exec] program; "" = no exec sink */
+	char exec_program[4096];	/* [exec] program (PATH_MAX); "" = no exec sink */
 	double exec_timeout_s;		/* [exec] timeout */
 	unsigned int exec_max;		/* [exec] max_running */
 	unsigned int exec_queue;	/* [exec] queue */
 	char listen[128];		/* [exporter] listen; "" = off */
 	double holders;			/* [exporter] holders: top N per uid; 0 = none */
-	char history[256];		/* [history] path; "" = off */
+	char history[4096];		/* [history] path (PATH_MAX); "" = off */
 	double history_max;		/* [history] max_size, bytes */
 	double history_keep_s;		/* [history] keep */
 };
 
 void iad_config_defaults(struct iad_config *c);
 /*
- * Read @path over the defaults. 0, or -1 with "PATH:LINE: reason" in @err
- * (and @c as it was: a bad file changes nothing). A missing file is an
- * error unless @missing_ok.
+ * Read @path over the defaults. 0, or -1 with every error in @err, one
+ * "PATH:LINE: reason" per line (and @c as it was: a bad file changes
+ * nothing). A missing file is an error unless @missing_ok.
  */
 int iad_config_load(struct iad_config *c, const char *path, bool missing_ok,
 		    char *err, size_t errlen);

@@ -100,7 +100,7 @@ struct iad {
 
 	struct iad_exec exec;
 	struct ia_hist hist;		/* [history]: open while hist.hdr is set */
-	char hist_path[256];		/* the one open, with its size and keep */
+	char hist_path[4096];		/* the one open, with its size and keep */
 	double hist_max, hist_keep;
 	bool hist_said;			/* its failure was logged */
 	double hist_retry_at;		/* d->now to open it again after a failure (0: no) */

@@ -34,12 +34,15 @@ static void usage(FILE *f)
 
 static void reload(struct iad *d)
 {
+	static char err[IAD_CONFIG_ERR_LEN];
+	char *line, *save;
 	struct iad_config n;
-	char err[512];
 	bool relisten;
 
 	if (iad_config_load(&n, d->cfg_path, true, err, sizeof(err))) {
-		iad_log(d, LOG_ERR, "reload: %s; keeping the running configuration", err);
+		/* Each error a record of its own, each with its line. */
+		for (line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			iad_log(d, LOG_ERR, "reload: %s; keeping the running configuration", line);
 		return;
 	}
 	relisten = strcmp(n.listen, d->cfg.listen) || !d->http;
@@ -104,7 +107,8 @@ int main(int argc, char **argv)
 	bool check = false, stop = false, explicit_cfg = false;
 	double wait_s, wd_next = 0, wd_every = 0;
 	uint64_t wd_usec = 0;
-	char err[512];
+	static char cerr[IAD_CONFIG_ERR_LEN];
+	char *line, *save;
 	sigset_t set;
 	int c, sfd, n;
 
@@ -140,8 +144,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* The default file may be absent (defaults); one named with -c must exist. */
-	if (iad_config_load(&d.cfg, d.cfg_path, !explicit_cfg, err, sizeof(err))) {
-		fprintf(stderr, "iommu-accountd: %s\n", err);
+	if (iad_config_load(&d.cfg, d.cfg_path, !explicit_cfg, cerr, sizeof(cerr))) {
+		for (line = strtok_r(cerr, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			fprintf(stderr, "iommu-accountd: %s\n", line);
 		return 1;
 	}
 	if (check) {

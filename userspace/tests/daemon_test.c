@@ -467,13 +467,17 @@ static void config_errors_name_the_line_and_change_nothing(void **state)
 		{ "[exec]\nprogram = hook.sh\n", ":2: program: 'hook.sh' is not an absolute path" },
 		{ "[daemon]\nevents = maybe\n", ":2: events: 'maybe' is neither yes nor no" },
 		{ "[daemon]\nlog = loud\n", ":2: log: 'loud' is none of auto, journal, syslog, stderr" },
-		{ "[nosuch]\nx = 1\n", ":2: unknown section [nosuch]" },
-		{ "[daemon\n", ":1: not a key = value line or a [section]" },
+		{ "[nosuch]\nx = 1\n", ":1: unknown section [nosuch]" },
+		{ "x = 1\n[daemon]\n", ":1: 'x' before any [section]" },
+		{ "[thresholds.0123456789abcdef0123456789abcdef]\n", ":1: [thresholds.0123456789abcdef0123456789abcdef]: a kind's name is at most 31 bytes" },
+		{ "[daemon]\ninterval\n", ":2: not a key = value line or a [section]" },
+		{ "[daemon]\n= 2\n", ":2: not a key = value line or a [section]" },
+		{ "[daemon\n", ":1: a section is [name], alone on its line" },
 		{ "[daemon]\ninterval = 2\nidle_interval = 1\n", ":3: [daemon] idle_interval (1 s) must not be below interval (2 s)" },
 		{ "[daemon]\nwindow = 2\n", ":2: [daemon] window (2 s) must hold at least 3 intervals (1 s)" },
 	};
 	struct iad_config c, before;
-	char err[512];
+	char err[IAD_CONFIG_ERR_LEN];
 	unsigned int i;
 
 	(void)state;
@@ -489,6 +493,125 @@ static void config_errors_name_the_line_and_change_nothing(void **state)
 			fail_msg("case %u: '%s' does not contain '%s'", i, err, bad[i].want);
 		assert_memory_equal(&c, &before, sizeof(c));
 	}
+}
+
+/* A file of @n bytes of @fill after @head, then @tail. */
+static const char *write_long(const char *name, const char *head, char fill, size_t n,
+			      const char *tail)
+{
+	char *t = malloc(strlen(head) + n + strlen(tail) + 1);
+	const char *p;
+
+	assert_non_null(t);
+	strcpy(t, head);
+	memset(t + strlen(head), fill, n);
+	strcpy(t + strlen(head) + n, tail);
+	p = write_conf(name, t);
+	free(t);
+	return p;
+}
+
+/*
+ * Lines as long as a path can be (libinih cut them at 200 bytes, and read the
+ * rest as a line of its own, on the wrong line number): a comment of 5,000
+ * bytes, a program path of 4,000, and the line numbers after them still true.
+ */
+static void config_long_lines_whole_and_lines_counted(void **state)
+{
+	char err[IAD_CONFIG_ERR_LEN], want[64];
+	struct iad_config c;
+	const char *p;
+
+	(void)state;
+	p = write_long("long.conf", "# ", 'c', 5000, "\n[exec]\nprogram = /");
+	{
+		/* The path: "/" then 4,000 bytes of 'p' (a long but valid string). */
+		FILE *f = fopen(p, "a");
+		unsigned int i;
+
+		assert_non_null(f);
+		for (i = 0; i < 4000; i++)
+			fputc('p', f);
+		fputs("\n[daemon]\ninterval = 2 ; a comment after white space\n"
+		      "window: 30\n", f);
+		fclose(f);
+	}
+	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), 0);
+	assert_int_equal(strlen(c.exec_program), 4001);
+	assert_true(c.exec_program[0] == '/' && c.exec_program[4000] == 'p');
+	assert_true(c.interval_s == 2 && c.window_s == 30);
+
+	/* After a long comment, an error names its own line (line 4). */
+	p = write_long("long2.conf", "# ", 'c', 5000, "\n\n[daemon]\nintervall = 2\n");
+	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":4: unknown key 'intervall' in [daemon]"));
+	assert_null(strchr(err, '\n'));
+
+	/* A line beyond the bound: said with its length, and the next line read. */
+	p = write_long("long3.conf", "# ", 'c', IAD_CONFIG_LINE_MAX, "\n[daemon]\nlog = loud\n");
+	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), ":1: a line of %d bytes (at most %d)",
+		 IAD_CONFIG_LINE_MAX + 2, IAD_CONFIG_LINE_MAX);
+	assert_non_null(strstr(err, want));
+	assert_non_null(strstr(err, "\n"));
+	assert_non_null(strstr(err, ":3: log: 'loud' is none of"));
+
+	/* A byte-order mark and CRLF line ends, as some editors write them. */
+	p = write_conf("crlf.conf", "\xef\xbb\xbf[daemon]\r\ninterval = 3\r\nwindow = 30\r\n");
+	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), 0);
+	assert_true(c.interval_s == 3);
+}
+
+/*
+ * Every error said, each with its own line and its own reason (libinih
+ * stopped at the first line's number with the last error's text), and a
+ * control byte in a key or value shown escaped: one error, one line.
+ */
+static void config_every_error_with_its_own_line(void **state)
+{
+	char err[IAD_CONFIG_ERR_LEN], *l, *save;
+	struct iad_config c, before;
+	unsigned int n = 0, i;
+	const char *p;
+
+	(void)state;
+	iad_config_defaults(&c);
+	before = c;
+	p = write_conf("many.conf", "[daemon]\ninterval = fast\n\nlog = loud\n[bogus]\nx = 1\n"
+			"[exec]\nprogram = rel\x1b[2J\nOK\n");
+	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), -1);
+	assert_memory_equal(&c, &before, sizeof(c));
+	for (l = strtok_r(err, "\n", &save); l; l = strtok_r(NULL, "\n", &save), n++) {
+		static const char *const want[] = {
+			":2: interval: 'fast' is not a number",
+			":4: log: 'loud' is none of auto, journal, syslog, stderr",
+			":5: unknown section [bogus]",
+			":8: program: 'rel\\x1b[2J' is not an absolute path",
+			":9: not a key = value line or a [section]",
+		};
+		assert_true(n < 5);
+		if (!strstr(l, want[n]))
+			fail_msg("error %u: '%s' does not contain '%s'", n, l, want[n]);
+		for (i = 0; l[i]; i++)
+			assert_true((unsigned char)l[i] >= 0x20 && l[i] != 0x7f);
+	}
+	assert_int_equal(n, 5);
+
+	/* More than the room holds: as many as fit, then how many more. */
+	{
+		char *t = malloc(4000 * 24 + 16), *w;
+
+		assert_non_null(t);
+		w = t + sprintf(t, "[daemon]\n");
+		for (i = 0; i < 4000; i++)
+			w += sprintf(w, "interval = x%u\n", i);
+		p = write_conf("flood.conf", t);
+		free(t);
+	}
+	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), -1);
+	assert_true(strlen(err) < sizeof(err));
+	assert_non_null(strstr(err, ":2: interval: 'x0' is not a number"));
+	assert_non_null(strstr(err, "more error(s)"));
 }
 
 /* --- exec sink ------------------------------------------------------------------- */
@@ -1713,6 +1836,8 @@ int main(void)
 		cmocka_unit_test(no_limit_means_no_alert_and_gone_clears),
 		cmocka_unit_test(config_defaults_and_kind_sections),
 		cmocka_unit_test(config_errors_name_the_line_and_change_nothing),
+		cmocka_unit_test(config_long_lines_whole_and_lines_counted),
+		cmocka_unit_test(config_every_error_with_its_own_line),
 		cmocka_unit_test(exec_hook_gets_the_alert_as_json),
 		cmocka_unit_test(exec_hung_hook_is_killed_and_alerting_goes_on),
 		cmocka_unit_test(exec_missing_program_is_said_once),
