@@ -206,6 +206,15 @@ static int handler(void *user, const char *section, const char *name, const char
 		}
 		if (!strcmp(name, "holders"))
 			return !num(p, name, value, 0, 100, &c->holders);
+		if (!strcmp(name, "detail")) {
+			if (strcmp(value, "full") && strcmp(value, "objects")) {
+				snprintf(p->why, sizeof(p->why),
+					 "detail: '%s' is neither full nor objects", value);
+				return 0;
+			}
+			c->objects_only = !strcmp(value, "objects");
+			return 1;
+		}
 	} else if (!strcmp(section, "history")) {
 		if (!strcmp(name, "path")) {
 			if (strlen(value) >= sizeof(c->history) ||

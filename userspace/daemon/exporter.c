@@ -47,7 +47,7 @@ static void holder_series(FILE *f, struct iad *d)
 	struct ia_identity id;
 	size_t i;
 
-	if (!d->nhs)
+	if (!d->nhs || d->cfg.objects_only)
 		return;
 	head(f, "iommu_account_holder_pot_bytes", "gauge",
 	     "Pot bytes held by the processes of one cgroup (the top [exporter] holders per uid).");
@@ -286,6 +286,11 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 			fprintf(f, "%.1f", ob->eta_s);
 		else
 			fputc('-', f);
+		if (d->cfg.objects_only) {
+			/* [exporter] detail = objects: no process, no reason naming one. */
+			fprintf(f, "\t%u\t0\t-\t-\t-\n", ob->uid);
+			continue;
+		}
 		fprintf(f, "\t%u\t%u\t", ob->uid, ob->owner.present ? ob->owner.pid : 0);
 		field(f, ob->owner.present && ob->owner.comm[0] ? ob->owner.comm : "-");
 		fputc('\t', f);

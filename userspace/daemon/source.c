@@ -346,7 +346,7 @@ static void holders_poll(struct iad *d)
 	struct hs_poll hp = { 0 };
 	size_t i, k = 0, rank = 0;
 
-	if (!d->cfg.listen[0] || d->cfg.holders < 1)
+	if (!d->cfg.listen[0] || d->cfg.holders < 1 || d->cfg.objects_only)
 		return;
 	/*
 	 * The dump walks every process: taken when this poll saw a figure

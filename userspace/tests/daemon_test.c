@@ -473,6 +473,7 @@ static void config_errors_name_the_line_and_change_nothing(void **state)
 		{ "[daemon]\ninterval\n", ":2: not a key = value line or a [section]" },
 		{ "[daemon]\n= 2\n", ":2: not a key = value line or a [section]" },
 		{ "[daemon\n", ":1: a section is [name], alone on its line" },
+		{ "[exporter]\ndetail = some\n", ":2: detail: 'some' is neither full nor objects" },
 		{ "[daemon]\ninterval = 2\nidle_interval = 1\n", ":3: [daemon] idle_interval (1 s) must not be below interval (2 s)" },
 		{ "[daemon]\nwindow = 2\n", ":2: [daemon] window (2 s) must hold at least 3 intervals (1 s)" },
 	};
@@ -851,8 +852,29 @@ static void metrics_text_has_every_object_and_counter(void **state)
 		fclose(f);
 	}
 	free(txt);
+	/* Its owner and reason, as a FAILURE of a process leaves them. */
+	a->owner = (struct iad_who){ .present = true, .pid = 4242, .uid = 1000, .comm = "secret-job" };
+	snprintf(a->reason, sizeof(a->reason), "refused by secret-job[4242]");
 	txt = iad_alerts_text(&d, &len);
 	assert_non_null(strstr(txt, "kind-1\t1000\tWARNING\t"));
+	assert_non_null(strstr(txt, "\t1000\t4242\tsecret-job\trefused by secret-job[4242]\t-\n"));
+	free(txt);
+
+	/*
+	 * [exporter] detail = objects: the objects' figures and states stay,
+	 * no process, cgroup or reason naming one is shown.
+	 */
+	d.cfg.objects_only = true;
+	txt = iad_metrics_text(&d, &len);
+	assert_non_null(strstr(txt, "iommu_account_quota_used{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 4096\n"));
+	assert_null(strstr(txt, "holder_pot_bytes"));
+	assert_null(strstr(txt, "cgroup="));
+	free(txt);
+	txt = iad_alerts_text(&d, &len);
+	assert_non_null(strstr(txt, "kind-1\t1000\tWARNING\t"));
+	assert_non_null(strstr(txt, "\t1000\t0\t-\t-\t-\n"));
+	assert_null(strstr(txt, "4242"));
+	assert_null(strstr(txt, "secret-job"));
 	free(txt);
 	iad_hseries_free(&d);
 	iad_objs_free(&d.objs);
