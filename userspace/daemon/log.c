@@ -56,13 +56,29 @@ struct jfields {
 static __attribute__((format(printf, 2, 3))) void jadd(struct jfields *j, const char *fmt, ...)
 {
 	va_list ap;
+	char *raw, *out;
+	size_t need;
+	int n;
 
 	if (j->n == sizeof(j->f) / sizeof(j->f[0]))
 		return;
 	va_start(ap, fmt);
-	if (vasprintf(&j->f[j->n], fmt, ap) >= 0)
-		j->n++;
+	n = vasprintf(&raw, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	/*
+	 * Every field one line of valid UTF-8, whatever a name or a reason
+	 * brought in (the sentence form: names already in the text form stay
+	 * as they are): a field can neither break nor smuggle a line.
+	 */
+	need = ia_esc_sentence(raw, NULL, 0) + 1;
+	out = malloc(need);
+	if (out) {
+		ia_esc_sentence(raw, out, need);
+		j->f[j->n++] = out;
+	}
+	free(raw);
 }
 
 static void jsend(struct jfields *j)
