@@ -10,7 +10,6 @@
  *   --lines    one such document per line (the exec hook's log, events -j)
  *   --text     terminal text: valid UTF-8 and no control character but the
  *              newline (C0, DEL, C1, U+2028/9, bidi overrides and isolates)
- *   --tsv      the same, with the tab that separates fields (/alerts)
  * Exit 0 when it holds; 1 with the byte offset, the reason and the line it is
  * in (every byte outside printable ASCII as \xHH) on stderr.
  */
@@ -246,7 +245,7 @@ static bool document(void)
 	return p == end || fail("something after the document");
 }
 
-static bool text(bool tabs)
+static bool text(void)
 {
 	uint32_t cp;
 	int l;
@@ -255,7 +254,7 @@ static bool text(bool tabs)
 		l = utf8(p, end, &cp);
 		if (!l)
 			return fail("not UTF-8");
-		if (control(cp) && cp != '\n' && !(tabs && cp == '\t'))
+		if (control(cp) && cp != '\n')
 			return fail("a control character");
 		p += l;
 	}
@@ -264,8 +263,7 @@ static bool text(bool tabs)
 
 int main(int argc, char **argv)
 {
-	bool tsv = argc > 1 && !strcmp(argv[1], "--tsv");
-	bool as_text = tsv || (argc > 1 && !strcmp(argv[1], "--text"));
+	bool as_text = argc > 1 && !strcmp(argv[1], "--text");
 	bool lines = argc > 1 && !strcmp(argv[1], "--lines");
 	size_t len = 0, cap = 1 << 16, n;
 	unsigned char *buf = malloc(cap), *nl;
@@ -286,7 +284,7 @@ int main(int argc, char **argv)
 	start = p = buf;
 	end = buf + len;
 	if (as_text) {
-		ok = text(tsv);
+		ok = text();
 	} else if (lines) {
 		while (ok && p < end) {
 			const unsigned char *e = end;

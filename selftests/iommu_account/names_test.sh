@@ -6,7 +6,7 @@
 # escape sequence, a tab and a newline (prctl), runs in a cgroup whose name
 # holds the same kind of bytes, and fills its pot until the kernel refuses
 # it. Then every verb of iommu-accountctl, in text and in JSON, the daemon's
-# /metrics, /alerts, log, exec hook and history, must hold the one rule
+# /metrics, /alerts (JSON), journal, exec hook and history, must hold the one rule
 # (userspace/lib/esc.c): JSON parses strictly (json_strict: UTF-8, no raw
 # control, no NaN) and carries the raw bytes in KEY_hex; text has no control
 # character and shows the bytes as \xHH; /metrics passes promtool (the
@@ -145,11 +145,13 @@ else
 	nok "/metrics: promtool check metrics passes (no promtool at $promtool: scripts/check puts it there)"
 fi
 wget -q -O "$tmp/alerts" "http://127.0.0.1:$port/alerts"
-check "/alerts: tab-separated, no other control character, valid UTF-8" \
-	sh -c "json_strict --tsv <'$tmp/alerts' 2>'$tmp/why' || { cat '$tmp/why'; false; }"
-check "/alerts: every row has its 15 fields" sh -c "[ \$(awk -F '\t' 'NR > 2 && NF != 15' '$tmp/alerts' | wc -l) = 0 ]"
-check "/alerts: uid 43301's FAILURE names the comm in its text form" \
-	sh -c "awk -F '\t' '\$2 == 43301 && \$3 == \"FAILURE\"' '$tmp/alerts' | grep -qF '$comm_text'"
+strict_json "/alerts" "$tmp/alerts"
+check "/alerts: one entry per line, each a whole object" \
+	sh -c "[ \$(grep -c '^{\"kind\":' '$tmp/alerts') = \$(jq '.alerts | length' '$tmp/alerts') ]"
+check "/alerts: uid 43301's FAILURE carries the comm's bytes (its holders' comm_hex, the reason's bytes)" \
+	jqt "any(.alerts[]; .object == 43301 and .state == \"FAILURE\" and
+		any(.holders[]; .comm_hex == \"$comm_hex\") and (.reason_hex | contains(\"$comm_hex\")))" \
+	"$(cat "$tmp/alerts")"
 iommu-accountctl -j alerts --daemon "127.0.0.1:$port" >"$tmp/alerts.json"
 strict_json "alerts -j" "$tmp/alerts.json"
 check "alerts -j: the holder's comm read back to its bytes (comm_hex)" \

@@ -2,7 +2,7 @@
 /*
  * iommu-accountctl alerts [--daemon ADDR:PORT]: the alert state of every
  * quota object as iommu-accountd sees it (trend, time to exhaustion, state),
- * read from the daemon's exporter (GET /alerts, tab-separated). Needs the
+ * read from the daemon's exporter (GET /alerts, JSON). Needs the
  * daemon, not the module. Default address: 127.0.0.1:9847 (the daemon's
  * default [exporter] listen).
  */
@@ -87,101 +87,179 @@ static char *http_get(const char *addr, const char *path)
 	return buf;
 }
 
+/* @s's bytes from its hex form (KEY_hex); NULL if it is not one. */
+static char *unhex(const char *s)
+{
+	size_t n = strlen(s), i;
+	char *out;
+	unsigned int c;
+
+	if (n % 2 || !(out = malloc(n / 2 + 1)))
+		return NULL;
+	for (i = 0; i < n / 2; i++) {
+		if (sscanf(s + 2 * i, "%2x", &c) != 1 || !c) {
+			free(out);
+			return NULL;
+		}
+		out[i] = (char)c;
+	}
+	out[i] = 0;
+	return out;
+}
+
+/*
+ * A member's text: a string's bytes (from KEY_hex when the daemon sent one:
+ * a name that is not UTF-8), a number's text, "-" for null or absent.
+ */
+static const char *text_of(struct ia_alert_rows *r, const struct ia_jv *o, const char *key)
+{
+	const struct ia_jv *v = ia_jv_get(o, key), *hx;
+	char hexkey[64], *raw, **nb;
+
+	if (!v || (v->t != IA_JV_STR && v->t != IA_JV_NUM))
+		return "-";
+	snprintf(hexkey, sizeof(hexkey), "%s_hex", key);
+	hx = ia_jv_get(o, hexkey);
+	if (v->t == IA_JV_STR && hx && hx->t == IA_JV_STR && (raw = unhex(hx->s))) {
+		nb = realloc(r->own, (r->nown + 1) * sizeof(*r->own));
+		if (!nb) {
+			free(raw);
+			return v->s;
+		}
+		r->own = nb;
+		r->own[r->nown++] = raw;
+		return raw;
+	}
+	return v->s;
+}
+
+static unsigned long long u64_of(const struct ia_jv *o, const char *key)
+{
+	const struct ia_jv *v = ia_jv_get(o, key);
+
+	return v && v->t == IA_JV_NUM ? strtoull(v->s, NULL, 10) : 0;
+}
+
 int ia_ctl_alerts_get(const char *addr, struct ia_alert_rows *r)
 {
-	char *line, *save = NULL;
-	unsigned int cap = 0, i;
-	void *nf;
+	static const char *const keys[IA_AL_FIELDS] = {
+		"kind", "object", "state", "since_s", "used", "limit", "unit", "utilization",
+		"rate", "eta_s", "uid", "pid", "comm", "reason",
+	};
+	const struct ia_jv *list, *e, *hl, *up, *ver;
+	char *body, err[128];
+	unsigned int i, k;
 
 	memset(r, 0, sizeof(*r));
-	r->doc = http_get(addr, "/alerts");
-	if (!r->doc)
+	body = http_get(addr, "/alerts");
+	if (!body)
 		return -1;
-	for (line = strtok_r(r->doc, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "# iommu-accountd alerts v1", 26)) {
-			r->up = strstr(line, "up=1");
+	if (ia_jv_parse(body, &r->doc, err, sizeof(err))) {
+		fprintf(stderr, "iommu-accountctl: iommu-accountd at %s sent an /alerts that is "
+			"not JSON: %s\n", addr, err);
+		free(body);
+		return -1;
+	}
+	free(body);
+	ver = ia_jv_get(&r->doc, "version");
+	list = ia_jv_get(&r->doc, "alerts");
+	if (!ver || ver->t != IA_JV_NUM || strcmp(ver->s, "2") || !list || list->t != IA_JV_ARR) {
+		fprintf(stderr, "iommu-accountctl: iommu-accountd at %s sent an /alerts of another "
+			"format (this tool reads version 2)\n", addr);
+		ia_ctl_alerts_free(r);
+		return -1;
+	}
+	up = ia_jv_get(&r->doc, "up");
+	r->up = up && up->t == IA_JV_BOOL && up->b;
+	r->f = calloc(list->n ? list->n : 1, sizeof(*r->f));
+	r->holders = calloc(list->n ? list->n : 1, sizeof(*r->holders));
+	if (!r->f || !r->holders) {
+		fprintf(stderr, "iommu-accountctl: out of memory\n");
+		ia_ctl_alerts_free(r);
+		return -1;
+	}
+	for (i = 0; i < list->n; i++) {
+		e = &list->a[i];
+		if (e->t != IA_JV_OBJ)
 			continue;
-		}
-		if (!strncmp(line, "kind\t", 5))
-			continue;
-		if (r->n == cap) {
-			nf = realloc(r->f, (cap = cap ? cap * 2 : 64) * sizeof(*r->f));
-			if (!nf) {
-				fprintf(stderr, "iommu-accountctl: out of memory\n");
-				ia_ctl_alerts_free(r);
-				return -1;
+		for (k = 0; k < IA_AL_FIELDS; k++)
+			r->f[r->n][k] = text_of(r, e, keys[k]);
+		/* Before its first alert an object has no "since". */
+		if (!strcmp(r->f[r->n][IA_AL_SINCE], "-"))
+			r->f[r->n][IA_AL_SINCE] = "-1";
+		hl = ia_jv_get(e, "holders");
+		if (hl && hl->t == IA_JV_ARR && hl->n) {
+			struct ia_alert_holders *h = &r->holders[r->n];
+
+			h->h = calloc(hl->n, sizeof(*h->h));
+			for (k = 0; h->h && k < hl->n; k++) {
+				if (hl->a[k].t != IA_JV_OBJ)
+					continue;
+				h->h[h->n++] = (struct ia_alert_holder){
+					.pid = u64_of(&hl->a[k], "pid"),
+					.uid = u64_of(&hl->a[k], "uid"),
+					.held = u64_of(&hl->a[k], "held"),
+					.cgroup_id = u64_of(&hl->a[k], "cgroup_id"),
+					.comm = text_of(r, &hl->a[k], "comm"),
+				};
 			}
-			r->f = nf;
 		}
-		for (i = 0; i < IA_AL_FIELDS; i++)
-			if (!(r->f[r->n][i] = strsep(&line, "\t")))
-				break;
-		/* A daemon before the flight record: no holders column. */
-		if (i == IA_AL_HOLDERS)
-			r->f[r->n][i++] = "-";
-		if (i == IA_AL_FIELDS) {
-			/* Names come in their text form (lib/esc.c): back to their bytes. */
-			ia_unesc_text(r->f[r->n][IA_AL_COMM]);
-			ia_unesc_text(r->f[r->n][IA_AL_REASON]);
-			r->n++;		/* a short row is skipped */
-		}
+		r->n++;
 	}
 	return 0;
 }
 
 void ia_ctl_alerts_free(struct ia_alert_rows *r)
 {
+	unsigned int i;
+
+	for (i = 0; r->holders && i < r->n; i++)
+		free(r->holders[i].h);
+	for (i = 0; i < r->nown; i++)
+		free(r->own[i]);
+	free(r->own);
+	free(r->holders);
 	free(r->f);
-	free(r->doc);
+	ia_jv_free(&r->doc);
 	memset(r, 0, sizeof(*r));
 }
 
-/*
- * The holders column ("pid/uid/held/cgroup_id/comm" joined by '|'): as JSON
- * objects, or as text ("pot_leak[123] 7.8 MiB, ..."), in @unit.
- */
-static void holders_out(struct ia_json *j, const char *field, const char *unit)
+/* The flight record: as JSON objects, or as text ("pot_leak[123] 7.8 MiB, ..."), in @unit. */
+static void holders_out(struct ia_json *j, const struct ia_alert_holders *hs, const char *unit)
 {
-	char *copy = strdup(field), *save = NULL, *e, b[32], idtext[1100];
-	unsigned long long pid, uid, held, cg;
+	char b[32], idtext[1100];
 	struct ia_identity id;
+	unsigned int i;
 	bool has_id;
-	unsigned int n = 0;
-	int off;
 
-	if (!copy)
-		return;
 	if (j)
 		ia_json_arr_open(j, "holders");
-	for (e = strtok_r(copy, "|", &save); e && strcmp(e, "-"); e = strtok_r(NULL, "|", &save)) {
-		if (sscanf(e, "%llu/%llu/%llu/%llu/%n", &pid, &uid, &held, &cg, &off) != 4)
-			continue;
-		ia_unesc_text(e + off);
+	for (i = 0; i < hs->n; i++) {
+		const struct ia_alert_holder *h = &hs->h[i];
+
 		/* The container or pod of its cgroup, as this host names it now. */
-		has_id = ia_identity_of_cgroup(cg, &id);
+		has_id = ia_identity_of_cgroup(h->cgroup_id, &id);
 		if (j) {
 			ia_json_obj_open(j, NULL);
-			ia_json_u64(j, "pid", pid);
-			ia_json_u64(j, "uid", uid);
-			ia_json_str(j, "comm", e + off);
-			ia_json_u64(j, "cgroup_id", cg);
+			ia_json_u64(j, "pid", h->pid);
+			ia_json_u64(j, "uid", h->uid);
+			ia_json_str(j, "comm", h->comm);
+			ia_json_u64(j, "cgroup_id", h->cgroup_id);
 			if (has_id)
 				ia_json_identity(j, "identity", &id);
-			ia_json_u64(j, "held", held);
+			ia_json_u64(j, "held", h->held);
 			ia_json_obj_close(j);
 		} else {
-			printf("%s%s[%llu] %s%s%s%s", n ? ", " : "    held by ", ia_tx(e + off), pid,
-			       ia_amount(unit, (double)held, b, sizeof(b)), has_id ? " (" : "",
+			printf("%s%s[%llu] %s%s%s%s", i ? ", " : "    held by ", ia_tx(h->comm), h->pid,
+			       ia_amount(unit, (double)h->held, b, sizeof(b)), has_id ? " (" : "",
 			       has_id ? ia_identity_str(&id, idtext, sizeof(idtext)) : "",
 			       has_id ? ")" : "");
 		}
-		n++;
 	}
 	if (j)
 		ia_json_arr_close(j);
-	else if (n)
+	else if (hs->n)
 		printf("\n");
-	free(copy);
 }
 
 static void json_num_or_null(struct ia_json *j, const char *key, const char *v)
@@ -209,7 +287,8 @@ static const char *amount(const char *unit, const char *v, char *buf, size_t len
 int cmd_alerts(struct ia_ctx *ctx)
 {
 	const char *addr = ctx->daemon ? ctx->daemon : "127.0.0.1:9847";
-	char b1[32], b2[32], eta[32], rate[48], **f;
+	char b1[32], b2[32], eta[32], rate[48];
+	const char **f;
 	struct ia_json *j = &ctx->j;
 	struct ia_alert_rows r;
 	unsigned int n;
@@ -232,13 +311,13 @@ int cmd_alerts(struct ia_ctx *ctx)
 			json_num_or_null(j, "rate", f[IA_AL_RATE]);
 			json_num_or_null(j, "eta_s", f[IA_AL_ETA]);
 			json_num_or_null(j, "uid", f[IA_AL_UID]);
-			if (strcmp(f[IA_AL_PID], "0"))
+			if (strcmp(f[IA_AL_PID], "-") && strcmp(f[IA_AL_PID], "0"))
 				json_num_or_null(j, "pid", f[IA_AL_PID]);
 			if (strcmp(f[IA_AL_COMM], "-"))
 				ia_json_str(j, "comm", f[IA_AL_COMM]);
 			if (strcmp(f[IA_AL_REASON], "-"))
 				ia_json_str(j, "reason", f[IA_AL_REASON]);
-			holders_out(j, f[IA_AL_HOLDERS], f[IA_AL_UNIT]);
+			holders_out(j, &r.holders[n], f[IA_AL_UNIT]);
 			ia_json_obj_close(j);
 			continue;
 		}
@@ -262,7 +341,7 @@ int cmd_alerts(struct ia_ctx *ctx)
 		       rate, eta, ia_tx(f[IA_AL_REASON]));
 		/* A FAILURE's flight record, on a line of its own. */
 		if (!strcmp(f[IA_AL_STATE], "FAILURE"))
-			holders_out(NULL, f[IA_AL_HOLDERS], f[IA_AL_UNIT]);
+			holders_out(NULL, &r.holders[n], f[IA_AL_UNIT]);
 	}
 	ia_ctl_list_close(ctx);
 	if (!ctx->json && !r.n)

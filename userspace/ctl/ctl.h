@@ -96,19 +96,47 @@ void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *
 int cmd_alerts(struct ia_ctx *ctx);
 int cmd_top(struct ia_ctx *ctx);
 
-/* The fields of a row of iommu-accountd's /alerts, in order ("-": none). */
-enum { IA_AL_KIND, IA_AL_OBJECT, IA_AL_STATE, IA_AL_SINCE, IA_AL_USED, IA_AL_LIMIT,
-       IA_AL_UNIT, IA_AL_UTIL, IA_AL_RATE, IA_AL_ETA, IA_AL_UID, IA_AL_PID, IA_AL_COMM,
-       IA_AL_REASON, IA_AL_HOLDERS, IA_AL_FIELDS };
-
-struct ia_alert_rows {
-	char *doc;			/* the body; the fields point into it */
-	bool up;			/* the daemon's source (the module) is up */
-	unsigned int n;
-	char *(*f)[IA_AL_FIELDS];	/* n rows */
+/* A JSON value (ctl/jsonr.c): strings as their bytes, numbers as their text. */
+enum ia_jv_type { IA_JV_NULL, IA_JV_BOOL, IA_JV_NUM, IA_JV_STR, IA_JV_ARR, IA_JV_OBJ };
+struct ia_jv {
+	enum ia_jv_type t;
+	bool b;
+	char *s;			/* STR, NUM: NUL-terminated */
+	size_t n;			/* STR: bytes; ARR, OBJ: members */
+	struct ia_jv *a;		/* ARR, OBJ: the members' values */
+	char **k;			/* OBJ: their names */
 };
 
-/* GET /alerts from the daemon at @addr and split it: 0, or -1 (said why). */
+int ia_jv_parse(const char *doc, struct ia_jv *v, char *err, size_t errlen);
+void ia_jv_free(struct ia_jv *v);
+/* @obj's member @key, or NULL. */
+const struct ia_jv *ia_jv_get(const struct ia_jv *obj, const char *key);
+
+/* The fields of an entry of iommu-accountd's /alerts, as text ("-": none). */
+enum { IA_AL_KIND, IA_AL_OBJECT, IA_AL_STATE, IA_AL_SINCE, IA_AL_USED, IA_AL_LIMIT,
+       IA_AL_UNIT, IA_AL_UTIL, IA_AL_RATE, IA_AL_ETA, IA_AL_UID, IA_AL_PID, IA_AL_COMM,
+       IA_AL_REASON, IA_AL_FIELDS };
+
+/* A holder of its last FAILURE's flight record; comm: its bytes. */
+struct ia_alert_holder {
+	unsigned long long pid, uid, held, cgroup_id;
+	const char *comm;
+};
+
+struct ia_alert_rows {
+	struct ia_jv doc;		/* the document; the fields point into it */
+	bool up;			/* the daemon's source (the module) is up */
+	unsigned int n;
+	const char *(*f)[IA_AL_FIELDS];	/* n entries */
+	struct ia_alert_holders {
+		struct ia_alert_holder *h;
+		unsigned int n;
+	} *holders;			/* each entry's */
+	char **own;			/* strings made here (bytes from KEY_hex) */
+	unsigned int nown;
+};
+
+/* GET /alerts from the daemon at @addr and read it: 0, or -1 (said why). */
 int ia_ctl_alerts_get(const char *addr, struct ia_alert_rows *r);
 void ia_ctl_alerts_free(struct ia_alert_rows *r);
 

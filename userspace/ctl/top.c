@@ -85,7 +85,8 @@ static void eta_str(double eta, char *buf, size_t len)
 
 static bool frame(const char *addr, bool tty, int height)
 {
-	char used[32], limit[32], rate[48], eta[32], bar[32], now[32], **f;
+	char used[32], limit[32], rate[48], eta[32], bar[32], now[32];
+	const char **f;
 	struct ia_alert_rows ar;
 	struct row *rows;
 	time_t t = time(NULL);

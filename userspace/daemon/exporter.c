@@ -3,11 +3,12 @@
  * The Prometheus exporter: its documents and paths, served by http.c from
  * the daemon's loop (no thread: the model needs no lock).
  *   /metrics  text exposition format 0.0.4
- *   /alerts   the alert state of every object, tab-separated with a header
- *             (what `iommu-accountctl alerts` reads)
+ *   /alerts   the alert state of every object, JSON (what
+ *             `iommu-accountctl alerts` and `top` read)
  * It listens on [exporter] listen, 127.0.0.1:9847 by default.
  */
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,83 +223,79 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 }
 
 /*
- * The last FAILURE's flight record: "pid/uid/held/cgroup_id/comm" per
- * holder, most first, joined by '|' (the comm in its text form, a '|' of it
- * as "\x7c"); "-" when there is none.
+ * /alerts (format 2), JSON: {"version":2,"up":BOOL,"alerts":[...]}, one
+ * object per line. Each: kind, object, state, since_s (null before its
+ * first alert), used, limit (null: none), unit, utilization (null without
+ * a limit), rate, eta_s (null: not filling), uid; with [exporter] detail =
+ * full also pid and comm (of its owner, when it has one), reason, and
+ * holders: the last FAILURE's flight record, most first ([] when none).
+ * Names by libia's JSON rule (esc.c): valid UTF-8 always, and KEY_hex with
+ * the raw bytes of a name that is not, so nothing a process calls itself
+ * can break the document or forge an entry.
  */
-static void holders_field(FILE *f, const struct iad_obj *ob)
-{
-	const struct iad_holder *h;
-	unsigned int i;
-	const char *c;
-
-	if (!ob->nholders)
-		fputc('-', f);
-	for (i = 0; i < ob->nholders; i++) {
-		h = &ob->holders[i];
-		fprintf(f, "%s%u/%u/%llu/%llu/", i ? "|" : "", h->who.pid, h->who.uid,
-			(unsigned long long)h->held, (unsigned long long)h->who.cgroup_id);
-		/* The comm's text form, its '|' as "\x7c" (the separator). */
-		for (c = ia_tx(h->who.comm); *c; c++)
-			if (*c == '|')
-				fputs("\\x7c", f);
-			else
-				fputc(*c, f);
-	}
-}
-
-/* A field of /alerts: its text form, so no tab or newline of a name forges one. */
-static void field(FILE *f, const char *s)
-{
-	ia_fput_text(f, s);
-}
-
 char *iad_alerts_text(struct iad *d, size_t *len)
 {
 	char *buf = NULL, kb[24];
 	FILE *f = open_memstream(&buf, len);
+	struct ia_json j;
+	unsigned int k;
 	size_t i;
 
 	if (!f)
 		return NULL;
-	fprintf(f, "# iommu-accountd alerts v1 up=%d\n"
-		   "kind\tobject\tstate\tsince_s\tused\tlimit\tunit\tutilization\trate\teta_s\t"
-		   "uid\tpid\tcomm\treason\tholders\n", d->up);
+	ia_json_init(&j, f);
+	ia_json_obj_open(&j, NULL);
+	ia_json_u64(&j, "version", 2);
+	ia_json_bool(&j, "up", d->up);
+	ia_json_arr_open(&j, "alerts");
 	for (i = 0; i < d->objs.n; i++) {
 		const struct iad_obj *ob = d->objs.v[i];
 		double u = iad_obj_util(ob);
 
-		fprintf(f, "%s\t%u\t%s\t%.0f\t%llu\t", iad_kind_name(d, ob->kind, kb, sizeof(kb)),
-			ob->id, iad_state_name(ob->state),
-			ob->alerts ? d->now - ob->state_since : -1.0,
-			(unsigned long long)ob->used);
-		if (ob->has_limit)
-			fprintf(f, "%llu", (unsigned long long)ob->limit);
+		/* One entry per line: the comma ends the line before. */
+		fputs(i ? ",\n" : "\n", f);
+		j.need_comma[j.depth] = false;
+		ia_json_obj_open(&j, NULL);
+		ia_json_str(&j, "kind", iad_kind_name(d, ob->kind, kb, sizeof(kb)));
+		ia_json_u64(&j, "object", ob->id);
+		ia_json_str(&j, "state", iad_state_name(ob->state));
+		if (ob->alerts)
+			ia_json_double(&j, "since_s", "%.0f", d->now - ob->state_since);
 		else
-			fputc('-', f);
-		fprintf(f, "\t%s\t", iad_kind_unit(d, ob->kind));
-		if (u >= 0)
-			fprintf(f, "%.6f", u);
-		else
-			fputc('-', f);
-		fprintf(f, "\t%.6g\t", ob->rate);
-		if (ob->has_eta)
-			fprintf(f, "%.1f", ob->eta_s);
-		else
-			fputc('-', f);
-		if (d->cfg.objects_only) {
-			/* [exporter] detail = objects: no process, no reason naming one. */
-			fprintf(f, "\t%u\t0\t-\t-\t-\n", ob->uid);
-			continue;
+			ia_json_null(&j, "since_s");
+		ia_json_u64(&j, "used", ob->used);
+		ia_json_u64_or_null(&j, "limit", ob->has_limit ? ob->limit : UINT64_MAX);
+		ia_json_str(&j, "unit", iad_kind_unit(d, ob->kind));
+		ia_json_double(&j, "utilization", "%.6f", u >= 0 ? u : NAN);
+		ia_json_double(&j, "rate", "%.6g", ob->rate);
+		ia_json_double(&j, "eta_s", "%.1f", ob->has_eta ? ob->eta_s : NAN);
+		ia_json_u64(&j, "uid", ob->uid);
+		/* [exporter] detail = objects: no process, no reason naming one. */
+		if (!d->cfg.objects_only && ob->owner.present) {
+			ia_json_u64(&j, "pid", ob->owner.pid);
+			if (ob->owner.comm[0])
+				ia_json_str(&j, "comm", ob->owner.comm);
 		}
-		fprintf(f, "\t%u\t%u\t", ob->uid, ob->owner.present ? ob->owner.pid : 0);
-		field(f, ob->owner.present && ob->owner.comm[0] ? ob->owner.comm : "-");
-		fputc('\t', f);
-		field(f, ob->reason[0] ? ob->reason : "-");
-		fputc('\t', f);
-		holders_field(f, ob);
-		fputc('\n', f);
+		if (!d->cfg.objects_only && ob->reason[0])
+			ia_json_str(&j, "reason", ob->reason);
+		ia_json_arr_open(&j, "holders");
+		for (k = 0; !d->cfg.objects_only && k < ob->nholders; k++) {
+			const struct iad_holder *h = &ob->holders[k];
+
+			ia_json_obj_open(&j, NULL);
+			ia_json_u64(&j, "pid", h->who.pid);
+			ia_json_u64(&j, "uid", h->who.uid);
+			ia_json_u64(&j, "held", h->held);
+			ia_json_u64(&j, "cgroup_id", h->who.cgroup_id);
+			ia_json_str(&j, "comm", h->who.comm);
+			ia_json_obj_close(&j);
+		}
+		ia_json_arr_close(&j);
+		ia_json_obj_close(&j);
 	}
+	ia_json_arr_close(&j);
+	ia_json_obj_close(&j);
+	fputc('\n', f);
 	fclose(f);
 	return buf;
 }
@@ -314,7 +311,7 @@ static char *route(void *cls, const char *path, unsigned int *code, const char *
 	if (!strcmp(path, "/metrics"))
 		return iad_metrics_text(d, len);
 	if (!strcmp(path, "/alerts")) {
-		*type = "text/tab-separated-values; charset=utf-8";
+		*type = "application/json";
 		return iad_alerts_text(d, len);
 	}
 	*code = 404;

@@ -125,7 +125,7 @@ static void who_of_owner(struct iad_who *w, const struct ia_owner *o)
 	/*
 	 * A process names itself (prctl PR_SET_NAME) with any bytes: they are
 	 * kept whole, and every output writes them by libia's one rule
-	 * (lib/esc.c), so none can forge a line of the log or a row of /alerts.
+	 * (lib/esc.c), so none can forge a line of the log or an entry of /alerts.
 	 */
 	for (i = 0; o->comm[i] && i < sizeof(w->comm) - 1; i++)
 		w->comm[i] = o->comm[i];

@@ -7,8 +7,8 @@
  * Every output of iommu-accountctl and iommu-accountd writes it through one
  * of the forms below (Documentation/ctl.md, "Names are bytes"):
  *
- *  - text (ia_esc_text, ia_tx, ia_fput_text): the terminal, the log, the
- *    journal, /alerts. Valid UTF-8 characters that
+ *  - text (ia_esc_text, ia_tx, ia_fput_text): the terminal, and the
+ *    names inside the log's sentences. Valid UTF-8 characters that
  *    are not controls stand as they are; a backslash is written "\\", tab,
  *    newline and carriage return "\t", "\n", "\r"; every other byte of a
  *    control character (C0, DEL, C1, the line and paragraph separators, the

@@ -856,8 +856,18 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	a->owner = (struct iad_who){ .present = true, .pid = 4242, .uid = 1000, .comm = "secret-job" };
 	snprintf(a->reason, sizeof(a->reason), "refused by secret-job[4242]");
 	txt = iad_alerts_text(&d, &len);
-	assert_non_null(strstr(txt, "kind-1\t1000\tWARNING\t"));
-	assert_non_null(strstr(txt, "\t1000\t4242\tsecret-job\trefused by secret-job[4242]\t-\n"));
+	assert_non_null(strstr(txt, "{\"version\":2,\"up\":true,\"alerts\":["));
+	assert_non_null(strstr(txt, "{\"kind\":\"kind-1\",\"object\":1000,\"state\":\"WARNING\","));
+	assert_non_null(strstr(txt, "\"uid\":1000,\"pid\":4242,\"comm\":\"secret-job\","
+				    "\"reason\":\"refused by secret-job[4242]\",\"holders\":[]}"));
+	free(txt);
+
+	/* A comm of bytes that are not UTF-8, with a newline: JSON, its bytes beside it. */
+	snprintf(a->owner.comm, sizeof(a->owner.comm), "e\xff\nv\x1b[");
+	txt = iad_alerts_text(&d, &len);
+	assert_true(ia_utf8_valid(txt));
+	assert_non_null(strstr(txt, "\"comm\":\"e\xef\xbf\xbd\\nv\\u001b[\",\"comm_hex\":\"65ff0a761b5b\""));
+	assert_int_equal(memchr(txt, 0x1b, len), NULL);
 	free(txt);
 
 	/*
@@ -871,8 +881,10 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	assert_null(strstr(txt, "cgroup="));
 	free(txt);
 	txt = iad_alerts_text(&d, &len);
-	assert_non_null(strstr(txt, "kind-1\t1000\tWARNING\t"));
-	assert_non_null(strstr(txt, "\t1000\t0\t-\t-\t-\n"));
+	assert_non_null(strstr(txt, "{\"kind\":\"kind-1\",\"object\":1000,\"state\":\"WARNING\","));
+	assert_non_null(strstr(txt, "\"uid\":1000,\"holders\":[]}"));
+	assert_null(strstr(txt, "\"pid\""));
+	assert_null(strstr(txt, "\"reason\""));
 	assert_null(strstr(txt, "4242"));
 	assert_null(strstr(txt, "secret-job"));
 	free(txt);
@@ -1082,6 +1094,78 @@ static bool http_head_has(const char *r, const char *str)
 }
 
 /*
+ * /alerts read back by the real client: `iommu-accountctl alerts` (text and
+ * --json) against this exporter, with an owner, a reason and a holder named
+ * with bytes that are not UTF-8, a newline and an escape sequence. The JSON
+ * it prints gives each name's bytes back exactly (comm_hex, reason_hex);
+ * the text shows them escaped, on one line, with no raw control byte.
+ */
+static void alerts_read_back_whole_by_iommu_accountctl(void **state)
+{
+	char ctl[4096], cmd[4096 + 128], out[16384], *slash;
+	uint16_t port = free_port();
+	struct iad_obj *a;
+	size_t n;
+	FILE *p;
+
+	(void)state;
+	n = (size_t)readlink("/proc/self/exe", ctl, sizeof(ctl) - 32);
+	assert_true(n > 0 && n < sizeof(ctl) - 32);
+	ctl[n] = 0;
+	slash = strrchr(ctl, '/');
+	assert_non_null(slash);
+	snprintf(slash, sizeof(ctl) - (size_t)(slash - ctl), "/../iommu-accountctl");
+	if (access(ctl, X_OK))
+		fail_msg("%s: not built (make -C userspace)", ctl);
+	test_iad(&http_d);
+	iad_log_open(&http_d);
+	http_d.up = true;
+	a = iad_obj_get(&http_d.objs, 1, 1000);
+	a->used = 4096;
+	a->has_limit = true;
+	a->limit = 8192;
+	a->uid = 1000;
+	a->state = IAD_FAILURE;
+	a->owner = (struct iad_who){ .present = true, .pid = 4242, .uid = 1000 };
+	snprintf(a->owner.comm, sizeof(a->owner.comm), "e\xff\nv\x1b[2J");
+	snprintf(a->reason, sizeof(a->reason), "refused for e\xff\nv\x1b[2J[4242]");
+	a->holders[0] = (struct iad_holder){ .who = a->owner, .held = 4096 };
+	a->holders[0].who.comm[0] = '|';
+	a->nholders = 1;
+	snprintf(http_d.cfg.listen, sizeof(http_d.cfg.listen), "127.0.0.1:%u", port);
+	assert_int_equal(iad_exporter_start(&http_d), 0);
+	http_stop = 0;
+	assert_int_equal(pthread_create(&http_th, NULL, http_loop, &http_d), 0);
+
+	snprintf(cmd, sizeof(cmd), "%s -j alerts --daemon 127.0.0.1:%u", ctl, port);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	assert_int_equal(pclose(p), 0);
+	assert_true(ia_utf8_valid(out));
+	assert_non_null(strstr(out, "\"object\":1000,\"state\":\"FAILURE\""));
+	assert_non_null(strstr(out, "\"pid\":4242,\"comm\":\"e\xef\xbf\xbd\\nv\\u001b[2J\","
+				    "\"comm_hex\":\"65ff0a761b5b324a\""));
+	assert_non_null(strstr(out, "\"reason_hex\":\"7265667573656420666f722065ff0a761b5b324a5b343234325d\""));
+	assert_non_null(strstr(out, "\"holders\":[{\"pid\":4242,\"uid\":1000,\"comm\":\"|\xef\xbf\xbd\\nv\\u001b[2J\","
+				    "\"comm_hex\":\"7cff0a761b5b324a\""));
+
+	snprintf(cmd, sizeof(cmd), "%s alerts --daemon 127.0.0.1:%u", ctl, port);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	assert_int_equal(pclose(p), 0);
+	assert_true(ia_utf8_valid(out));
+	assert_null(memchr(out, 0x1b, n));
+	assert_non_null(strstr(out, "refused for e\\xff\\nv\\x1b[2J[4242]\n"));
+	assert_non_null(strstr(out, "held by |\\xff\\nv\\x1b[2J[4242] "));
+	http_down();
+	iad_objs_free(&http_d.objs);
+}
+
+/*
  * Persistent connections and pipelining: three requests in one write on
  * one HTTP/1.1 connection (GET, HEAD, GET of /alerts with a query and
  * Connection: close) get three answers in order, each as long as its
@@ -1118,7 +1202,7 @@ static void exporter_http_keeps_connections_and_answers_pipelined_requests(void 
 	assert_int_equal(l2, l1);
 	r3 = strstr(r2, "\r\n\r\n") + 4;	/* HEAD: no body */
 	assert_int_equal(strncmp(r3, "HTTP/1.1 200 OK\r\n", 17), 0);
-	assert_true(http_head_has(r3, "Content-Type: text/tab-separated-values"));
+	assert_true(http_head_has(r3, "Content-Type: application/json"));
 	assert_true(http_head_has(r3, "Connection: close\r\n"));
 	l3 = http_header_num(r3, "Content-Length");
 	assert_true(l3 > 0);
@@ -1867,6 +1951,7 @@ int main(void)
 		cmocka_unit_test(exporter_port_in_use_said_and_others_go_on),
 		cmocka_unit_test(exporter_serves_a_scrape_beside_2000_half_requests),
 		cmocka_unit_test(exporter_http_keeps_connections_and_answers_pipelined_requests),
+		cmocka_unit_test(alerts_read_back_whole_by_iommu_accountctl),
 		cmocka_unit_test(exporter_http_refuses_bad_requests_with_their_status),
 		cmocka_unit_test(exporter_http_survives_clients_that_vanish),
 		cmocka_unit_test(exporter_http_closes_connections_a_forked_hook_still_holds),
