@@ -80,10 +80,7 @@ echo "TAP version 13"
 ip link set lo up
 
 # The journal and the hook.
-mkdir -p /run/systemd/journal
-journal_catch /run/systemd/journal/socket "$tmp/journal.txt" >"$tmp/jc.out" 2>&1 &
-jpid=$!
-until_ok 100 grep -q ready "$tmp/jc.out" || echo "# journal_catch did not start"
+journal_start "$tmp/journal.txt"
 cat >"$tmp/hook.sh" <<EOF
 #!/bin/sh
 read -r up rest </proc/uptime

@@ -44,3 +44,12 @@ ktap_finish() {
 	echo "# Totals: pass:$((ktap_n - ktap_fail)) fail:$ktap_fail"
 	[ $ktap_fail = 0 ]
 }
+
+# journal_start FILE: journal_catch at journald's socket (journald does not
+# run in the VM), recording what is sent there into FILE; its pid in jpid.
+journal_start() {
+	mkdir -p /run/systemd/journal
+	journal_catch /run/systemd/journal/socket "$1" >"$1.out" 2>&1 &
+	jpid=$!
+	until_ok 100 grep -q ready "$1.out" || echo "# journal_catch did not start"
+}

@@ -44,10 +44,7 @@ echo "TAP version 13"
 ip link set lo up
 # The daemon's log goes to the journal's socket, where journal_catch stands
 # (one field per line): the structured fields are where names go raw.
-mkdir -p /run/systemd/journal
-journal_catch /run/systemd/journal/socket "$tmp/journal.txt" >"$tmp/jc.out" 2>&1 &
-jpid=$!
-until_ok 100 grep -q ready "$tmp/jc.out" || echo "# journal_catch did not start"
+journal_start "$tmp/journal.txt"
 cat >"$tmp/hook.sh" <<EOF
 #!/bin/sh
 cat >>$tmp/hook.log

@@ -171,24 +171,25 @@ static void put_sbuf(void *arg, const char *p, size_t n)
 		b->safe = b->wrote;
 }
 
-size_t ia_esc_text(const char *s, char *buf, size_t len)
+/* @s in @form into @buf (cut at a whole item, "..."): the length it needs. */
+static size_t esc_buf(const char *s, enum form form, char *buf, size_t len)
 {
 	struct sbuf b = { .buf = buf, .len = len };
 
 	if (len)
 		buf[0] = 0;
-	text_form(s ? s : "", TEXT, put_sbuf, &b);
+	text_form(s ? s : "", form, put_sbuf, &b);
 	return b.off;
+}
+
+size_t ia_esc_text(const char *s, char *buf, size_t len)
+{
+	return esc_buf(s, TEXT, buf, len);
 }
 
 size_t ia_esc_sentence(const char *s, char *buf, size_t len)
 {
-	struct sbuf b = { .buf = buf, .len = len };
-
-	if (len)
-		buf[0] = 0;
-	text_form(s ? s : "", SENTENCE, put_sbuf, &b);
-	return b.off;
+	return esc_buf(s, SENTENCE, buf, len);
 }
 
 static void put_file(void *arg, const char *p, size_t n)
