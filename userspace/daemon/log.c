@@ -99,21 +99,22 @@ static void emit(int prio, const char *raw)
 	 * Names reach a message in their text form (lib/esc.c); whatever else
 	 * carries a control or invalid byte (a reason holding a comm, a path
 	 * from the configuration, an error text) still makes one line of valid
-	 * UTF-8, one record: those bytes are shown as \xHH.
+	 * UTF-8, one record: those bytes are shown as \xHH, by jadd() for the
+	 * journal's fields, here for syslog and stderr.
 	 */
-	ia_esc_sentence(raw, msg, sizeof(msg));
-
 	switch (resolved) {
 	case IAD_LOG_JOURNAL:
-		jadd(&j, "MESSAGE=%s", msg);
+		jadd(&j, "MESSAGE=%s", raw);
 		jadd(&j, "PRIORITY=%d", prio);
 		jadd(&j, "SYSLOG_IDENTIFIER=iommu-accountd");
 		jsend(&j);
 		break;
 	case IAD_LOG_SYSLOG:
+		ia_esc_sentence(raw, msg, sizeof(msg));
 		syslog(prio, "%s", msg);
 		break;
 	default:
+		ia_esc_sentence(raw, msg, sizeof(msg));
 		fprintf(stderr, "iommu-accountd: %s: %s\n", prio_name(prio), msg);
 		fflush(stderr);
 		break;

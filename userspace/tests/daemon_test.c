@@ -782,6 +782,19 @@ static void exec_missing_program_is_said_once(void **state)
 
 /* --- exporter documents ----------------------------------------------------------- */
 
+/* Uid 1000's pot in @d: 4 KiB of 8 KiB used, in @state. */
+static struct iad_obj *pot_1000(struct iad *d, enum iad_state state)
+{
+	struct iad_obj *a = iad_obj_get(&d->objs, 1, 1000);
+
+	a->used = 4096;
+	a->has_limit = true;
+	a->limit = 8192;
+	a->uid = 1000;
+	a->state = state;
+	return a;
+}
+
 static void metrics_text_has_every_object_and_counter(void **state)
 {
 	static struct iad d;
@@ -795,12 +808,7 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	sinks(&d);
 	iad_config_defaults(&d.cfg);
 	d.up = true;
-	a = iad_obj_get(&d.objs, 1, 1000);
-	a->used = 4096;
-	a->has_limit = true;
-	a->limit = 8192;
-	a->uid = 1000;
-	a->state = IAD_WARNING;
+	a = pot_1000(&d, IAD_WARNING);
 	a->rate = 10;
 	a->has_eta = true;
 	a->eta_s = 409.6;
@@ -972,18 +980,24 @@ static int http_connect(uint16_t port)
 static struct iad http_d;
 static pthread_t http_th;
 
-/* An exporter on a free loopback port, served by a thread running the loop. */
-static uint16_t http_up(void)
+/* http_d's exporter on a free loopback port, served by a thread running the loop. */
+static uint16_t http_serve(void)
 {
 	uint16_t port = free_port();
 
-	test_iad(&http_d);
-	iad_log_open(&http_d);
 	snprintf(http_d.cfg.listen, sizeof(http_d.cfg.listen), "127.0.0.1:%u", port);
 	assert_int_equal(iad_exporter_start(&http_d), 0);
 	http_stop = 0;
 	assert_int_equal(pthread_create(&http_th, NULL, http_loop, &http_d), 0);
 	return port;
+}
+
+/* A fresh http_d, served. */
+static uint16_t http_up(void)
+{
+	test_iad(&http_d);
+	iad_log_open(&http_d);
+	return http_serve();
 }
 
 static void http_down(void)
@@ -1103,7 +1117,7 @@ static bool http_head_has(const char *r, const char *str)
 static void alerts_read_back_whole_by_iommu_accountctl(void **state)
 {
 	char ctl[4096], cmd[4096 + 128], out[16384], *slash;
-	uint16_t port = free_port();
+	uint16_t port;
 	struct iad_obj *a;
 	size_t n;
 	FILE *p;
@@ -1120,22 +1134,14 @@ static void alerts_read_back_whole_by_iommu_accountctl(void **state)
 	test_iad(&http_d);
 	iad_log_open(&http_d);
 	http_d.up = true;
-	a = iad_obj_get(&http_d.objs, 1, 1000);
-	a->used = 4096;
-	a->has_limit = true;
-	a->limit = 8192;
-	a->uid = 1000;
-	a->state = IAD_FAILURE;
+	a = pot_1000(&http_d, IAD_FAILURE);
 	a->owner = (struct iad_who){ .present = true, .pid = 4242, .uid = 1000 };
 	snprintf(a->owner.comm, sizeof(a->owner.comm), "e\xff\nv\x1b[2J");
 	snprintf(a->reason, sizeof(a->reason), "refused for e\xff\nv\x1b[2J[4242]");
 	a->holders[0] = (struct iad_holder){ .who = a->owner, .held = 4096 };
 	a->holders[0].who.comm[0] = '|';
 	a->nholders = 1;
-	snprintf(http_d.cfg.listen, sizeof(http_d.cfg.listen), "127.0.0.1:%u", port);
-	assert_int_equal(iad_exporter_start(&http_d), 0);
-	http_stop = 0;
-	assert_int_equal(pthread_create(&http_th, NULL, http_loop, &http_d), 0);
+	port = http_serve();
 
 	snprintf(cmd, sizeof(cmd), "%s -j alerts --daemon 127.0.0.1:%u", ctl, port);
 	p = popen(cmd, "r");
