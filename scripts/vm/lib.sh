@@ -1,14 +1,40 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for the VM harness. Sourced, not run.
 #
-# Everything downloaded or built lives under $IA_CACHE (default .cache/ in the
-# repository, git-ignored). The apt mirror is taken from this machine's own apt
-# sources; a private apt state directory is used so the host's apt
-# configuration is never touched.
+# Two places:
+#  - $IA_CACHE, the machine's cache of what is immutable for its inputs:
+#    Debian's kernel packages by version, the debug kernel by source version,
+#    config and build script, the trixie build root, the system root and the
+#    package test's roots by their package lists, the kernel source extract,
+#    the private apt lists, module builds (one directory per checkout).
+#    Shared by every checkout on the machine, so a machine that has run the
+#    checks before starts warm: /var/cache/iommu-account where it can be
+#    written (root, as CI runs), else ~/.cache/iommu-account. Each entry is
+#    made under a lock, checked by a stamp of its inputs before use and
+#    marked ready last, so an interrupted build is never used.
+#  - $IA_WORK, this checkout's own (default .cache/ in the repository,
+#    git-ignored): logs, initramfs images, packages, benchmark results.
+# The apt mirror is taken from this machine's own apt sources; a private apt
+# state directory is used so the host's apt configuration is never touched.
 
 IA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-IA_CACHE=${IA_CACHE:-$IA_ROOT/.cache}
+if [ -z "${IA_CACHE:-}" ]; then
+	if [ -w /var/cache ] || [ -w /var/cache/iommu-account ]; then
+		IA_CACHE=/var/cache/iommu-account
+	else
+		IA_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/iommu-account
+	fi
+fi
+IA_WORK=${IA_WORK:-$IA_ROOT/.cache}
+export IA_CACHE IA_WORK
+mkdir -p "$IA_CACHE" "$IA_WORK/logs"
 IA_APT=$IA_CACHE/apt
+
+# cache_note ENTRY hit|built [SECONDS]: what a cache entry was this time, for
+# scripts/check's summary ($IA_WORK/logs/cache.log).
+cache_note() {
+	echo "$1 $2 ${3:-0}" >>"$IA_WORK/logs/cache.log"
+}
 
 die() { echo "vm: $*" >&2; exit 125; }
 step() { echo "vm: $*" >&2; }
