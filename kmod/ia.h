@@ -60,7 +60,7 @@ enum ia_feature {
 	IA_FEAT_COUNT,
 };
 
-#define IA_FEAT_DETAIL_LEN 256
+#define IA_FEAT_DETAIL_LEN 384
 
 struct ia_feature_info {
 	const char *name;

@@ -10,12 +10,14 @@
  * 1. the hooks= parameter is checked (a bad value refuses the load);
  * 2. kallsyms lookups are found, once (wrapper/kallsyms.c): every source
  *    resolves its symbols with them, and reports a feature off without them;
+ *    then the livepatch watch (wrapper/hook.c), before any hook is placed;
  * 3. the sources, which do not depend on one another: uid.c, memlock.c,
  *    vfio.c, pub.c, reset.c. Each records its features (core.c) and may
  *    queue events, which events.c drops while no sink is registered;
  * 4. the netlink family last: it registers the event sink, and no request
  *    ever meets a source that is not ready.
- * Exit goes the other way; events.c is flushed after the last source.
+ * Exit goes the other way, the livepatch watch first; events.c is flushed
+ * after the last source.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -32,9 +34,12 @@ static int __init ia_init(void)
 	if (ret)
 		return ret;
 	ia_kallsyms_init();
-	ret = ia_uid_init();
+	ret = ia_hooks_livepatch_init();
 	if (ret)
 		return ret;
+	ret = ia_uid_init();
+	if (ret)
+		goto err_klp;
 	ret = ia_memlock_init();
 	if (ret)
 		goto err_uid;
@@ -62,11 +67,15 @@ err_memlock:
 err_uid:
 	ia_uid_exit();
 	ia_events_exit();
+err_klp:
+	ia_hooks_livepatch_exit();
 	return ret;
 }
 
 static void __exit ia_exit(void)
 {
+	/* First: no handover runs while the sources take their hooks down. */
+	ia_hooks_livepatch_exit();
 	ia_netlink_exit();
 	ia_pub_exit();
 	ia_vfio_exit();

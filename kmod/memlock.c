@@ -319,6 +319,17 @@ static struct ia_hook_set *ia_ml_sets[] = {
 	&ia_ml_uring_hooks, &ia_ml_xdp_hooks, &ia_ml_iommufd_hooks,
 };
 
+/* A livepatch took a set's wrapped hooks to kretprobes: its feature again. */
+static void ia_ml_hooks_changed(struct ia_hook_set *s)
+{
+	if (s == &ia_ml_uring_hooks)
+		ia_ml_uring_start();
+	else if (s == &ia_ml_xdp_hooks)
+		ia_ml_xdp_start();
+	else if (s == &ia_ml_iommufd_hooks)
+		ia_ml_iommufd_start();
+}
+
 int ia_memlock_init(void)
 {
 	const char *why = ia_kallsyms_unavailable();
@@ -332,6 +343,9 @@ int ia_memlock_init(void)
 	ia_ml_uring_want();
 	ia_ml_xdp_want();
 	ia_ml_iommufd_want();
+	ia_ml_uring_hooks.changed = ia_ml_hooks_changed;
+	ia_ml_xdp_hooks.changed = ia_ml_hooks_changed;
+	ia_ml_iommufd_hooks.changed = ia_ml_hooks_changed;
 	/*
 	 * Failures are the features' to report (the hooks that took stay
 	 * until exit and do nothing until their consumer starts).

@@ -1272,7 +1272,7 @@ void ia_ml_iommufd_forget(void)
 
 void ia_ml_iommufd_start(void)
 {
-	char mech[64];
+	char mech[160];
 
 	if (!ia_ml_iommufd_hooks.registered) {
 		ia_feature_set(IA_FEAT_IOMMUFD, false, "%s: its pins are in unattributed",

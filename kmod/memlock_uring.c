@@ -423,7 +423,7 @@ void ia_ml_uring_start(void)
 {
 	struct ia_hook_set *s = &ia_ml_uring_hooks;
 	const char *release = NULL;
-	char mech[64];
+	char mech[160];
 	bool attrib;
 
 	if (!ia_hook_on(&ia_ml_charge_hook) ||

@@ -144,7 +144,7 @@ void ia_ml_xdp_want(void)
 
 void ia_ml_xdp_start(void)
 {
-	char mech[64];
+	char mech[160];
 
 	if (!ia_hook_on(&ia_ml_xdp_put_hook) || !ia_hook_on(&ia_ml_xdp_deferred_hook) ||
 	    !ia_hook_on(&ia_ml_xdp_create_hook)) {

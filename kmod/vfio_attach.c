@@ -56,11 +56,39 @@ static void ia_vfio_hooks_detach_locked(void)
 		       IA_TYPE1 " not loaded: hooks attach when it loads");
 }
 
+/* The feature, from how the attached hooks are placed. */
+static void ia_vfio_feature_locked(void)
+{
+	struct ia_hook_set *s = &ia_vfio_hooks;
+	char mech[128];
+
+	lockdep_assert_held(&ia_vfio_attach_mutex);
+	ia_hook_set_describe(s, mech, sizeof(mech));
+	if (!s->nkprobe && !s->nkretprobe)
+		strscpy(mech, "ftrace hooks (MAP_DMA wrapped) on " IA_TYPE1, sizeof(mech));
+	else if (!s->nftrace && !s->nwrap)
+		snprintf(mech, sizeof(mech), "kprobes on " IA_TYPE1 " (ftrace: %s)", s->fallback);
+	else
+		strscpy(mech + strlen(mech), " on " IA_TYPE1, sizeof(mech) - strlen(mech));
+	ia_feature_set(IA_FEAT_VFIO_TYPE1, true, "%s%s%s", mech,
+		       ia_vfio_dma_entry_limit ? "" : "; dma_entry_limit not found: limit reads 0",
+		       ia_vfio_type1_mod ? "" :
+		       "; module not found: untracked containers not counted");
+}
+
+/* A livepatch took the wrapped hooks to kretprobes. */
+static void ia_vfio_hooks_changed(struct ia_hook_set *s)
+{
+	mutex_lock(&ia_vfio_attach_mutex);
+	if (ia_vfio_attached)
+		ia_vfio_feature_locked();
+	mutex_unlock(&ia_vfio_attach_mutex);
+}
+
 /* Attach to vfio_iommu_type1 if it is loaded; a missing symbol is reported. */
 static void ia_vfio_hooks_attach_locked(struct module *mod)
 {
 	struct ia_hook_set *s = &ia_vfio_hooks;
-	char mech[96];
 	unsigned int i;
 	int ret;
 
@@ -85,17 +113,7 @@ static void ia_vfio_hooks_attach_locked(struct module *mod)
 	ia_vfio_attached = true;
 	ia_vfio_type1_mod = mod ? mod :
 		(struct module *)ia_kallsyms_lookup_name(IA_TYPE1 ":__this_module");
-	ia_hook_set_describe(s, mech, sizeof(mech));
-	if (!s->nkprobe && !s->nkretprobe)
-		strscpy(mech, "ftrace hooks (MAP_DMA wrapped) on " IA_TYPE1, sizeof(mech));
-	else if (!s->nftrace && !s->nwrap)
-		snprintf(mech, sizeof(mech), "kprobes on " IA_TYPE1 " (ftrace: %s)", s->fallback);
-	else
-		strscpy(mech + strlen(mech), " on " IA_TYPE1, sizeof(mech) - strlen(mech));
-	ia_feature_set(IA_FEAT_VFIO_TYPE1, true, "%s%s%s", mech,
-		       ia_vfio_dma_entry_limit ? "" : "; dma_entry_limit not found: limit reads 0",
-		       ia_vfio_type1_mod ? "" :
-		       "; module not found: untracked containers not counted");
+	ia_vfio_feature_locked();
 }
 
 static int ia_vfio_module_notify(struct notifier_block *nb, unsigned long action, void *data)
@@ -129,6 +147,7 @@ int ia_vfio_init(void)
 	ia_feature_set(IA_FEAT_VFIO_GROUPS, true, "PCI devices with an IOMMU group");
 	ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
 		       IA_TYPE1 " not loaded: hooks attach when it loads");
+	ia_vfio_hooks.changed = ia_vfio_hooks_changed;
 	ret = register_module_notifier(&ia_vfio_module_nb);
 	if (ret) {
 		ia_vfio_records_exit();

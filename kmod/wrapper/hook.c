@@ -6,9 +6,11 @@
  * selftests/iommu_account/kmod/ia_probe_cost and written down in
  * Documentation/design.md.
  *
- * No lock of its own: a set is registered and unregistered by its source's
- * init, exit or attach path, which serialise them (vfio.c under its attach
- * mutex); handlers read only what registration wrote before it returned.
+ * One mutex, ia_hook_mutex, over registration, unregistration and the
+ * handover to a livepatch (a module notifier, below), taken inside the
+ * sources' own locks (vfio.c's attach mutex); handlers read only what
+ * registration wrote before it returned, and what the handover changes
+ * with READ_ONCE/WRITE_ONCE.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +23,12 @@
 
 #include "hook.h"
 #include "kallsyms.h"
+
+static DEFINE_MUTEX(ia_hook_mutex);
+static LIST_HEAD(ia_hook_live);		/* the registered sets */
+/* A livepatch module came: no set wraps any more, for which (its name). */
+static char ia_hook_klp[MODULE_NAME_LEN];
+unsigned long ia_hook_kretprobe_tramp;
 
 static char *ia_hooks_param = "auto";
 module_param_named(hooks, ia_hooks_param, charp, 0444);
@@ -355,8 +363,14 @@ static void ia_hook_place_returns(struct ia_hook_set *s, bool ftrace)
 	unsigned int i;
 
 	s->nwrapped = 0;
-	if (ftrace)
+	if (ftrace && ia_hook_klp[0]) {
+		char why[sizeof(s->fallback)];
+
+		snprintf(why, sizeof(why), "livepatch %s came", ia_hook_klp);
+		ia_hook_fallback(s, why);
+	} else if (ftrace) {
 		ia_hook_wrap_all(s);
+	}
 	for (i = 0; i < s->n; i++) {
 		struct ia_hook *h = s->hooks[i];
 
@@ -365,11 +379,15 @@ static void ia_hook_place_returns(struct ia_hook_set *s, bool ftrace)
 	}
 }
 
+static void ia_hook_sets_unregister_locked(struct ia_hook_set **sets, unsigned int n);
+
 int ia_hook_set_register(struct ia_hook_set *s)
 {
 	bool ftrace = IA_HAVE_FTRACE_HOOKS && ia_hooks_ftrace();
 	int fail = 0;
 	unsigned int i;
+
+	mutex_lock(&ia_hook_mutex);
 
 	s->nftrace = 0;
 	s->nwrap = 0;
@@ -389,6 +407,7 @@ int ia_hook_set_register(struct ia_hook_set *s)
 	ia_hook_place_entries(s, ftrace);
 	ia_hook_place_returns(s, ftrace);
 	s->registered = true;
+	list_add_tail(&s->live, &ia_hook_live);
 	for (i = 0; i < s->n; i++) {
 		struct ia_hook *h = s->hooks[i];
 
@@ -418,7 +437,8 @@ int ia_hook_set_register(struct ia_hook_set *s)
 		}
 	}
 	if (fail)
-		ia_hook_sets_unregister(&s, 1);
+		ia_hook_sets_unregister_locked(&s, 1);
+	mutex_unlock(&ia_hook_mutex);
 	return fail;
 }
 
@@ -447,7 +467,33 @@ static void ia_hook_probes_off(struct ia_hook_set *s)
 		unregister_kretprobes(krps, nr);
 }
 
-void ia_hook_sets_unregister(struct ia_hook_set **sets, unsigned int n)
+/*
+ * After the redirections of the wrapped hooks marked draining are off: a
+ * task redirected just before may still be in a wrapper's prologue, before
+ * ia_hook_enter(): it has not scheduled voluntarily since, so one
+ * RCU-tasks grace period waits for it. Then wait for the wrappers inside
+ * the originals (a MAP_DMA pinning memory may take a while), and for the
+ * last one's epilogue after ia_hook_leave() with a second grace period:
+ * two grace periods for all the sets, not two each.
+ */
+static void ia_hook_drain(struct ia_hook_set **sets, unsigned int n)
+{
+	unsigned int i, j;
+
+	/* Orders the draining flags before the counts read below. */
+	smp_mb();
+	synchronize_rcu_tasks();
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sets[i]->n; j++) {
+			struct ia_hook *h = sets[i]->hooks[j];
+
+			if (READ_ONCE(h->draining))
+				wait_var_event(&h->inflight, !atomic_read(&h->inflight));
+		}
+	synchronize_rcu_tasks();
+}
+
+static void ia_hook_sets_unregister_locked(struct ia_hook_set **sets, unsigned int n)
 {
 	unsigned int i, j, wrapped = 0;
 
@@ -477,32 +523,182 @@ void ia_hook_sets_unregister(struct ia_hook_set **sets, unsigned int n)
 		s->nfentry = 0;
 		ia_hook_probes_off(s);
 	}
-	/*
-	 * A task redirected just before may still be in a wrapper's prologue,
-	 * before ia_hook_enter(): it has not scheduled voluntarily since, so
-	 * one RCU-tasks grace period waits for it. Then wait for the wrappers
-	 * inside the originals (a MAP_DMA pinning memory may take a while),
-	 * and for the last one's epilogue after ia_hook_leave() with a second
-	 * grace period: two grace periods for all the sets, not two each.
-	 */
-	if (wrapped) {
-		/* Orders the draining flags before the counts read below. */
-		smp_mb();
-		synchronize_rcu_tasks();
-		for (i = 0; i < n; i++)
-			for (j = 0; j < sets[i]->n; j++) {
-				struct ia_hook *h = sets[i]->hooks[j];
-
-				if (sets[i]->registered && h->how == IA_HOOK_WRAP)
-					wait_var_event(&h->inflight, !atomic_read(&h->inflight));
-			}
-		synchronize_rcu_tasks();
-	}
+	if (wrapped)
+		ia_hook_drain(sets, n);
 	for (i = 0; i < n; i++) {
-		for (j = 0; j < sets[i]->n; j++)
+		if (sets[i]->registered)
+			list_del(&sets[i]->live);
+		for (j = 0; j < sets[i]->n; j++) {
 			sets[i]->hooks[j]->how = IA_HOOK_OFF;
+			WRITE_ONCE(sets[i]->hooks[j]->draining, false);
+			WRITE_ONCE(sets[i]->hooks[j]->handing, false);
+		}
 		sets[i]->registered = false;
 	}
+}
+
+void ia_hook_sets_unregister(struct ia_hook_set **sets, unsigned int n)
+{
+	mutex_lock(&ia_hook_mutex);
+	ia_hook_sets_unregister_locked(sets, n);
+	mutex_unlock(&ia_hook_mutex);
+}
+
+/* --- the handover to a livepatch ------------------------------------------------ */
+
+#define IA_HOOK_SETS_MAX 8
+
+/*
+ * @h, wrapped, to a kretprobe as well; 0 or -errno. From here until its
+ * redirection is off, a call can be seen by both: the kretprobe's entry
+ * handler declines the wrapper's own call to the original
+ * (ia_hook_from_wrapper), and a wrapper leaves a call the kretprobe took
+ * (its return address is the kretprobe's trampoline: ia_hook_kretprobe_took),
+ * so each call is followed once, by one of them. A call the kretprobe does
+ * not take (its entry handler declined, or no instance was free) is the
+ * wrapper's: none is lost.
+ */
+static int ia_hook_add_kretprobe(struct ia_hook *h)
+{
+	int ret;
+
+	memset(&h->krp.kp, 0, sizeof(h->krp.kp));
+	h->krp.kp.symbol_name = h->sym;
+	h->krp.nmissed = 0;
+	/*
+	 * Before the kretprobe is armed: a wrapper that sees handing and no
+	 * trampoline follows the call itself, so none taken by the kretprobe
+	 * is ever followed by the wrapper too.
+	 */
+	WRITE_ONCE(h->handing, true);
+	smp_mb();	/* handing is seen before any hit of the kretprobe */
+	ret = register_kretprobe(&h->krp);
+	if (ret)
+		WRITE_ONCE(h->handing, false);
+	return ret;
+}
+
+/* The redirections of @s's handed hooks off; returns how many were handed. */
+static unsigned int ia_hook_unwrap_handed(struct ia_hook_set *s)
+{
+#if IA_HAVE_FTRACE_HOOKS
+	unsigned int i, handed = 0, kept = 0;
+
+	for (i = 0; i < s->nwrapped; i++)
+		if (!READ_ONCE(s->wrapped[i]->handing))
+			kept++;
+	if (s->nwrapped && !kept) {
+		ia_hook_ftrace_off(&s->wops);
+		s->nwrapped = 0;
+	}
+	for (i = 0; i < s->n; i++) {
+		struct ia_hook *h = s->hooks[i];
+
+		if (h->how != IA_HOOK_WRAP || !READ_ONCE(h->handing))
+			continue;
+		/* An empty filter would trace every function: never emptied. */
+		if (s->nwrapped && !h->own_ops)
+			ftrace_set_filter_ip(&s->wops, h->addr, 1, 0);
+		if (h->own_ops)
+			ia_hook_ftrace_off(&h->ops);
+		h->own_ops = false;
+		WRITE_ONCE(h->draining, true);
+		handed++;
+	}
+	return handed;
+#else
+	return 0;	/* nothing is ever wrapped */
+#endif
+}
+
+/*
+ * A livepatch module @who is coming: every wrapped hook of every set to a
+ * kretprobe (which functions it patches is known only once its init has
+ * run), and no set wraps from now on. Sleeps (the wrappers in flight are
+ * waited for).
+ */
+static void ia_hooks_handover(const char *who)
+{
+	struct ia_hook_set *s, *sets[IA_HOOK_SETS_MAX];
+	unsigned int n = 0, i, j, handed;
+	int ret;
+
+	mutex_lock(&ia_hook_mutex);
+	strscpy(ia_hook_klp, who, sizeof(ia_hook_klp));
+	list_for_each_entry(s, &ia_hook_live, live) {
+		if (!s->nwrap || WARN_ON(n >= IA_HOOK_SETS_MAX))
+			continue;
+		for (i = 0; i < s->n; i++) {
+			struct ia_hook *h = s->hooks[i];
+
+			if (h->how != IA_HOOK_WRAP)
+				continue;
+			ret = ia_hook_add_kretprobe(h);
+			if (ret)
+				pr_warn("%s: %s stays wrapped (kretprobe: %d): livepatch %s cannot patch it\n",
+					s->name, h->sym, ret, who);
+		}
+		handed = ia_hook_unwrap_handed(s);
+		if (!handed)
+			continue;
+		/* Without the trampoline a call in the window may be seen twice. */
+		snprintf(s->fallback, sizeof(s->fallback), "%u handed to livepatch %s%s",
+			 handed, who, ia_hook_kretprobe_tramp ? "" :
+			 ", not exactly: no kretprobe trampoline found");
+		sets[n++] = s;
+	}
+	if (n)
+		ia_hook_drain(sets, n);
+	for (i = 0; i < n; i++) {
+		s = sets[i];
+		for (j = 0; j < s->n; j++) {
+			struct ia_hook *h = s->hooks[j];
+
+			if (h->how != IA_HOOK_WRAP || !READ_ONCE(h->handing))
+				continue;
+			h->how = IA_HOOK_KRETPROBE;
+			WRITE_ONCE(h->handing, false);
+			WRITE_ONCE(h->draining, false);
+			s->nwrap--;
+			s->nkretprobe++;
+		}
+		pr_info("%s: wrapped hooks handed to kretprobes for livepatch %s\n", s->name, who);
+	}
+	mutex_unlock(&ia_hook_mutex);
+	/* Each source writes its feature again, under its own locks. */
+	for (i = 0; i < n; i++)
+		if (sets[i]->changed)
+			sets[i]->changed(sets[i]);
+}
+
+static int ia_hook_module_notify(struct notifier_block *nb, unsigned long action, void *data)
+{
+	struct module *mod = data;
+
+	/* COMING: before the livepatch's init calls klp_enable_patch(). */
+	if (action != MODULE_STATE_COMING || !is_livepatch_module(mod))
+		return NOTIFY_DONE;
+	ia_hooks_handover(mod->name);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ia_hook_module_nb = {
+	.notifier_call = ia_hook_module_notify,
+};
+
+int ia_hooks_livepatch_init(void)
+{
+	/* x86 kretprobes return through rethook's trampoline (5.19+). */
+	ia_hook_kretprobe_tramp = ia_kallsyms_lookup_name("arch_rethook_trampoline");
+	if (!ia_hook_kretprobe_tramp)
+		ia_hook_kretprobe_tramp = ia_kallsyms_lookup_name("__kretprobe_trampoline");
+	return register_module_notifier(&ia_hook_module_nb);
+}
+
+void ia_hooks_livepatch_exit(void)
+{
+	/* Waits for a handover in progress: none runs after this. */
+	unregister_module_notifier(&ia_hook_module_nb);
 }
 
 u64 ia_hook_missed(const struct ia_hook *h)

@@ -20,6 +20,12 @@
  *    filter on one argument (its low 32 bits): other calls are not
  *    redirected, or are declined before the entry handler.
  *
+ * A livepatch needs the functions it patches free of other IPMODIFY users:
+ * when a livepatch module arrives (its COMING state, before its init can
+ * call klp_enable_patch), every wrapped hook of every set is handed over to
+ * a kretprobe, without a call lost or counted twice (hook.c), and the set's
+ * feature says so; no set registered afterwards wraps.
+ *
  * ftrace needs DYNAMIC_FTRACE_WITH_ARGS on x86 (every kernel of the matrix)
  * and the module parameter hooks=auto; under enforced IBT a function whose
  * address the kernel never takes has a sealed ENDBR and cannot be called
@@ -78,6 +84,7 @@ struct ia_hook {
 	unsigned long orig;	/* wrapped: the function, for the wrapper to call */
 	atomic_t inflight;	/* wrapped: calls inside the wrapper */
 	bool draining;		/* wrapped: being unregistered, wake the waiter */
+	bool handing;		/* wrapped: a kretprobe takes the calls it sees */
 	bool own_ops;		/* wrapped on its own ftrace_ops, not the set's */
 	int only_arg;		/* return hooks: argument filtered on, or -1 */
 	u32 only_val;
@@ -95,7 +102,13 @@ struct ia_hook_set {
 	unsigned int n;
 	/* Outcome. */
 	unsigned int nftrace, nwrap, nkprobe, nkretprobe;
-	char fallback[32];	/* why the first one not on ftrace is not (short) */
+	char fallback[80];	/* why the first one not on ftrace is not (short) */
+	/*
+	 * Set by the source: called, without any lock of hook.c held, after
+	 * a livepatch took the set's wrapped hooks to kretprobes (its feature
+	 * detail is to be written again). May find the set unregistered.
+	 */
+	void (*changed)(struct ia_hook_set *s);
 	char why[96];		/* registration failed: which hook, what error */
 	/* Private. */
 	struct ftrace_ops ops;	/* the entry hooks on ftrace */
@@ -108,6 +121,7 @@ struct ia_hook_set {
 	unsigned long wlo, wspan;	/* the text of their wrappers, from wlo */
 	unsigned int nwrapped;
 	bool registered;
+	struct list_head live;	/* on hook.c's list while registered */
 };
 
 /*
@@ -116,6 +130,12 @@ struct ia_hook_set {
  * else at load.
  */
 int ia_hooks_check(void);
+/*
+ * The livepatch watch (a module notifier): registered at load before any
+ * set, unregistered at exit after every set.
+ */
+int ia_hooks_livepatch_init(void);
+void ia_hooks_livepatch_exit(void);
 
 /*
  * Register every wanted hook of @s: the entry hooks first (a release is in
@@ -231,6 +251,29 @@ static __always_inline void ia_hook_args(struct pt_regs *regs, unsigned long *a)
 	a[3] = regs_get_kernel_argument(regs, 3);
 }
 
+/*
+ * Where kretprobes return through (rethook's trampoline, or kprobes' own on
+ * kernels without rethook): a kretprobe that took a call has put it in the
+ * call's return address. Resolved at load; 0 if not found.
+ */
+extern unsigned long ia_hook_kretprobe_tramp;
+
+/*
+ * In a wrapper, returning to @ra: a kretprobe of the hook's own took this
+ * call at its entry (the handover to a livepatch is under way), so the
+ * wrapper leaves it to the kretprobe.
+ */
+static __always_inline bool ia_hook_kretprobe_took(const struct ia_hook *h, unsigned long ra)
+{
+	return READ_ONCE(h->handing) && ra == READ_ONCE(ia_hook_kretprobe_tramp);
+}
+
+/* At a kretprobe's entry: the call is the hook's own wrapper calling the original. */
+static __always_inline bool ia_hook_from_wrapper(const struct ia_hook *h, unsigned long caller)
+{
+	return caller - (unsigned long)h->wrapper < h->wrapper_size;
+}
+
 /* A call a return hook's argument filter leaves out (its argument alone read). */
 static __always_inline bool ia_hook_skip(const struct ia_hook *h, struct pt_regs *regs)
 {
@@ -302,7 +345,9 @@ static noinline notrace unsigned long name##_w(unsigned long a0, unsigned long a
 	bool follow;									\
 											\
 	ia_hook_enter(&name##_hook);							\
-	follow = name##_in(&data, a, (unsigned long)__builtin_return_address(0));	\
+	follow = !ia_hook_kretprobe_took(&name##_hook,					\
+					 (unsigned long)__builtin_return_address(0)) &&	\
+		 name##_in(&data, a, (unsigned long)__builtin_return_address(0));	\
 	rv = ((ia_hook_fn4)READ_ONCE(name##_hook.orig))(a0, a1, a2, a3);		\
 	if (follow)									\
 		name##_out(&data, rv);							\
@@ -313,7 +358,8 @@ static int name##_ke(struct kretprobe_instance *ri, struct pt_regs *regs)		\
 {											\
 	unsigned long a[4];								\
 											\
-	if (ia_hook_skip(&name##_hook, regs))						\
+	if (ia_hook_skip(&name##_hook, regs) ||						\
+	    ia_hook_from_wrapper(&name##_hook, ia_hook_caller(regs)))			\
 		return 1;								\
 	ia_hook_args(regs, a);								\
 	return name##_in(ri->data, a, ia_hook_caller(regs)) ? 0 : 1;			\

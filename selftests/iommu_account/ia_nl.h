@@ -49,7 +49,7 @@ struct ia_proc {
 struct ia_feature {
 	char name[32];
 	uint32_t state;
-	char detail[256];
+	char detail[384];
 };
 
 struct ia_status {

@@ -112,7 +112,7 @@ struct ia_owner {
 struct ia_feature {
 	char name[32];
 	bool active;
-	char detail[256];
+	char detail[384];
 };
 
 #define IA_MAX_FEATURES 32
