@@ -17,7 +17,9 @@
  *   Kubernetes, systemd  /kubepods.slice/kubepods-QOS.slice/kubepods-QOS-podUID.slice/
  *                        {cri-containerd,crio,docker}-ID.scope (UID with '_' for '-';
  *                        guaranteed pods have no QOS level)
- *   Kubernetes, cgroupfs /kubepods/QOS/podUID/ID (the runtime is not in the path)
+ *   Kubernetes, cgroupfs /kubepods/QOS/podUID/ID (containerd: the runtime is
+ *                        not in the path), /kubepods/QOS/podUID/crio-ID (CRI-O;
+ *                        its conmon's crio-conmon-ID is the pod's, no container)
  *   LXC, LXD             /lxc.payload.NAME (LXC 4+, LXD), /lxc/NAME (older LXC)
  */
 #include <ctype.h>
@@ -159,6 +161,10 @@ void ia_identity_of(const char *path, struct ia_identity *id)
 				}
 			if (!sd && is_cid(c[i], l[i]))
 				copy(id->container_id, sizeof(id->container_id), c[i], l[i]);
+			if (!sd && has_prefix(c[i], l[i], "crio-") && is_cid(c[i] + 5, l[i] - 5)) {
+				copy(id->container_id, sizeof(id->container_id), c[i] + 5, l[i] - 5);
+				snprintf(id->runtime, sizeof(id->runtime), "cri-o");
+			}
 		}
 		if (id->pod_uid[0]) {
 			snprintf(id->kind, sizeof(id->kind), "kubernetes");

@@ -1899,6 +1899,11 @@ static void cgroup_identity_of_real_paths(void **state)
 		{ "/kubepods/burstable/pod" POD "/" CID, "kubernetes", "cri", "", CID, POD,
 		  "burstable", "" },
 		{ "/kubepods/pod" POD "/" CID, "kubernetes", "cri", "", CID, POD, "guaranteed", "" },
+		/* CRI-O under kubelet's cgroupfs driver; its conmon is the pod's. */
+		{ "/kubepods/besteffort/pod" POD "/crio-" CID, "kubernetes", "cri-o", "", CID, POD,
+		  "besteffort", "" },
+		{ "/kubepods/pod" POD "/crio-conmon-" CID, "kubernetes", "", "", "", POD,
+		  "guaranteed", "" },
 		{ "/lxc.payload.web01", "container", "lxc", "", "", "", "", "web01" },
 		{ "/lxc/web01", "container", "lxc", "", "", "", "", "web01" },
 		/* No rule: the path itself. */
