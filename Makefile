@@ -6,6 +6,8 @@
 #                        iommu-accountd, its unit, configuration, man pages)
 #   make check-one TEST=memlock_test [KERNEL=6.12]
 #                        one selftest in a VM, in the boot it belongs to
+#   make check-quick [KERNEL=6.12]
+#                        host checks and the core selftests on one kernel
 #   make check           host checks, the packages (make deb, DKMS in fresh roots of
 #                        6.1 and 7.3), the selftests in QEMU on every kernel of the matrix
 #   make sign KEY= CERT= sign the built module with a key the kernel trusts
@@ -23,7 +25,7 @@ VERSION := $(shell cat $(CURDIR)/VERSION)
 DKMS_SRC = $(DESTDIR)/usr/src/iommu-account-$(VERSION)
 DEMO_KERNEL ?= 6.12
 
-.PHONY: all module userspace selftests install install-module install-tools clean check check-one demo bench \
+.PHONY: all module userspace selftests install install-module install-tools clean check check-one check-quick demo bench \
 	dkms-source dkms-install dkms-remove deb check-packages sign
 
 all: module userspace selftests
@@ -118,6 +120,11 @@ check-one:
 check:
 	scripts/deps
 	scripts/check $(KERNELS)
+
+# The host checks (no packages) and the core selftests on one plain kernel,
+# side by side: a few minutes warm (Documentation/testing.md, "Levels").
+check-quick:
+	QUICK=1 PACKAGE_KERNELS= SYSTEM_KERNELS= scripts/check $(KERNEL)
 
 # Only the packaged path: make deb, fresh roots, DKMS, modprobe in the VM.
 check-packages:
