@@ -57,7 +57,8 @@ journal_start() {
 # Exactness against the kernel after the module's hooks changed (reload_test.sh,
 # livepatch_test.sh); they use $tmp and leave $hold empty.
 # fresh_container LABEL: a fresh container of 100 entries mapped until the
-# kernel refuses (ENOSPC): the module counts exactly that.
+# kernel refuses (ENOSPC): the module counts exactly that. The entry limit
+# is Debian's default again when it returns.
 fresh_container() {
 	echo 100 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 	# A new output file, created before the mapper blocks on its FIFO: the
@@ -78,6 +79,7 @@ fresh_container() {
 	exec 3>&-
 	wait "$hold"
 	hold=""
+	echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 }
 # fresh_pot LABEL [UID]: UID (1001) holds one 1 MiB buffer; the parts add up
 # to the kernel's counter, which is back at zero when it returns.

@@ -62,7 +62,6 @@ exact() {
 	check "$1: memlock_test passes (io_uring and AF_XDP charges exact)" [ $rc = 0 ] ||
 		grep '^not ok' "$tmp/ml.out" | sed 's/^/# /'
 	fresh_container "$1"
-	echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 	fresh_pot "$1"
 }
 # klp_on: the livepatch inserted and applied.

@@ -65,7 +65,6 @@ rm -f "$tmp/stop"
 check "after the reloads: STATUS answers" sh -c 'iommu-accountctl status >/dev/null'
 
 fresh_container "after the reloads"
-echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 fresh_pot "after the reloads"
 
 # --- the fallback mechanism ------------------------------------------------------
@@ -86,7 +85,6 @@ check "hooks=kprobes: io_uring hooks are kretprobes and kprobes, and why" \
 	     test("; hooks: [1-9][0-9]* kretprobes, [1-9][0-9]* kprobes [(]hooks=kprobes[)]$")' \
 	"$(iommu-accountctl -j status)"
 fresh_pot "hooks=kprobes"
-echo 65535 >/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 rmmod iommu_account
 modprobe iommu_account
 
