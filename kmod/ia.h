@@ -33,11 +33,16 @@
 
 #include <linux/types.h>
 #include <linux/list.h>
+#include <linux/limits.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/iommu_account.h>
 #include <uapi/linux/iommu_account_dev.h>
+
+struct cgroup;
+struct cgroup_namespace;
 
 #ifndef IA_VERSION
 #error "IA_VERSION comes from the top-level VERSION file (Kbuild)"
@@ -124,8 +129,20 @@ typedef unsigned int (*ia_snap_fill_t)(void *buf, unsigned int cap, void *arg);
 void *ia_snapshot_take(size_t hdr, size_t elem, unsigned int cap, ia_snap_fill_t fill,
 		       void *arg, unsigned int *nr);
 
-/* A cgroup v2 path's room (a kubepods path is about 200 characters). */
-#define IA_CGPATH_LEN 256
+/*
+ * A cgroup v2 path, whole up to PATH_MAX - 1 bytes. A longer one (a deep
+ * tree can make one) keeps its beginning, cut before a character, and is
+ * marked truncated. Immutable once made, shared by reference: a refusal's
+ * record and every snapshot that shows it (uid.c).
+ */
+struct ia_cgpath {
+	refcount_t ref;
+	bool truncated;
+	char path[];
+};
+
+/* The scratch buffer a path is built in: one byte more than kept, to see a cut. */
+#define IA_CGPATH_BUF (PATH_MAX + 1)
 
 /* A refusal: when, why, what, by whom. */
 struct ia_failure {
@@ -201,7 +218,7 @@ struct ia_quota_rec {
 	/* the last refusal (pot: with the refused process's cgroup) */
 	bool has_last;
 	struct ia_failure last;
-	char *last_cgpath;		/* pot: its path, kmalloc'd; freed with the record */
+	struct ia_cgpath *last_cgpath;	/* pot: its path (a reference); put with the record */
 };
 
 /* What charged the per-uid pot (the spec's consumer enum). */
@@ -426,8 +443,19 @@ int ia_uid_init(void);
 unsigned int ia_count_processes(void);
 /* The cgroup v2 id of @task (its directory's inode number), 0 without cgroups. */
 u64 ia_task_cgroup_id(struct task_struct *task);
-/* Its cgroup v2 path from the hierarchy's root into @buf ("" without cgroups). */
-void ia_task_cgroup_path(struct task_struct *task, char *buf, size_t len);
+/*
+ * @task's cgroup v2 path from the hierarchy's root, built in @scratch
+ * (IA_CGPATH_BUF bytes); any context. @old, when it is the same path, is
+ * returned with a reference instead of a copy. NULL: unknown (no cgroups, no
+ * memory).
+ */
+struct ia_cgpath *ia_task_cgpath(struct task_struct *task, char *scratch,
+				 struct ia_cgpath *old, gfp_t gfp);
+/* @cgrp's path as @ns sees it (process context: takes cgroup_mutex). */
+struct ia_cgpath *ia_cgroup_cgpath_ns(struct cgroup *cgrp, struct cgroup_namespace *ns,
+				      char *scratch);
+struct ia_cgpath *ia_cgpath_get(struct ia_cgpath *p);
+void ia_cgpath_put(struct ia_cgpath *p);
 void ia_uid_exit(void);
 /* Snapshot of every user (@f: by_uid alone applies), sorted by uid; kvfree() it. */
 struct ia_uid_snap *ia_uid_snapshot(const struct ia_filter *f);
@@ -569,7 +597,7 @@ struct ia_memlock_uid {
 	u32 inexact;			/* IOMMU_ACCOUNT_UID_INEXACT_* */
 	bool has_last;			/* the last refusal */
 	struct ia_failure last;
-	char last_cgpath[IA_CGPATH_LEN];	/* its cgroup's path then ("": unknown) */
+	struct ia_cgpath *last_cgpath;	/* its cgroup's path then (NULL: unknown), a reference */
 };
 
 struct ia_memlock_uids {
@@ -593,8 +621,9 @@ struct ia_memlock_procs {
 
 int ia_memlock_init(void);
 void ia_memlock_exit(void);
-/* Snapshots; kvfree() them. */
+/* Snapshots; ia_memlock_uids_free() and kvfree() them. */
 struct ia_memlock_uids *ia_memlock_uids(void);
+void ia_memlock_uids_free(struct ia_memlock_uids *s);
 const struct ia_memlock_uid *ia_memlock_uid_find(const struct ia_memlock_uids *s, kuid_t uid);
 struct ia_memlock_procs *ia_memlock_procs(void);
 const struct ia_memlock_proc *ia_memlock_proc_find(const struct ia_memlock_procs *s, pid_t pid);
@@ -610,7 +639,7 @@ struct ia_proc_info {
 	char comm[TASK_COMM_LEN];
 	u64 cgid;
 	struct cgroup *cgrp;		/* a reference while collecting, then NULL */
-	char cgpath[IA_CGPATH_LEN];	/* "" when unknown */
+	struct ia_cgpath *cgpath;	/* NULL when unknown; put by ia_proc_snap_free() */
 	u64 soft, hard;			/* bytes, U64_MAX: unlimited */
 	u64 locked_vm, pinned_vm;	/* pages */
 	u64 pages[IA_CONS_COUNT];

@@ -59,6 +59,8 @@
 
 DEFINE_SPINLOCK(ia_ml_lock);
 bool ia_ml_exiting;
+/* A refused process's cgroup path is built here, under ia_ml_lock. */
+static char ia_ml_cgbuf[IA_CGPATH_BUF];
 
 static DEFINE_HASHTABLE(ia_ml_users, 6);
 static DEFINE_HASHTABLE(ia_ml_recs, 8);
@@ -258,6 +260,7 @@ void ia_ml_refused_in(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages
 		      u64 limit, int err, u32 ioas)
 {
 	u64 now = ktime_get_ns();
+	struct ia_cgpath *cgp;
 	struct ia_event ev;
 	u32 count;
 
@@ -269,11 +272,14 @@ void ia_ml_refused_in(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages
 	u->has_last = true;
 	u->last = (struct ia_failure){ .time_ns = ev.time_ns, .err = err, .size = ev.size,
 				       .who = ev.who, .cgroup_id = ev.cgroup_id, .ioas = ioas };
-	/* Under ia_ml_lock: the path is taken now, the cgroup may go soon. */
-	if (!u->last_cgpath)
-		u->last_cgpath = kmalloc(IA_CGPATH_LEN, GFP_ATOMIC);
-	if (u->last_cgpath)
-		ia_task_cgroup_path(current, u->last_cgpath, IA_CGPATH_LEN);
+	/*
+	 * Under ia_ml_lock (which also guards the scratch buffer): the path is
+	 * taken now, the cgroup may go soon. Unknown, rather than an earlier
+	 * refusal's path, when it cannot be had.
+	 */
+	cgp = ia_task_cgpath(current, ia_ml_cgbuf, u->last_cgpath, GFP_ATOMIC);
+	ia_cgpath_put(u->last_cgpath);
+	u->last_cgpath = cgp;
 	if (ia_coalesce_fail(&u->co, now, &count)) {
 		ev.count = count;
 		if (ia_events_wanted())
@@ -383,7 +389,7 @@ void ia_memlock_exit(void)
 	ia_spare_reset(&ia_ml_spare);
 	hash_for_each_safe(ia_ml_users, bkt, tmp, u, hnode) {
 		hash_del(&u->hnode);
-		kfree(u->last_cgpath);
+		ia_cgpath_put(u->last_cgpath);
 		kfree(u);
 	}
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
@@ -444,10 +450,7 @@ static unsigned int ia_ml_uids_fill(void *buf, unsigned int cap, void *arg)
 		o->inexact = u->inexact;
 		o->has_last = u->has_last;
 		o->last = u->last;
-		if (u->last_cgpath)
-			strscpy(o->last_cgpath, u->last_cgpath, sizeof(o->last_cgpath));
-		else
-			o->last_cgpath[0] = 0;
+		o->last_cgpath = ia_cgpath_get(u->last_cgpath);
 	}
 	hash_for_each(ia_ml_recs, bkt, r, hnode) {
 		if (r->mode != IA_ML_POT || !r->pages || !ia_ml_rec_pending(r))
@@ -475,6 +478,17 @@ struct ia_memlock_uids *ia_memlock_uids(void)
 	s->iommufd = READ_ONCE(ia_ml_iommufd_on);
 	sort(s->u, n, sizeof(s->u[0]), ia_ml_uid_cmp, NULL);
 	return s;
+}
+
+void ia_memlock_uids_free(struct ia_memlock_uids *s)
+{
+	unsigned int i;
+
+	if (IS_ERR_OR_NULL(s))
+		return;
+	for (i = 0; i < s->nr; i++)
+		ia_cgpath_put(s->u[i].last_cgpath);
+	kvfree(s);
 }
 
 const struct ia_memlock_uid *ia_memlock_uid_find(const struct ia_memlock_uids *s, kuid_t uid)

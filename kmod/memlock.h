@@ -52,7 +52,7 @@ struct ia_ml_user {
 	struct ia_event pending_ev;	/* the last refusal, for a coalesced report */
 	bool has_last;
 	struct ia_failure last;		/* the last refusal, for GET_QUOTA */
-	char *last_cgpath;		/* its cgroup's path, allocated at the first refusal */
+	struct ia_cgpath *last_cgpath;	/* its cgroup's path at the last refusal (NULL: unknown) */
 };
 
 /* Where a record's pages are charged (iommufd decides per object). */

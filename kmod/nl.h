@@ -62,6 +62,14 @@ int ia_dump_too_big(struct sk_buff *skb, struct netlink_callback *cb);
 int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
 		  const void *snap, unsigned int i);
 
+/*
+ * A dump of elements that carry @p: its messages get room for the longest
+ * (netlink allocates NLMSG_GOODSIZE, under 4 KiB, unless told; a reader
+ * with a smaller buffer than that gets MSG_TRUNC, not a cut element). Call
+ * from the dump's start for each such string.
+ */
+void ia_dump_room_for(struct netlink_callback *cb, const struct ia_cgpath *p);
+
 int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
 		 struct user_namespace *ns);
 /*
@@ -70,7 +78,7 @@ int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
  * only to a reader in the initial cgroup namespace.
  */
 int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f,
-		   const char *cgpath, struct user_namespace *ns);
+		   const struct ia_cgpath *cgpath, struct user_namespace *ns);
 
 /* nl_uid.c */
 /* One nest of consumer-bytes per consumer with pages, as @attr. */

@@ -27,7 +27,9 @@ static int ia_put_proc(struct sk_buff *msg, const void *snap, unsigned int i,
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES,
 			      o->pinned_vm << PAGE_SHIFT, pad) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_RINGS, o->rings) ||
-	    (o->cgpath[0] && nla_put_string(msg, IOMMU_ACCOUNT_A_PROC_CGROUP, o->cgpath)) ||
+	    (o->cgpath && nla_put_string(msg, IOMMU_ACCOUNT_A_PROC_CGROUP, o->cgpath->path)) ||
+	    (o->cgpath && o->cgpath->truncated &&
+	     nla_put_flag(msg, IOMMU_ACCOUNT_A_PROC_CGROUP_TRUNCATED)) ||
 	    (o->uring_fds != U32_MAX &&
 	     nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_URING_FDS, o->uring_fds)))
 		return -EMSGSIZE;
@@ -86,6 +88,7 @@ int ia_nl_get_proc_start(struct netlink_callback *cb)
 {
 	struct ia_proc_scope sc;
 	struct ia_proc_snap *s;
+	unsigned int i;
 	int ret;
 
 	ret = ia_proc_scope(cb->skb, ia_dump_attrs(cb), cb->extack, &sc);
@@ -95,6 +98,8 @@ int ia_nl_get_proc_start(struct netlink_callback *cb)
 	s = ia_proc_snapshot(&sc);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
+	for (i = 0; i < s->nr; i++)
+		ia_dump_room_for(cb, s->p[i].cgpath);
 	ia_snap_dump_init(cb, s, s->nr, ia_proc_snap_free);
 	return 0;
 }

@@ -161,9 +161,7 @@ static void ia_quota_from_uid(struct ia_quota_rec *q, const struct ia_uid_rec *r
 	if (m && m->has_last) {
 		q->has_last = true;
 		q->last = m->last;
-		/* Process context, no lock held; absent if it cannot be had. */
-		if (m->last_cgpath[0])
-			q->last_cgpath = kstrdup(m->last_cgpath, GFP_KERNEL);
+		q->last_cgpath = ia_cgpath_get(m->last_cgpath);
 	}
 }
 
@@ -184,7 +182,7 @@ static void ia_quota_snap_release(struct ia_quota_snap *snap)
 	unsigned int i;
 
 	for (i = 0; i < snap->nr; i++) {
-		kfree(snap->rec[i].last_cgpath);
+		ia_cgpath_put(snap->rec[i].last_cgpath);
 		kvfree(snap->rec[i].ioas);
 	}
 	kvfree(snap);
@@ -384,6 +382,7 @@ int ia_nl_get_quota_start(struct netlink_callback *cb)
 {
 	struct ia_quota_filter f;
 	struct ia_quota_snap *snap;
+	unsigned int i;
 	int ret;
 
 	ret = ia_quota_filter_of(ia_dump_attrs(cb), &f, cb->extack);
@@ -392,6 +391,8 @@ int ia_nl_get_quota_start(struct netlink_callback *cb)
 	snap = ia_quota_snapshot(cb->skb, &f);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
+	for (i = 0; i < snap->nr; i++)
+		ia_dump_room_for(cb, snap->rec[i].last_cgpath);
 	ia_snap_dump_init(cb, snap, snap->nr, ia_quota_snap_free);
 	return 0;
 }

@@ -122,7 +122,7 @@ void ia_uid_snap_free(void *p)
 {
 	struct ia_uid_snap *snap = p;
 
-	kvfree(snap->ml);
+	ia_memlock_uids_free(snap->ml);
 	kvfree(snap);
 }
 
@@ -140,7 +140,7 @@ struct ia_uid_snap *ia_uid_snapshot_ml(const struct ia_filter *f)
 		return ERR_CAST(ml);
 	snap = ia_uid_snapshot(f);
 	if (IS_ERR(snap)) {
-		kvfree(ml);
+		ia_memlock_uids_free(ml);
 		return snap;
 	}
 	snap->ml = ml;

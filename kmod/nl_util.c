@@ -83,6 +83,20 @@ int ia_dump_too_big(struct sk_buff *skb, struct netlink_callback *cb)
 	return -EMSGSIZE;
 }
 
+/* The rest of one element beside its one long string (a path): ample. */
+#define IA_DUMP_ELEM_ROOM 2048
+
+void ia_dump_room_for(struct netlink_callback *cb, const struct ia_cgpath *p)
+{
+	size_t want;
+
+	if (!p)
+		return;
+	want = strlen(p->path) + 1 + IA_DUMP_ELEM_ROOM;
+	if (want > NLMSG_GOODSIZE && want > cb->min_dump_alloc)
+		cb->min_dump_alloc = want;
+}
+
 struct ia_snap_dump *ia_snap_dump_ctx(struct netlink_callback *cb)
 {
 	BUILD_BUG_ON(sizeof(struct ia_snap_dump) > sizeof(cb->ctx));
@@ -161,7 +175,7 @@ int ia_reply_elem(struct genl_info *info, u8 cmd, ia_put_elem_t put,
 }
 
 int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f,
-		   const char *cgpath, struct user_namespace *ns)
+		   const struct ia_cgpath *cgpath, struct user_namespace *ns)
 {
 	struct nlattr *nest = nla_nest_start(msg, attr);
 	const int pad = IOMMU_ACCOUNT_A_FAILURE_PAD;
@@ -176,8 +190,10 @@ int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f,
 	    (f->cgroup_id &&
 	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID, f->cgroup_id, pad)) ||
 	    (f->ioas && nla_put_u32(msg, IOMMU_ACCOUNT_A_FAILURE_IOAS, f->ioas)) ||
-	    (cgpath && *cgpath && ia_nl_init_cgroup_ns() &&
-	     nla_put_string(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP, cgpath))) {
+	    (cgpath && ia_nl_init_cgroup_ns() &&
+	     (nla_put_string(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP, cgpath->path) ||
+	      (cgpath->truncated &&
+	       nla_put_flag(msg, IOMMU_ACCOUNT_A_FAILURE_CGROUP_TRUNCATED))))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

@@ -39,26 +39,31 @@ static bool ia_proc_wanted(const struct ia_proc_scope *sc, struct task_struct *p
 
 /*
  * The cgroup paths, outside RCU (cgroup_path_ns takes cgroup_mutex), in the
- * caller's cgroup namespace; the references taken while collecting go.
+ * caller's cgroup namespace, when the collection is kept (@keep); the
+ * references taken while collecting go either way. A path that cannot be
+ * had (no memory for it or the scratch buffer) is absent, as for a cgroup
+ * being removed.
  */
-static void ia_proc_cgroup_paths(struct ia_proc_snap *s)
+static void ia_proc_cgroup_paths(struct ia_proc_snap *s, bool keep)
 {
+	char *scratch = keep ? kmalloc(IA_CGPATH_BUF, GFP_KERNEL) : NULL;
 	unsigned int i;
 
 	for (i = 0; i < s->nr; i++) {
 		struct ia_proc_info *o = &s->p[i];
 
-		o->cgpath[0] = 0;
+		o->cgpath = NULL;
 		if (!o->cgrp)
 			continue;
 #ifdef CONFIG_CGROUPS
-		if (cgroup_path_ns(o->cgrp, o->cgpath, sizeof(o->cgpath),
-				   current->nsproxy->cgroup_ns) < 0)
-			o->cgpath[0] = 0;
+		if (scratch)
+			o->cgpath = ia_cgroup_cgpath_ns(o->cgrp, current->nsproxy->cgroup_ns,
+							scratch);
 		cgroup_put(o->cgrp);
 #endif
 		o->cgrp = NULL;
 	}
+	kfree(scratch);
 }
 
 /* io_uring's file_operations (static in io_uring/io_uring.c), or NULL. */
@@ -125,7 +130,8 @@ static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 	}
 	rcu_read_unlock();
 	s->nr = n;
-	ia_proc_cgroup_paths(s);
+	/* A collection that ran out of room is taken again, larger. */
+	ia_proc_cgroup_paths(s, !ret);
 	return ret;
 }
 
@@ -184,5 +190,12 @@ struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
 
 void ia_proc_snap_free(void *snap)
 {
-	kvfree(snap);
+	struct ia_proc_snap *s = snap;
+	unsigned int i;
+
+	if (IS_ERR_OR_NULL(s))
+		return;
+	for (i = 0; i < s->nr; i++)
+		ia_cgpath_put(s->p[i].cgpath);
+	kvfree(s);
 }

@@ -121,18 +121,6 @@ u64 ia_task_cgroup_id(struct task_struct *task)
 	return id;
 }
 
-void ia_task_cgroup_path(struct task_struct *task, char *buf, size_t len)
-{
-	buf[0] = 0;
-#ifdef CONFIG_CGROUPS
-	/* kernfs_path takes only kernfs_rename_lock: fine in atomic context. */
-	rcu_read_lock();
-	if (cgroup_path(task_dfl_cgroup(task), buf, len) < 0)
-		buf[0] = 0;
-	rcu_read_unlock();
-#endif
-}
-
 static u64 ia_rlim_bytes(unsigned long rlim)
 {
 	return rlim == RLIM_INFINITY ? U64_MAX : (u64)rlim;

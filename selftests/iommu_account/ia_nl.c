@@ -12,6 +12,13 @@
 
 #include "ia_nl.h"
 
+/*
+ * A receive buffer as the kernel advises for dumps (32 KiB: NLMSG_GOODSIZE
+ * is only a floor), not libmnl's page: a process whose cgroup path is
+ * PATH_MAX long makes an element of over 4 KiB.
+ */
+#define IA_NL_BUF 32768
+
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
@@ -41,7 +48,7 @@ static void parse_err(struct ia_nl *s, const struct nlmsghdr *nlh)
 /* Send @nlh and read until the ack, the error or the end of the dump. */
 static int transact(struct ia_nl *s, struct nlmsghdr *nlh, data_cb cb, void *arg)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[IA_NL_BUF];
 	bool dump = nlh->nlmsg_flags & NLM_F_DUMP;
 	uint32_t seq = ++s->seq;
 	ssize_t n;
@@ -129,7 +136,7 @@ static struct nlmsghdr *put_hdr(char *buf, uint16_t type, uint8_t cmd, uint16_t 
 
 int ia_nl_open(struct ia_nl *s)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[IA_NL_BUF];
 	struct nlmsghdr *nlh;
 	int one = 1, ret;
 
@@ -215,7 +222,7 @@ static int status_cb(const struct nlmsghdr *nlh, void *arg)
 
 int ia_get_status(struct ia_nl *s, struct ia_status *st)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[IA_NL_BUF];
 
 	memset(st, 0, sizeof(*st));
 	return transact(s, put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_STATUS, 0),
@@ -323,7 +330,7 @@ static int collect_cb(const struct nlmsghdr *nlh, void *arg)
 static int get_one(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
 		   void (*parse)(const struct nlmsghdr *, void *), void *out, size_t size)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[IA_NL_BUF];
 	struct collect c = { out, size, 1, 0, parse };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -341,7 +348,7 @@ static int dump_all(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
 		    void (*parse)(const struct nlmsghdr *, void *), void *out, size_t size,
 		    int max)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[IA_NL_BUF];
 	struct collect c = { out, size, max, 0, parse };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -527,7 +534,7 @@ static int thresholds_cb(const struct nlmsghdr *nlh, void *arg)
  */
 static int thresholds_req(struct ia_nl *s, bool set, bool pot, uint32_t *v)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[IA_NL_BUF];
 	struct nlmsghdr *nlh;
 
 	nlh = put_hdr(buf, s->family, set ? IOMMU_ACCOUNT_CMD_SET_THRESHOLDS :
@@ -695,6 +702,11 @@ static void parse_quota_attr(const struct nlattr *a, struct ia_quota *q)
 				q->last_size = mnl_attr_get_u64(f);
 			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_IOAS)
 				q->last_ioas = mnl_attr_get_u32(f);
+			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_CGROUP)
+				snprintf(q->last_cgroup, sizeof(q->last_cgroup), "%s",
+					 mnl_attr_get_str(f));
+			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_CGROUP_TRUNCATED)
+				q->last_cgroup_truncated = true;
 		}
 		break;
 	}
@@ -712,7 +724,7 @@ static void parse_quota(const struct nlmsghdr *nlh, void *elem)
 
 int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, struct ia_quota *out)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[IA_NL_BUF];
 	struct collect c = { out, sizeof(*out), 1, 0, parse_quota };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -729,7 +741,7 @@ int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, struct ia_quota *o
 int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
 		   struct ia_quota *out, int max)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[IA_NL_BUF];
 	struct collect c = { out, sizeof(*out), max, 0, parse_quota };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -747,7 +759,7 @@ int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
 
 int ia_set_qpair_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[IA_NL_BUF];
 	uint32_t v[3];
 	struct nlmsghdr *nlh;
 
@@ -987,6 +999,9 @@ static void parse_proc(const struct nlmsghdr *nlh, void *elem)
 			break;
 		case IOMMU_ACCOUNT_A_PROC_CGROUP:
 			snprintf(p->cgroup, sizeof(p->cgroup), "%s", mnl_attr_get_str(a));
+			break;
+		case IOMMU_ACCOUNT_A_PROC_CGROUP_TRUNCATED:
+			p->cgroup_truncated = true;
 			break;
 		case IOMMU_ACCOUNT_A_PROC_URING_FDS:
 			p->uring_fds = mnl_attr_get_u32(a);

@@ -41,7 +41,8 @@ struct ia_proc {
 	uint32_t pid, uid, rings;
 	int64_t uring_fds;	/* -1: absent */
 	char comm[32];
-	char cgroup[256];
+	char cgroup[4096];	/* PATH_MAX: the module's bound */
+	bool cgroup_truncated;
 	uint64_t cgroup_id, soft, hard, locked_vm, pinned_vm;
 	uint64_t consumer[IA_NCONS];
 };
@@ -102,6 +103,8 @@ struct ia_quota {
 	uint32_t last_err;
 	uint64_t last_size;
 	uint32_t last_ioas;
+	char last_cgroup[4096];	/* pot: the refused process's cgroup path */
+	bool last_cgroup_truncated;
 };
 
 struct ia_event {

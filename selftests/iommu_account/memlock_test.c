@@ -7,6 +7,7 @@
  * RLIMIT_MEMLOCK that register io_uring buffers on command; each test uses
  * uids of its own and cgroups with unique names.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -54,13 +55,35 @@ FIXTURE_SETUP(ml)
 	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 800, 950, 50));
 }
 
+/* rmdir @name under @dirfd and every cgroup below it, deepest first (openat: no PATH_MAX). */
+static void cg_remove_tree(int at, const char *name)
+{
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			cg_remove_tree(dirfd(d), e->d_name);
+	closedir(d);
+	unlinkat(at, name, AT_REMOVEDIR);
+}
+
 FIXTURE_TEARDOWN(ml)
 {
 	int i;
 
 	ia_set_pot_thresholds(&self->nl, 800, 950, 50);
 	for (i = 0; i < self->ncg; i++)
-		rmdir(self->cg[i]);
+		cg_remove_tree(AT_FDCWD, self->cg[i]);
 	ia_nl_close(&self->ev);
 	ia_nl_close(&self->nl);
 }
@@ -78,18 +101,29 @@ static int cg_new(struct __test_metadata *_metadata, FIXTURE_DATA(ml) *self, uin
 	return self->ncg++;
 }
 
-static int cg_enter(FIXTURE_DATA(ml) *self, int cg, pid_t pid)
+/* Move @pid into the cgroup whose directory @dirfd is (openat: no PATH_MAX). */
+static int cg_enter_at(int dirfd, pid_t pid)
 {
-	char path[160], buf[16];
+	char buf[16];
 	int fd, n, ret = 0;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", self->cg[cg]);
-	fd = open(path, O_WRONLY);
+	fd = openat(dirfd, "cgroup.procs", O_WRONLY);
 	if (fd < 0)
 		return -errno;
 	n = snprintf(buf, sizeof(buf), "%d", pid);
 	if (write(fd, buf, n) != n)
 		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int cg_enter(FIXTURE_DATA(ml) *self, int cg, pid_t pid)
+{
+	int fd = open(self->cg[cg], O_RDONLY | O_DIRECTORY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = cg_enter_at(fd, pid);
 	close(fd);
 	return ret;
 }
@@ -221,6 +255,117 @@ TEST_F(ml, shared_pot_refusal_event)
 	agent_stop(&a);
 	agent_stop(&b);
 	agent_stop(&c);
+}
+
+/* mkdir @name under @dirfd; its fd (O_PATH is not enough for openat of cgroup.procs). */
+static int cg_mkdirat(int dirfd, const char *name)
+{
+	if (mkdirat(dirfd, name, 0755) && errno != EEXIST)
+		return -errno;
+	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+}
+
+
+/*
+ * The longest path that still has room for its NUL in PATH_MAX (4095
+ * bytes), made of directories under one of ours: the pot's last refusal
+ * (GET_QUOTA) and GET_PROC carry it whole, unflagged. A sibling whose path
+ * is longer and has a three-byte character (U+20AC) starting at byte 4094 is
+ * cut before that character, not inside it, and flagged. Both expectations
+ * are the paths we made, cut by the rule, not the module's output.
+ */
+TEST_F(ml, cgroup_paths_whole_to_path_max)
+{
+	const uint32_t uid = 42061;
+	char full_a[4400], full_b[4400], name[256], *at;
+	int top, dir, leaf_a, leaf_b, k, ret, cut;
+	struct ia_quota q;
+	struct agent a, b;
+	struct ia_proc p;
+	uint64_t id;
+	size_t len;
+
+	k = cg_new(_metadata, self, &id);
+	ASSERT_LE(0, k);
+	top = open(self->cg[k], O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, top);
+	/* Directories of 200 bytes down to 3995 bytes from the hierarchy's root. */
+	len = snprintf(full_a, sizeof(full_a), "%s", self->cg[k] + strlen("/sys/fs/cgroup"));
+	dir = dup(top);
+	while (len < 3995) {
+		size_t n = 3995 - len - 1 > 200 ? 200 : 3995 - len - 1;
+		int next;
+
+		memset(name, 'd', n);
+		name[n] = 0;
+		next = cg_mkdirat(dir, name);
+		ASSERT_LE(0, next) TH_LOG("mkdir at %zu bytes: %s", len, strerror(-next));
+		close(dir);
+		dir = next;
+		len += snprintf(full_a + len, sizeof(full_a) - len, "/%s", name);
+	}
+	ASSERT_EQ(3995, len);
+	memcpy(full_b, full_a, len + 1);
+	/* a: to exactly 4095 bytes. */
+	memset(name, 'a', 4095 - len - 1);
+	name[4095 - len - 1] = 0;
+	leaf_a = cg_mkdirat(dir, name);
+	ASSERT_LE(0, leaf_a);
+	snprintf(full_a + len, sizeof(full_a) - len, "/%s", name);
+	ASSERT_EQ(4095, strlen(full_a));
+	/* b: 'b's to byte 4094, then euro signs. */
+	memset(name, 'b', 4094 - len - 1);
+	at = name + 4094 - len - 1;
+	for (k = 0; k < 20; k++, at += 3)
+		memcpy(at, "\xe2\x82\xac", 3);
+	*at = 0;
+	leaf_b = cg_mkdirat(dir, name);
+	ASSERT_LE(0, leaf_b);
+	snprintf(full_b + len, sizeof(full_b) - len, "/%s", name);
+	ASSERT_EQ((char)0xe2, full_b[4094]);
+	/* The rule: at most 4095 bytes, back to where a character starts. */
+	for (cut = 4095; cut > 0 && (full_b[cut] & 0xc0) == 0x80; cut--)
+		;
+	ASSERT_EQ(4094, cut);
+	close(dir);
+
+	ASSERT_EQ(0, agent_start(&a, uid, 1 * MiB));
+	ASSERT_EQ(0, agent_start(&b, uid, 1 * MiB));
+	ASSERT_EQ(0, cg_enter_at(leaf_a, a.pid));
+	ASSERT_EQ(0, cg_enter_at(leaf_b, b.pid));
+
+	/* Refused in a: the refusal's path is a's, whole. */
+	ret = agent_register(&a, 2 * MiB);
+	EXPECT_EQ(-ENOMEM, ret);
+	ASSERT_EQ(0, ia_get_quota(&self->nl, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT, uid, &q))
+		TH_LOG("%s", self->nl.extack);
+	ASSERT_TRUE(q.has_last);
+	EXPECT_EQ(4095, strlen(q.last_cgroup));
+	EXPECT_STREQ(full_a, q.last_cgroup);
+	EXPECT_FALSE(q.last_cgroup_truncated);
+	ASSERT_EQ(0, ia_get_proc(&self->nl, a.pid, &p));
+	EXPECT_STREQ(full_a, p.cgroup);
+	EXPECT_FALSE(p.cgroup_truncated);
+
+	/* Refused in b: cut before the character, and said so. */
+	ret = agent_register(&b, 2 * MiB);
+	EXPECT_EQ(-ENOMEM, ret);
+	memset(&q, 0, sizeof(q));
+	ASSERT_EQ(0, ia_get_quota(&self->nl, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT, uid, &q));
+	EXPECT_EQ(2, q.refusals);
+	EXPECT_EQ(cut, strlen(q.last_cgroup));
+	EXPECT_EQ(0, strncmp(full_b, q.last_cgroup, cut));
+	EXPECT_TRUE(q.last_cgroup_truncated);
+	memset(&p, 0, sizeof(p));
+	ASSERT_EQ(0, ia_get_proc(&self->nl, b.pid, &p));
+	EXPECT_EQ(cut, strlen(p.cgroup));
+	EXPECT_EQ(0, strncmp(full_b, p.cgroup, cut));
+	EXPECT_TRUE(p.cgroup_truncated);
+	agent_stop(&a);
+	agent_stop(&b);
+	close(leaf_a);
+	close(leaf_b);
+	close(top);
 }
 
 /*
