@@ -191,7 +191,7 @@ check "pot: /alerts (iommu-accountctl -j alerts) keeps that flight record" [ "$f
 # The exporter's holder series: pot_leak's bytes (GET_PROC's) under its container's labels.
 potheld=$(echo "$fr_got" | jq '.[0].held')
 holder_series_ok() {
-	metrics | grep -q "^iommu_account_holder_pot_bytes{uid=\"1000\",cgroup=\"/system.slice/docker-$CID.scope\",container_id=\"$CID\",pod_uid=\"\",runtime=\"docker\",unit=\"\"} $potheld\$"
+	metrics | grep -q "^iommu_account_holder_pot_bytes{uid=\"1000\",cgroup=\"/system.slice/docker-$CID.scope\",cgroup_id=\"$(stat -c %i "$dockcg")\",container_id=\"$CID\",pod_uid=\"\",runtime=\"docker\",unit=\"\"} $potheld\$"
 }
 check "exporter: uid 1000's holder series names the Docker container, with the $potheld bytes GET_PROC gives" \
 	until_ok 100 holder_series_ok

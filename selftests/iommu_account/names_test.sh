@@ -15,7 +15,7 @@
 . "$(dirname "$0")/ktap_lib.sh"
 tmp=$(mktemp -d)
 port=9849
-dpid="" hold="" evt="" evj="" jpid=""
+dpid="" hold="" hold2="" evt="" evj="" jpid=""
 comm=$(printf 'ev\377\033[2J\tl\nOK')
 comm_hex=6576ff1b5b324a096c0a4f4b
 comm_text='ev\xff\x1b[2J\tl\nOK'
@@ -23,13 +23,29 @@ comm_text='ev\xff\x1b[2J\tl\nOK'
 # /proc/PID/cgroup); everything else goes.
 cgname=$(printf 'ia-names-%s-\377\033]0;pwn\007\tx' $$)
 cg=/sys/fs/cgroup/$cgname
+# A path longer than PATH_MAX - 1 (a tenant's deep tree): 4094 ASCII bytes,
+# then e-acute (two bytes) from byte 4094 on, where the module must cut
+# before the character and flag it.
+longtop=ia-names-long-$$
+# reps STR N: STR N times (any bytes: tr would take a byte, not a character).
+reps() { _r=0; while [ $_r -lt "$2" ]; do printf %s "$1"; _r=$((_r + 1)); done; }
 cleanup() {
 	[ -n "$hold" ] && exec 3>&- && wait "$hold" 2>/dev/null
+	[ -n "$hold2" ] && exec 4>&- && wait "$hold2" 2>/dev/null
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
 	[ -n "$evt" ] && kill "$evt" 2>/dev/null
 	[ -n "$evj" ] && kill "$evj" 2>/dev/null
 	[ -n "$jpid" ] && kill "$jpid" 2>/dev/null
 	rmdir "$cg" 2>/dev/null
+	# The long path's directories, deepest first, by relative names.
+	[ -n "$d199" ] && [ -d "/sys/fs/cgroup/$longtop" ] && (
+		cd "/sys/fs/cgroup/$longtop/$pad" 2>/dev/null || exit 0
+		i=0
+		while [ $i -lt 19 ] && cd "$d199" 2>/dev/null; do i=$((i + 1)); done
+		rmdir "$leaf" 2>/dev/null
+		while [ $i -gt 0 ]; do cd .. && rmdir "$d199"; i=$((i - 1)); done
+		cd .. && rmdir "$pad"; cd .. && rmdir "$longtop"
+	) 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -89,6 +105,35 @@ got=$(head -c 12 "/proc/$agent/comm" | hex)
 check "the kernel has its name: the agent's /proc/PID/comm is the hostile bytes ($got)" \
 	[ "$got" = "$comm_hex" ]
 
+# The long path: /$longtop/PAD, 19 directories of 199 bytes (3999 bytes),
+# then 94 x's and 40 e-acutes. Made with relative mkdir and cd (no PATH_MAX).
+pad=$(reps a $((199 - ${#longtop} - 2)))
+d199=$(reps d 199)
+leaf="$(reps x 94)$(reps 'é' 40)"
+longexp=/$longtop/$pad
+i=0
+while [ $i -lt 19 ]; do longexp=$longexp/$d199; i=$((i + 1)); done
+longexp=$longexp/$(reps x 94)
+check "the long path's expected prefix is 4094 bytes" [ "$(printf %s "$longexp" | wc -c)" = 4094 ]
+mkfifo "$tmp/hold2"
+# Without the first holder's fifo (3): its end is its stdin closing.
+(
+	cd /sys/fs/cgroup && mkdir "$longtop" && cd "$longtop" && mkdir "$pad" && cd "$pad" || exit 1
+	i=0
+	while [ $i -lt 19 ]; do mkdir "$d199" && cd "$d199" || exit 1; i=$((i + 1)); done
+	# Not cd: the shell's $PWD would pass PATH_MAX; a relative name does not.
+	mkdir "$leaf" || exit 1
+	exec sh -c 'echo $$ >"$1/cgroup.procs" && exec pot_leak 43302 1048576 262144 0' _ "$leaf"
+) <"$tmp/hold2" >"$tmp/pot2.txt" 2>&1 3>&- &
+hold2=$!
+exec 4>"$tmp/hold2"
+check "a holder in a cgroup whose path is 4174 bytes is refused by the kernel" \
+	until_ok 400 grep -q 'buffer #5 refused' "$tmp/pot2.txt"
+agent2=$(grep -l "^PPid:[[:space:]]*$hold2\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
+[ -n "$agent2" ] || sed 's/^/# the long holder: /' "$tmp/pot2.txt"
+longid=$(cd "/sys/fs/cgroup/$longtop" && cd "$pad" && i=0 &&
+	while [ $i -lt 19 ]; do cd "$d199"; i=$((i + 1)); done && stat -c %i "$leaf")
+
 # --- every verb, text and JSON -------------------------------------------
 for v in status uids procs holders quotas containers groups "explain uid 43301"; do
 	f=$tmp/$(echo "$v" | tr ' ' _)
@@ -111,6 +156,15 @@ check "procs -j: cgroup_hex is the whole path's bytes" \
 check "holders -j: the cgroup with its raw bytes beside it" \
 	jqt "any(.. | objects; .cgroup_hex? == \"$cg_hex\")" "$(cat "$tmp/holders.json")"
 check "explain uid 43301 (text): names the holder with visible escapes" grep -qF "$comm_text" "$tmp/explain_uid_43301.txt"
+check "procs -j: the long path cut before the character at byte 4094, flagged" \
+	jqt "any(.[]; .pid == $agent2 and .cgroup == \"$longexp\" and .cgroup_truncated == true and
+		.cgroup_id == $longid)" "$(cat "$tmp/procs.json")"
+check "procs (text): the long path shown with its cut marked" \
+	grep -qF "$longexp…(truncated)" "$tmp/procs.txt"
+iommu-accountctl -j quotas --kind uid-pot --uid 43302 >"$tmp/q2.json" 2>&1
+check "quotas -j uid-pot 43302: the refusal's cgroup is the same prefix, flagged" \
+	jqt "any(.[]; .last_failure.cgroup == \"$longexp\" and .last_failure.cgroup_truncated == true)" \
+	"$(cat "$tmp/q2.json")"
 
 # --- events ---------------------------------------------------------------
 check "events (text): the FAILURE arrived" until_ok 200 grep -q FAILURE "$tmp/ev.txt"
@@ -134,6 +188,9 @@ strict_text "/metrics" "$tmp/metrics"
 cg_label=$(printf '/ia-names-%s-\\\\xff\\\\x1b]0;pwn\\\\x07\\\\x09x' $$)
 check "/metrics: the holder's cgroup is a label, its bytes as \\\\xHH ($cg_label)" \
 	grep -qF "cgroup=\"$cg_label\"" "$tmp/metrics"
+check "/metrics: the long path's holder series, marked, with its cgroup_id" \
+	until_ok 200 sh -c "wget -q -O - http://127.0.0.1:$port/metrics | grep -qF 'cgroup=\"$longexp…(truncated)\",cgroup_id=\"$longid\"'"
+wget -q -O "$tmp/metrics" "http://127.0.0.1:$port/metrics"
 promtool=$PWD/.cache/vm-tools/promtool
 if [ -x "$promtool" ]; then
 	check "/metrics: promtool check metrics passes" \
@@ -181,4 +238,7 @@ check "iommu-accountd -t: the line's bytes shown as \\xHH" \
 exec 3>&-
 wait "$hold"
 hold=""
+exec 4>&-
+wait "$hold2"
+hold2=""
 ktap_finish

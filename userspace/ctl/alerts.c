@@ -227,7 +227,7 @@ void ia_ctl_alerts_free(struct ia_alert_rows *r)
 /* The flight record: as JSON objects, or as text ("pot_leak[123] 7.8 MiB, ..."), in @unit. */
 static void holders_out(struct ia_json *j, const struct ia_alert_holders *hs, const char *unit)
 {
-	char b[32], idtext[1100];
+	char b[32], idtext[IA_IDENTITY_TEXT];
 	struct ia_identity id;
 	unsigned int i;
 	bool has_id;

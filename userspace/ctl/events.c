@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <uapi/linux/iommu_account.h>
 
@@ -39,7 +41,7 @@ static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 {
 	bool failure = ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE;
 	struct ia_identity id;
-	char cg[256];
+	char cg[IA_CGROUP_MAX];
 
 	ia_json_u64(j, "uid", ev->uid);
 	ia_json_str(j, "consumer", ia_consumer_name(ev->consumer));
@@ -65,19 +67,22 @@ static void print_pot_json(struct ia_json *j, const struct ia_event *ev)
 
 static void print_pot_text(const struct ia_event *ev)
 {
-	char b[96], b1[32], b2[32], b3[32], cg[256], times[48] = "", where[2048], idtext[1100];
+	char b[96], b1[32], b2[32], b3[32], cg[IA_CGROUP_MAX], times[48] = "", idtext[IA_IDENTITY_TEXT];
 	const char *path = ia_cgroup_path(ev->cgroup_id, cg, sizeof(cg));
-	char ioas[24] = "";
+	char ioas[24] = "", *where = NULL;
 	struct ia_identity id = { 0 };
+	int n;
 
-	/* "/system.slice/docker-4f1c….scope [container 4f1c2b3a4d5e… (docker)]" */
+	/* "/system.slice/docker-4f1c….scope [container 4f1c2b3a4d5e… (docker)]", whole. */
 	if (path)
 		ia_identity_of(path, &id);
 	if (id.kind[0])
-		snprintf(where, sizeof(where), "%s [%s]", ia_tx(path),
-			 ia_identity_str(&id, idtext, sizeof(idtext)));
+		n = asprintf(&where, "%s [%s]", ia_tx(path),
+			     ia_identity_str(&id, idtext, sizeof(idtext)));
 	else
-		snprintf(where, sizeof(where), "%s", path ? ia_tx(path) : "?");
+		n = asprintf(&where, "%s", path ? ia_tx(path) : "?");
+	if (n < 0)
+		where = NULL;
 
 	if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
 		if (ev->count > 1)
@@ -89,7 +94,8 @@ static void print_pot_text(const struct ia_event *ev)
 		       ia_consumer_name(ev->consumer), ioas, ia_human_bytes(ev->size, b1, sizeof(b1)),
 		       times, ia_human_bytes(ev->locked_bytes, b2, sizeof(b2)),
 		       ia_human_bytes(ev->memlock_limit, b3, sizeof(b3)),
-		       ia_owner_str(&ev->owner, b, sizeof(b)), where);
+		       ia_owner_str(&ev->owner, b, sizeof(b)), where ? where : "?");
+		free(where);
 		return;
 	}
 	printf("#%" PRIu64 " %s uid %u pot: %s of RLIMIT_MEMLOCK %s (threshold %.1f%%%s), "
@@ -98,7 +104,8 @@ static void print_pot_text(const struct ia_event *ev)
 	       ia_human_bytes(ev->locked_bytes, b2, sizeof(b2)),
 	       ia_human_bytes(ev->memlock_limit, b3, sizeof(b3)), ev->threshold / 10.0,
 	       crossings(ev, times, sizeof(times)), ia_consumer_name(ev->consumer),
-	       ia_owner_str(&ev->owner, b, sizeof(b)), where);
+	       ia_owner_str(&ev->owner, b, sizeof(b)), where ? where : "?");
+	free(where);
 }
 
 static const char *type_name(const struct ia_event *ev)

@@ -180,6 +180,7 @@ static int by_held(const void *a, const void *b)
 struct cgroup_sum {
 	uint64_t id;
 	const char *path;	/* the kernel's, from one of its processes */
+	bool cut;		/* ... which it cut (longer than PATH_MAX - 1) */
 	unsigned int procs;
 	uint64_t bytes;
 };
@@ -213,7 +214,7 @@ int cmd_explain(struct ia_ctx *ctx)
 	uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
 	struct ia_failure lf = { 0 };
 	struct ia_uid u = { 0 };
-	char b1[32], b2[32], path[256], idtext[1100];
+	char b1[32], b2[32], path[IA_CGROUP_MAX], idtext[IA_IDENTITY_TEXT];
 	struct ia_identity ident;
 	bool buffers = false, shared, tight, lf_elsewhere = false;
 	uint32_t uid = ctx->key;
@@ -246,7 +247,8 @@ int cmd_explain(struct ia_ctx *ctx)
 		for (k = 0; k < ncg && cg[k].id != p->cgroup_id; k++)
 			;
 		if (k == ncg && ncg < 64)
-			cg[ncg++] = (struct cgroup_sum){ p->cgroup_id, p->cgroup, 0, 0 };
+			cg[ncg++] = (struct cgroup_sum){ p->cgroup_id, p->cgroup,
+							 p->cgroup[0] && p->cgroup_truncated, 0, 0 };
 		if (k < ncg) {
 			cg[k].procs++;
 			cg[k].bytes += held(p);
@@ -282,11 +284,17 @@ int cmd_explain(struct ia_ctx *ctx)
 			ia_json_obj_open(j, NULL);
 			ia_json_u64(j, "cgroup_id", cg[k].id);
 			ia_json_str(j, "cgroup", cgpath(&cg[k], path, sizeof(path)));
+			if (cg[k].cut)
+				ia_json_bool(j, "cgroup_truncated", true);
 			ia_identity_of(path_of(&cg[k], path, sizeof(path)), &ident);
 			ia_json_identity(j, "identity", &ident);
 			ia_json_u64(j, "processes", cg[k].procs);
 			ia_json_u64(j, "held_bytes", cg[k].bytes);
-			memcg_json(j, cgpath(&cg[k], path, sizeof(path)));
+			/* A cut path may name an ancestor: its memcg is not this one's. */
+			if (cg[k].cut)
+				ia_json_null(j, "memcg");
+			else
+				memcg_json(j, cgpath(&cg[k], path, sizeof(path)));
 			ia_json_arr_open(j, "pids");
 			for (i = 0; i < ps.n; i++)
 				if (ps.p[i].cgroup_id == cg[k].id)
@@ -328,10 +336,10 @@ int cmd_explain(struct ia_ctx *ctx)
 		for (k = 0; k < ncg; k++) {
 			ia_identity_of(path_of(&cg[k], path, sizeof(path)), &ident);
 			if (ident.kind[0])
-				printf("  %s [%s]", ia_tx(path), ia_identity_str(&ident, idtext,
-									 sizeof(idtext)));
+				printf("  %s%s [%s]", ia_tx(path), ia_cut_mark(cg[k].cut),
+				       ia_identity_str(&ident, idtext, sizeof(idtext)));
 			else
-				printf("  %s", ia_tx(path));
+				printf("  %s%s", ia_tx(path), ia_cut_mark(cg[k].cut));
 			printf(": %u process%s holding %s (pids",
 			       cg[k].procs, cg[k].procs == 1 ? "" : "es",
 			       ia_human_bytes(cg[k].bytes, b1, sizeof(b1)));
@@ -339,7 +347,8 @@ int cmd_explain(struct ia_ctx *ctx)
 				if (ps.p[i].cgroup_id == cg[k].id)
 					printf(" %u", ps.p[i].pid), c++;
 			printf("%s)\n", cg[k].procs > 8 ? " ..." : "");
-			memcg_text(cgpath(&cg[k], path, sizeof(path)));
+			if (!cg[k].cut)
+				memcg_text(cgpath(&cg[k], path, sizeof(path)));
 		}
 		if (ps.n && held(&ps.p[0])) {
 			printf("Top holders:\n");
@@ -397,9 +406,10 @@ int cmd_explain(struct ia_ctx *ctx)
 
 			clock_gettime(CLOCK_REALTIME, &now);
 			ago = (double)now.tv_sec - (double)lf.time_ns / 1e9 + now.tv_nsec / 1e9;
-			printf("The last refusal: %s[%u] (uid %u) in %s, a charge of %s (%s), "
+			printf("The last refusal: %s[%u] (uid %u) in %s%s, a charge of %s (%s), "
 			       "%.0f s ago%s.\n", ia_tx(lf.owner.comm), lf.owner.pid, lf.owner.uid,
 			       ia_tx(refused_cgroup(&lf, path, sizeof(path))),
+			       ia_cut_mark(lf.cgroup[0] && lf.cgroup_truncated),
 			       ia_human_bytes(lf.size, b1, sizeof(b1)), ia_errno_name((int)lf.err),
 			       ago > 0 ? ago : 0,
 			       lf_elsewhere ? ": that cgroup holds none of the pot now" : "");

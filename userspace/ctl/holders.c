@@ -28,7 +28,8 @@
 
 struct holder {
 	uint64_t cgroup_id;
-	char cgroup[256];
+	char cgroup[IA_CGROUP_MAX];
+	bool cgroup_truncated;		/* the module's path, cut */
 	uint32_t procs;
 	uint64_t bytes;
 	struct { uint32_t uid; uint64_t bytes; } pot[MAXU];
@@ -44,7 +45,7 @@ struct holders {
 	struct holder h[MAXH];
 };
 
-static struct holder *find(struct holders *hs, uint64_t id, const char *path)
+static struct holder *find(struct holders *hs, uint64_t id, const char *path, bool cut)
 {
 	unsigned int i;
 
@@ -55,9 +56,10 @@ static struct holder *find(struct holders *hs, uint64_t id, const char *path)
 		return NULL;
 	memset(&hs->h[hs->n], 0, sizeof(hs->h[0]));
 	hs->h[hs->n].cgroup_id = id;
-	if (path && path[0])
+	if (path && path[0]) {
 		snprintf(hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup), "%s", path);
-	else if (!ia_cgroup_path(id, hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup)))
+		hs->h[hs->n].cgroup_truncated = cut;
+	} else if (!ia_cgroup_path(id, hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup)))
 		snprintf(hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup), "cgroup %" PRIu64, id);
 	return &hs->h[hs->n++];
 }
@@ -71,7 +73,7 @@ static int got_proc(const struct ia_proc *p, void *arg)
 
 	if (!b)
 		return 0;
-	h = find(hs, p->cgroup_id, p->cgroup);
+	h = find(hs, p->cgroup_id, p->cgroup, p->cgroup_truncated);
 	if (!h)
 		return 0;
 	h->procs++;
@@ -127,12 +129,12 @@ static void place(struct holders *hs, const struct owned *o)
 	struct holder *h;
 
 	if (o->cgroup_id) {
-		h = find(hs, o->cgroup_id, NULL);
+		h = find(hs, o->cgroup_id, NULL, false);
 	} else {
 		/* The owner's cgroup, as the kernel gives it; gone: not listed. */
 		if (ia_get_procs(&hs->ctx->cl, &o->pid, NULL, got_owner, &p) || !p.cgroup_id)
 			return;
-		h = find(hs, p.cgroup_id, p.cgroup);
+		h = find(hs, p.cgroup_id, p.cgroup, p.cgroup_truncated);
 	}
 	if (h && h->nobj[o->kind] < MAXO)
 		h->obj[o->kind][h->nobj[o->kind]++] = o->id;
@@ -155,7 +157,7 @@ int cmd_holders(struct ia_ctx *ctx)
 {
 	struct holders *hs = calloc(1, sizeof(*hs));
 	struct owned_list *ol = calloc(1, sizeof(*ol));
-	char b1[32], idtext[1100], objs[160];
+	char b1[32], idtext[IA_IDENTITY_TEXT], objs[160];
 	struct ia_identity id;
 	unsigned int i, k, u;
 	size_t off;
@@ -192,6 +194,8 @@ int cmd_holders(struct ia_ctx *ctx)
 
 			ia_json_obj_open(j, NULL);
 			ia_json_str(j, "cgroup", h->cgroup);
+			if (h->cgroup_truncated)
+				ia_json_bool(j, "cgroup_truncated", true);
 			ia_json_u64(j, "cgroup_id", h->cgroup_id);
 			ia_json_identity(j, "identity", &id);
 			ia_json_u64(j, "processes", h->procs);
@@ -217,15 +221,16 @@ int cmd_holders(struct ia_ctx *ctx)
 					off ? ", " : "", k == 0 ? "vfio-container" : k == 1 ?
 					"qpair" : "iommufd-ctx",
 					ia_u32_list_str(h->obj[k], h->nobj[k], b1, sizeof(b1)));
-		printf("%-44s %10s %5u  ", id.kind[0] ? ia_identity_str(&id, idtext,
-		       sizeof(idtext)) : ia_tx(h->cgroup), ia_human_bytes(h->bytes, b1, sizeof(b1)),
+		printf("%-44s%s %10s %5u  ", id.kind[0] ? ia_identity_str(&id, idtext,
+		       sizeof(idtext)) : ia_tx(h->cgroup), id.kind[0] ? "" :
+		       ia_cut_mark(h->cgroup_truncated), ia_human_bytes(h->bytes, b1, sizeof(b1)),
 		       h->procs);
 		for (u = 0; u < h->npot; u++)
 			printf("%s%u: %s", u ? ", " : "", h->pot[u].uid,
 			       ia_human_bytes(h->pot[u].bytes, b1, sizeof(b1)));
 		printf("%s%s%s\n", h->npot ? "  " : "-  ", objs[0] ? "" : "-", objs);
 		if (id.kind[0])
-			printf("  %s\n", ia_tx(h->cgroup));
+			printf("  %s%s\n", ia_tx(h->cgroup), ia_cut_mark(h->cgroup_truncated));
 	}
 	ia_ctl_list_close(ctx);
 	free(hs);

@@ -165,7 +165,7 @@ static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 {
 	struct ia_proc p = { 0 };
 	const char *cgroup;
-	char cgbuf[256];
+	char cgbuf[IA_CGROUP_MAX];
 	struct rlimit rl;
 	int ret;
 
@@ -197,7 +197,10 @@ static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 	if (s->cap_ipc_lock >= 0)
 		st->cap_ipc_lock = s->cap_ipc_lock;
 	/* Where it will run: the spec's cgroup, --pid's, else this process's. */
-	cgroup = s->cgroup[0] ? s->cgroup : ctx->have_pid && p.cgroup[0] ? p.cgroup :
+	/* --pid's path as the module gave it; cut, by its id (a cut one may name an ancestor). */
+	cgroup = s->cgroup[0] ? s->cgroup :
+		 ctx->have_pid && p.cgroup[0] && !p.cgroup_truncated ? p.cgroup :
+		 ctx->have_pid && p.cgroup_id ? ia_cgroup_path(p.cgroup_id, cgbuf, sizeof(cgbuf)) :
 		 ia_self_cgroup(cgbuf, sizeof(cgbuf));
 	if (cgroup && ia_memcg_read(cgroup, &st->memcg) && s->cgroup[0]) {
 		fprintf(stderr, "iommu-accountctl: plan: no cgroup %s under /sys/fs/cgroup\n",

@@ -21,11 +21,12 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 {
 	struct state *st = arg;
 	struct ia_json *j = &st->ctx->j;
-	char b1[32], b2[32], b3[32], b4[32], cg[256];
+	char b1[32], b2[32], b3[32], b4[32], cg[IA_CGROUP_MAX];
 	/* The kernel's path; else found by the id under /sys/fs/cgroup. */
 	const char *path = p->cgroup[0] ? p->cgroup : ia_cgroup_path(p->cgroup_id, cg, sizeof(cg));
+	bool cut = p->cgroup[0] && p->cgroup_truncated;
 	struct ia_identity id;
-	char who[256];
+	char who[IA_IDENTITY_TEXT];
 	int c;
 
 	/* Who the cgroup belongs to: a unit, a container, a pod (else its path). */
@@ -41,6 +42,8 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 			ia_json_str(j, "cgroup", path);
 		else
 			ia_json_null(j, "cgroup");
+		if (cut)
+			ia_json_bool(j, "cgroup_truncated", true);
 		ia_json_u64_or_null(j, "memlock_soft", p->memlock_soft);
 		ia_json_u64_or_null(j, "memlock_hard", p->memlock_hard);
 		ia_json_obj_open(j, "charged");
@@ -61,12 +64,13 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 	if (!st->n++)
 		printf("%-8s %-16s %-7s %12s %12s %6s %10s %10s  %s\n", "PID", "COMM", "UID",
 		       "CHARGED", "MEMLOCK", "RINGS", "VMLCK", "VMPIN", "CGROUP");
-	printf("%-8u %-16s %-7u %12s %12s %6u %10s %10s  %s\n", p->pid, ia_tx(p->comm), p->uid,
+	printf("%-8u %-16s %-7u %12s %12s %6u %10s %10s  %s%s\n", p->pid, ia_tx(p->comm), p->uid,
 	       ia_human_bytes(held(p), b1, sizeof(b1)),
 	       ia_human_bytes(p->memlock_soft, b2, sizeof(b2)), p->rings,
 	       ia_human_bytes(p->locked_vm, b3, sizeof(b3)),
 	       ia_human_bytes(p->pinned_vm, b4, sizeof(b4)),
-	       id.kind[0] ? ia_identity_str(&id, who, sizeof(who)) : path ? ia_tx(path) : "?");
+	       id.kind[0] ? ia_identity_str(&id, who, sizeof(who)) : path ? ia_tx(path) : "?",
+	       id.kind[0] ? "" : ia_cut_mark(cut));
 	return 0;
 }
 

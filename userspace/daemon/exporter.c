@@ -42,6 +42,9 @@ static void label_value(FILE *f, const char *v)
  * Per uid, its top [exporter] holders cgroups by the pot bytes their
  * processes hold, named as the operator knows them (libia's resolver):
  * container_id, pod_uid, runtime and unit, empty where the path names none.
+ * A series is one cgroup: cgroup_id keeps two apart whose paths read the
+ * same (cut by the module past PATH_MAX - 1 bytes, the value then ends with
+ * IA_CUT_MARK; or unknown, "?").
  */
 static void holder_series(FILE *f, struct iad *d)
 {
@@ -56,6 +59,9 @@ static void holder_series(FILE *f, struct iad *d)
 		ia_identity_of(d->hs[i].path, &id);
 		fprintf(f, "iommu_account_holder_pot_bytes{uid=\"%u\",cgroup=\"", d->hs[i].uid);
 		label_value(f, d->hs[i].path);
+		if (d->hs[i].cut)
+			fputs(IA_CUT_MARK, f);
+		fprintf(f, "\",cgroup_id=\"%llu", (unsigned long long)d->hs[i].cgroup_id);
 		fputs("\",container_id=\"", f);
 		label_value(f, id.container_id);
 		fputs("\",pod_uid=\"", f);

@@ -111,6 +111,7 @@ struct iad {
 		uint32_t uid;
 		uint64_t cgroup_id, bytes;
 		char *path;		/* the kernel's path of the cgroup */
+		bool cut;		/* ... which it cut (longer than PATH_MAX - 1) */
 	} *hs;
 	size_t nhs;
 	double hs_at;			/* when they were taken; 0: never since connecting */

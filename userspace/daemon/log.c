@@ -93,7 +93,9 @@ static void jsend(struct jfields *j)
 static void emit(int prio, const char *raw)
 {
 	struct jfields j = { .n = 0 };
-	char msg[4096];
+	/* Room for every byte as \xHH: whole. */
+	size_t len = 4 * strlen(raw) + 1;
+	char *msg = resolved == IAD_LOG_JOURNAL ? NULL : malloc(len);
 
 	/*
 	 * Names reach a message in their text form (lib/esc.c); whatever else
@@ -110,15 +112,19 @@ static void emit(int prio, const char *raw)
 		jsend(&j);
 		break;
 	case IAD_LOG_SYSLOG:
-		ia_esc_sentence(raw, msg, sizeof(msg));
-		syslog(prio, "%s", msg);
+		if (msg)
+			ia_esc_sentence(raw, msg, len);
+		syslog(prio, "%s", msg ? msg : "(out of memory for a message)");
 		break;
 	default:
-		ia_esc_sentence(raw, msg, sizeof(msg));
-		fprintf(stderr, "iommu-accountd: %s: %s\n", prio_name(prio), msg);
+		if (msg)
+			ia_esc_sentence(raw, msg, len);
+		fprintf(stderr, "iommu-accountd: %s: %s\n", prio_name(prio),
+			msg ? msg : "(out of memory for a message)");
 		fflush(stderr);
 		break;
 	}
+	free(msg);
 }
 
 void iad_log(struct iad *d, int prio, const char *fmt, ...)
@@ -155,18 +161,32 @@ static int alert_prio(const struct iad_alert *a)
 /*
  * A FAILURE's flight record for journald: HOLDERS, "comm[pid] uid U in
  * CGROUP: AMOUNT" per holder, most first, joined by "; "; HOLDER_PIDS, the
- * pids alone. Both empty for other alerts.
+ * pids alone. Both empty for other alerts; whole (paths can be PATH_MAX
+ * long); NULL without memory. free() them.
  */
-static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, size_t len,
-			 char *pids, size_t plen)
+static void holders_text(struct iad *d, const struct iad_alert *a, char **buf, char **pids)
 {
 	const char *unit = iad_kind_unit(d, a->obj->kind);
-	char amount[32], cg[256], idbuf[1100], idtext[1108];
+	char amount[32], cg[IA_CGROUP_MAX], idbuf[IA_IDENTITY_TEXT];
+	char idtext[IA_IDENTITY_TEXT + 8];
 	struct ia_identity id;
-	size_t n = 0, pn = 0;
+	size_t blen, plen;
+	FILE *f, *p;
 	unsigned int i;
 
-	buf[0] = pids[0] = 0;
+	*buf = *pids = NULL;
+	f = open_memstream(buf, &blen);
+	p = open_memstream(pids, &plen);
+	if (!f || !p) {
+		if (f)
+			fclose(f);
+		if (p)
+			fclose(p);
+		free(*buf);
+		free(*pids);
+		*buf = *pids = NULL;
+		return;
+	}
 	for (i = 0; a->state == IAD_FAILURE && i < a->nholders; i++) {
 		const struct iad_holder *h = &a->holders[i];
 
@@ -181,21 +201,22 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char *buf, si
 			snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)h->who.cgroup_id);
 		}
 		ia_amount(unit, (double)h->held, amount, sizeof(amount));
-		if (n < len)
-			n += snprintf(buf + n, len - n, "%s%s[%u] uid %u in %s%s: %s", i ? "; " : "",
-				      ia_tx(h->who.comm), h->who.pid, h->who.uid,
-				      h->who.cgroup_id && cg[0] == '/' ? ia_tx(cg) : cg, idtext, amount);
-		if (pn < plen)
-			pn += snprintf(pids + pn, plen - pn, "%s%u", i ? " " : "", h->who.pid);
+		fprintf(f, "%s%s[%u] uid %u in %s%s: %s", i ? "; " : "", ia_tx(h->who.comm),
+			h->who.pid, h->who.uid, h->who.cgroup_id && cg[0] == '/' ? ia_tx(cg) : cg,
+			idtext, amount);
+		fprintf(p, "%s%u", i ? " " : "", h->who.pid);
 	}
+	fclose(f);
+	fclose(p);
 }
 
 void iad_log_alert(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
-	char kb[24], used[32], limit[32], rate[32], eta[32], msg[2048], who[96], rawlimit[24];
-	char memlock[24], locked[24], holders[2048], hpids[64], idtext[1100] = "", in[1116] = "";
-	char cg[256] = "";
+	char kb[24], used[32], limit[32], rate[32], eta[32], *msg, who[96], rawlimit[24];
+	char memlock[24], locked[24], *holders, *hpids, idtext[IA_IDENTITY_TEXT] = "";
+	char in[IA_IDENTITY_TEXT + 16] = "";
+	char cg[IA_CGROUP_MAX] = "";
 	/* The cgroup's path once, for CGROUP and for its container, pod or unit. */
 	const char *cgpath = a->who.cgroup_id ? ia_cgroup_path(a->who.cgroup_id, cg, sizeof(cg)) :
 			     NULL;
@@ -225,12 +246,15 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		ia_identity_str(&id, idtext, sizeof(idtext));
 		snprintf(in, sizeof(in), " in %s", idtext);
 	}
-	snprintf(msg, sizeof(msg), "%s %s %u: %s; used %s of %s, %s%s%s%s; %s%s",
-		 iad_alert_name(a), kind, ob->id, a->reason, used, limit,
-		 ob->has_eta ? "floor rising " : "", ob->has_eta ? rate : "", ob->has_eta ? ", " : "",
-		 eta, who, in);
+	/* Whole: an identity's names can be long (a machine's, escaped). */
+	if (asprintf(&msg, "%s %s %u: %s; used %s of %s, %s%s%s%s; %s%s",
+		     iad_alert_name(a), kind, ob->id, a->reason, used, limit,
+		     ob->has_eta ? "floor rising " : "", ob->has_eta ? rate : "",
+		     ob->has_eta ? ", " : "", eta, who, in) < 0)
+		return;
 	if (resolved != IAD_LOG_JOURNAL) {
 		emit(alert_prio(a), msg);
+		free(msg);
 		return;
 	}
 	if (a->who.cgroup_id && !cgpath)
@@ -245,8 +269,9 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		snprintf(memlock, sizeof(memlock), "%" PRIu64, a->memlock_limit);
 		snprintf(locked, sizeof(locked), "%" PRIu64, a->locked_bytes);
 	}
-	holders_text(d, a, holders, sizeof(holders), hpids, sizeof(hpids));
+	holders_text(d, a, &holders, &hpids);
 	jadd(&j, "MESSAGE=%s", msg);
+	free(msg);
 	jadd(&j, "PRIORITY=%d", alert_prio(a));
 	jadd(&j, "SYSLOG_IDENTIFIER=iommu-accountd");
 	jadd(&j, "IOMMU_ACCOUNT_ALERT=%s", iad_alert_name(a));
@@ -268,8 +293,10 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 	jadd(&j, "REFUSED_BY=%s", a->state == IAD_FAILURE && a->refused_by ? a->refused_by : "");
 	jadd(&j, "MEMLOCK_LIMIT=%s", memlock);
 	jadd(&j, "LOCKED_BYTES=%s", locked);
-	jadd(&j, "HOLDERS=%s", holders);
-	jadd(&j, "HOLDER_PIDS=%s", hpids);
+	jadd(&j, "HOLDERS=%s", holders ? holders : "");
+	jadd(&j, "HOLDER_PIDS=%s", hpids ? hpids : "");
+	free(holders);
+	free(hpids);
 	jadd(&j, "SEQ=%" PRIu64, a->seq);
 	jadd(&j, "KERNEL_TIME_NS=%" PRIu64, a->kernel_time_ns);
 	jsend(&j);

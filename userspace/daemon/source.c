@@ -319,7 +319,8 @@ static int hs_cb(const struct ia_proc *p, void *arg)
 		hp->v = nv;
 	}
 	hp->v[hp->n] = (struct iad_hseries){ p->uid, p->cgroup_id, held,
-					     strdup(p->cgroup[0] ? p->cgroup : "?") };
+					     strdup(p->cgroup[0] ? p->cgroup : "?"),
+					     p->cgroup[0] && p->cgroup_truncated };
 	if (!hp->v[hp->n].path)
 		return -ENOMEM;
 	hp->n++;

@@ -43,6 +43,11 @@ int ia_client_open(struct ia_client *c)
 	 * ACK after DONE) and taken as the answer to the next request.
 	 */
 	nl_socket_disable_auto_ack(c->sk);
+	/*
+	 * Every message whole, whatever its size: an element with a cgroup
+	 * path of PATH_MAX is over 4 KiB (libnl peeks at the size first).
+	 */
+	nl_socket_enable_msg_peek(c->sk);
 	fd = nl_socket_get_fd(c->sk);
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));

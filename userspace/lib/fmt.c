@@ -267,6 +267,8 @@ void ia_json_failure(struct ia_json *j, const char *key, const struct ia_failure
 		ia_json_u64(j, "cgroup_id", f->cgroup_id);
 	if (f->cgroup[0])
 		ia_json_str(j, "cgroup", f->cgroup);
+	if (f->cgroup[0] && f->cgroup_truncated)
+		ia_json_bool(j, "cgroup_truncated", true);
 	if (f->ioas)
 		ia_json_u64(j, "ioas", f->ioas);
 	ia_json_obj_close(j);
@@ -296,9 +298,15 @@ static int cg_visit(const char *path, const struct stat *st, int type, struct FT
 	(void)ftw;
 	if (type != FTW_D || st->st_ino != cg_want)
 		return 0;
-	snprintf(cg_buf, cg_len, "%s", path[strlen(CGROOT)] ? path + strlen(CGROOT) : "/");
-	cg_found = true;
+	/* Whole or not at all (NULL): a path is never cut here. */
+	cg_found = (size_t)snprintf(cg_buf, cg_len, "%s",
+				    path[strlen(CGROOT)] ? path + strlen(CGROOT) : "/") < cg_len;
 	return 1;	/* stop the walk */
+}
+
+const char *ia_cut_mark(bool truncated)
+{
+	return truncated ? IA_CUT_MARK : "";
 }
 
 const char *ia_cgroup_path(uint64_t id, char *buf, size_t len)

@@ -151,6 +151,12 @@ struct ia_status {
 	} budget[IA_MAX_BUDGETS];
 };
 
+/*
+ * Room for a cgroup path: PATH_MAX, the module's bound. A longer path comes
+ * from the module cut before a character with its truncated flag set.
+ */
+#define IA_CGROUP_MAX 4096
+
 /* A refusal the kernel made (a container's mapping, a pot's charge). */
 struct ia_failure {
 	bool present;
@@ -159,7 +165,8 @@ struct ia_failure {
 	uint64_t iova, size;
 	struct ia_owner owner;
 	uint64_t cgroup_id;		/* pot: the refused process's cgroup; 0: unknown */
-	char cgroup[256];		/* pot: its path, taken at the refusal; "": unknown */
+	char cgroup[IA_CGROUP_MAX];	/* pot: its path, taken at the refusal; "": unknown */
+	bool cgroup_truncated;		/* longer than that: its beginning only */
 	uint32_t ioas;			/* iommufd: the IOAS being mapped into; 0: unknown */
 };
 
@@ -334,7 +341,8 @@ struct ia_proc {
 	uint64_t consumer[IA_NCONSUMERS];
 	uint64_t locked_vm, pinned_vm;	/* bytes */
 	uint32_t rings;
-	char cgroup[256];		/* the kernel's path ("" when absent) */
+	char cgroup[IA_CGROUP_MAX];	/* the kernel's path ("" when absent) */
+	bool cgroup_truncated;		/* longer than that: its beginning only */
 	bool has_uring_fds;
 	uint32_t uring_fds;		/* io_uring fds it has open */
 };
@@ -345,22 +353,30 @@ const char *ia_consumer_name(unsigned int c);
 
 /*
  * From a cgroup v2 path alone: kind "unit" (systemd), "container" (a
- * runtime's), "kubernetes" (a pod, perhaps one of its containers), or ""
- * (no rule matched: the path stands for itself).
+ * runtime's), "kubernetes" (a pod, perhaps one of its containers), "vm" (a
+ * libvirt machine), or "" (no rule matched: the path stands for itself).
+ * The innermost wins; the outermost container around it is outer_*, and a
+ * container inside a pod's container keeps that pod's pod_uid.
  */
 struct ia_identity {
 	char kind[16];
 	char runtime[16];		/* docker, containerd, cri-o, podman, lxc; cri: a
 					 * Kubernetes cgroupfs path, whose runtime it does not say */
-	char unit[128];			/* kind unit: the leaf .service or .scope */
+	char unit[256];			/* kind unit: the leaf .service or .scope */
 	char container_id[65];
 	char pod_uid[40];
 	char qos[16];			/* guaranteed, burstable, besteffort */
-	char name[64];			/* lxc: the container's name */
-	char path[256];
+	char name[256];			/* lxc, systemd-nspawn, libvirt: the machine's name */
+	/* nested: the outermost container it runs in (a kind node, Docker in Docker) */
+	char outer_runtime[16];
+	char outer_container_id[65];
+	char outer_name[256];
+	char path[IA_CGROUP_MAX];
 };
 
 void ia_identity_of(const char *path, struct ia_identity *id);
+/* Room for ia_identity_str() of any identity, whole (its path, escaped, at worst). */
+#define IA_IDENTITY_TEXT (4 * IA_CGROUP_MAX + 1024)
 /* Of cgroup v2 @cgroup_id, found under /sys/fs/cgroup now: true when it has a kind. */
 bool ia_identity_of_cgroup(uint64_t cgroup_id, struct ia_identity *id);
 struct ia_json;
@@ -541,8 +557,15 @@ int ia_client_fd(const struct ia_client *c);
 
 /* --- formatting ----------------------------------------------------- */
 
-/* The path of cgroup v2 @id under /sys/fs/cgroup ("/a/b"), or NULL. */
+/* The path of cgroup v2 @id under /sys/fs/cgroup ("/a/b"), or NULL (none, or longer than @len). */
 const char *ia_cgroup_path(uint64_t id, char *buf, size_t len);
+/*
+ * What follows a path the module cut (a flag it set) in text: IA_CUT_MARK,
+ * else "". JSON says it as "cgroup_truncated": true, the exposition with the
+ * mark in the label value and the cgroup_id label.
+ */
+#define IA_CUT_MARK "…(truncated)"
+const char *ia_cut_mark(bool truncated);
 /* "12.0 MiB", "4096 B", "unlimited" (UINT64_MAX). */
 const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
 /* An amount in a quota kind's unit: "12.0 MiB" for "bytes" (v >= 0), else "%.0f". */
@@ -648,7 +671,7 @@ void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v,
  */
 struct ia_memcg {
 	bool limited;			/* some level has a memory.max */
-	char path[512];			/* that level ("/a/b") */
+	char path[IA_CGROUP_MAX];	/* that level ("/a/b") */
 	uint64_t max, current;		/* its memory.max and memory.current */
 	bool has_events;
 	uint64_t ev_max, ev_oom, ev_oom_kill;	/* @path's memory.events */
@@ -692,7 +715,7 @@ struct ia_plan_spec {
 	bool has_memlock;		/* process memlock=: the limit it will run under */
 	uint64_t memlock;		/* bytes; UINT64_MAX: unlimited */
 	int cap_ipc_lock;		/* process cap_ipc_lock=: -1 not said, 0, 1 */
-	char cgroup[256];		/* process cgroup=: where it will run ("" not said) */
+	char cgroup[IA_CGROUP_MAX];	/* process cgroup=: where it will run ("" not said) */
 };
 
 /*
@@ -730,7 +753,7 @@ struct ia_plan_state {
 	char memlock_from[64];		/* where that came from */
 	bool cap_ipc_lock;
 	uint64_t mm_locked;		/* the process's mm->locked_vm (0: a new one) */
-	char cgroup[256];		/* where it runs ("" unknown) */
+	char cgroup[IA_CGROUP_MAX];	/* where it runs ("" unknown) */
 	struct ia_memcg memcg;		/* its memory limit there (limited false: none) */
 	char who[64];			/* "a new process of uid 1000", "pid 42 (qemu)" */
 };

@@ -19,7 +19,7 @@
 /* A cgroup file's number; "max" is UINT64_MAX. -1 when unreadable. */
 static int read_num(const char *dir, const char *file, uint64_t *v)
 {
-	char path[512], buf[64];
+	char path[sizeof(CGROOT) + IA_CGROUP_MAX + 32], buf[64];
 	FILE *f;
 	int ret = -1;
 
@@ -37,16 +37,18 @@ static int read_num(const char *dir, const char *file, uint64_t *v)
 
 int ia_memcg_read(const char *path, struct ia_memcg *m)
 {
-	char dir[512], file[600], line[128], *slash;
+	char dir[sizeof(CGROOT) - 1 + IA_CGROUP_MAX], file[sizeof(dir) + 32], line[128], *slash;
 	uint64_t max, cur, room, best = UINT64_MAX;
 	unsigned long long v;
 	FILE *f;
 
 	memset(m, 0, sizeof(*m));
-	snprintf(dir, sizeof(dir), "%s%s", CGROOT, !strcmp(path, "/") ? "" : path);
+	if ((size_t)snprintf(dir, sizeof(dir), "%s%s", CGROOT, !strcmp(path, "/") ? "" : path) >=
+	    sizeof(dir))
+		return -ENAMETOOLONG;
 	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
 	if (access(file, F_OK))
-		return -ENOENT;
+		return errno == ENAMETOOLONG ? -ENAMETOOLONG : -ENOENT;
 	snprintf(file, sizeof(file), "%s/memory.events", dir);
 	f = fopen(file, "r");
 	if (f) {
@@ -84,7 +86,7 @@ int ia_memcg_read(const char *path, struct ia_memcg *m)
 
 const char *ia_self_cgroup(char *buf, size_t len)
 {
-	char line[512];
+	char line[IA_CGROUP_MAX + 8];
 	const char *ret = NULL;
 	FILE *f = fopen("/proc/self/cgroup", "r");
 
@@ -93,8 +95,9 @@ const char *ia_self_cgroup(char *buf, size_t len)
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, "0::", 3)) {
 			line[strcspn(line, "\n")] = 0;
-			snprintf(buf, len, "%s", line + 3);
-			ret = buf;
+			/* Whole or not at all. */
+			if ((size_t)snprintf(buf, len, "%s", line + 3) < len)
+				ret = buf;
 		}
 	fclose(f);
 	return ret;

@@ -272,6 +272,7 @@ static void parse_failure(struct nlattr *nest, struct ia_failure *f)
 	parse_owner(tb[IOMMU_ACCOUNT_A_FAILURE_OWNER], &f->owner);
 	f->cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID);
 	stra(tb, IOMMU_ACCOUNT_A_FAILURE_CGROUP, f->cgroup, sizeof(f->cgroup));
+	f->cgroup_truncated = tb[IOMMU_ACCOUNT_A_FAILURE_CGROUP_TRUNCATED] != NULL;
 	f->ioas = u32a(tb, IOMMU_ACCOUNT_A_FAILURE_IOAS);
 }
 
@@ -854,6 +855,7 @@ static int proc_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
 	p.pinned_vm = u64a(tb, IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES);
 	p.rings = u32a(tb, IOMMU_ACCOUNT_A_PROC_RINGS);
 	stra(tb, IOMMU_ACCOUNT_A_PROC_CGROUP, p.cgroup, sizeof(p.cgroup));
+	p.cgroup_truncated = tb[IOMMU_ACCOUNT_A_PROC_CGROUP_TRUNCATED] != NULL;
 	p.has_uring_fds = tb[IOMMU_ACCOUNT_A_PROC_URING_FDS];
 	p.uring_fds = u32a(tb, IOMMU_ACCOUNT_A_PROC_URING_FDS);
 	return fn(&p, ca->arg);

@@ -240,7 +240,7 @@ int ia_plan_parse_line(struct ia_plan_spec *s, const char *text, unsigned int li
 	static const char *const kinds[] = { "process", "uring", "vfio", "iommufd", "vm",
 		"qpair" };
 	struct ia_plan_item it = { .line = line, .entries = 8, .count = 1, .devices = 1 };
-	char buf[512], *save = NULL, *w, *eq, *words[64];
+	char buf[IA_CGROUP_MAX + 512], *save = NULL, *w, *eq, *words[64];
 	unsigned int seen = 0, k, nw = 0, j;
 	int kind = -1;
 
@@ -303,7 +303,7 @@ int ia_plan_parse_line(struct ia_plan_spec *s, const char *text, unsigned int li
 int ia_plan_parse_file(struct ia_plan_spec *s, FILE *f, const char *name, char *err,
 		       size_t len)
 {
-	char line[1024], why[256], *p, *e;
+	char line[IA_CGROUP_MAX + 1024], why[256], *p, *e;
 	unsigned int n = 0;
 
 	while (fgets(line, sizeof(line), f)) {

@@ -798,8 +798,10 @@ static struct iad_obj *pot_1000(struct iad *d, enum iad_state state)
 static void metrics_text_has_every_object_and_counter(void **state)
 {
 	static struct iad d;
+	static char longp[4096], want[4200];
 	struct iad_obj *a, *b;
 	char *txt, path[128];
+	unsigned int i;
 	size_t len;
 	FILE *f;
 
@@ -818,15 +820,25 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	b->limit = 100;
 	d.events_lost = 5;
 	/* Two holders of uid 1000's pot: a Kubernetes container, a path with a quote. */
-	d.hs = calloc(3, sizeof(*d.hs));
+	d.hs = calloc(5, sizeof(*d.hs));
 	assert_non_null(d.hs);
-	d.nhs = 3;
+	d.nhs = 5;
 	d.hs[0] = (struct iad_hseries){ 1000, 77, 262144, strdup("/kubepods.slice/"
 		"kubepods-burstable.slice/kubepods-burstable-pod7c1e9f2a_3b4c_4d5e_8f6a_0b1c2d3e4f5a"
-		".slice/cri-containerd-9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321.scope") };
-	d.hs[1] = (struct iad_hseries){ 1000, 78, 4096, strdup("/user.slice/a\"b\\c") };
+		".slice/cri-containerd-9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321.scope"), false };
+	d.hs[1] = (struct iad_hseries){ 1000, 78, 4096, strdup("/user.slice/a\"b\\c"), false };
 	/* A tenant's cgroup name of bytes that are not UTF-8, with an escape and a newline. */
-	d.hs[2] = (struct iad_hseries){ 1000, 79, 8192, strdup("/user.slice/t\xff\xc0\x80\x1b[2J\nx") };
+	d.hs[2] = (struct iad_hseries){ 1000, 79, 8192, strdup("/user.slice/t\xff\xc0\x80\x1b[2J\nx"),
+					false };
+	/*
+	 * Two cgroups whose paths the module cut at the same 4095 bytes (a
+	 * tenant's deep tree): two series, each marked, told apart by cgroup_id.
+	 */
+	memset(longp, 'd', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = 0;
+	d.hs[3] = (struct iad_hseries){ 1000, 80, 4096, strdup(longp), true };
+	d.hs[4] = (struct iad_hseries){ 1000, 81, 8192, strdup(longp), true };
 	txt = iad_metrics_text(&d, &len);
 	assert_non_null(txt);
 	assert_non_null(strstr(txt, "iommu_account_up 1\n"));
@@ -840,13 +852,17 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	assert_non_null(strstr(txt, "iommu_account_holder_pot_bytes{uid=\"1000\",cgroup=\"/kubepods.slice/"
 		"kubepods-burstable.slice/kubepods-burstable-pod7c1e9f2a_3b4c_4d5e_8f6a_0b1c2d3e4f5a.slice/"
 		"cri-containerd-9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321.scope\","
-		"container_id=\"9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321\","
+		"cgroup_id=\"77\",container_id=\"9a8b7c6d5e4f30211203f4e5d6c7b8a90fedcba9876543210fedcba987654321\","
 		"pod_uid=\"7c1e9f2a-3b4c-4d5e-8f6a-0b1c2d3e4f5a\",runtime=\"containerd\","
 		"unit=\"\"} 262144\n"));
 	assert_non_null(strstr(txt, "iommu_account_holder_pot_bytes{uid=\"1000\",cgroup=\"/user.slice/a\\\"b\\\\c\","
-		"container_id=\"\",pod_uid=\"\",runtime=\"\",unit=\"\"} 4096\n"));
+		"cgroup_id=\"78\",container_id=\"\",pod_uid=\"\",runtime=\"\",unit=\"\"} 4096\n"));
 	/* Valid UTF-8, the bytes shown as \xHH, no raw control: promtool takes it. */
 	assert_non_null(strstr(txt, "cgroup=\"/user.slice/t\\\\xff\\\\xc0\\\\x80\\\\x1b[2J\\\\x0ax\""));
+	for (i = 80; i <= 81; i++) {
+		snprintf(want, sizeof(want), "cgroup=\"%s" IA_CUT_MARK "\",cgroup_id=\"%u\",", longp, i);
+		assert_non_null(strstr(txt, want));
+	}
 	assert_true(ia_utf8_valid(txt));
 	/* Left for promtool (scripts/check). */
 	snprintf(path, sizeof(path), "%s/metrics.txt", tmpdir);
@@ -1868,6 +1884,7 @@ static void history_enospc_said_truly_and_retried(void **state)
 static void cgroup_identity_of_real_paths(void **state)
 {
 #define CID "4f1c2b3a4d5e6f708192a3b4c5d6e7f80123456789abcdef0123456789abcdef"
+#define CID2 "0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b"
 #define POD "7c1e9f2a-3b4c-4d5e-8f6a-0b1c2d3e4f5a"
 #define PODU "7c1e9f2a_3b4c_4d5e_8f6a_0b1c2d3e4f5a"
 	static const struct {
@@ -1887,6 +1904,9 @@ static void cgroup_identity_of_real_paths(void **state)
 		{ "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" CID ".scope",
 		  "container", "podman", "", CID, "", "", "" },
 		{ "/libpod_parent/libpod-" CID, "container", "podman", "", CID, "", "", "" },
+		/* Rootless Docker (systemd driver): the scope under the user's manager. */
+		{ "/user.slice/user-1000.slice/user@1000.service/user.slice/docker-" CID ".scope",
+		  "container", "docker", "", CID, "", "", "" },
 		{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" PODU
 		  ".slice/cri-containerd-" CID ".scope", "kubernetes", "containerd", "", CID, POD,
 		  "burstable", "" },
@@ -1906,6 +1926,31 @@ static void cgroup_identity_of_real_paths(void **state)
 		  "guaranteed", "" },
 		{ "/lxc.payload.web01", "container", "lxc", "", "", "", "", "web01" },
 		{ "/lxc/web01", "container", "lxc", "", "", "", "", "web01" },
+		/* systemd-nspawn: its template unit, or machined's scope (names unit-escaped). */
+		{ "/machine.slice/systemd-nspawn@build\\x2dbox.service/payload", "container",
+		  "systemd-nspawn", "", "", "", "", "build-box" },
+		{ "/machine.slice/machine-build\\x2dbox.scope/payload/system.slice/sshd.service",
+		  "container", "systemd-nspawn", "", "", "", "", "build-box" },
+		/* libvirt's machines: a VM is not a container. */
+		{ "/machine.slice/machine-qemu\\x2d3\\x2dgpu\\x2dvm.scope/libvirt/vcpu0", "vm",
+		  "libvirt", "", "", "", "", "gpu-vm" },
+		/* Podman's pods: the container's scope under the pod's slice. */
+		{ "/machine.slice/machine-libpod_pod_0123.slice/libpod-" CID ".scope", "container",
+		  "podman", "", CID, "", "", "" },
+		/* Nested: kind's nodes (systemd and cgroupfs drivers), Docker in Docker. */
+		{ "/system.slice/docker-" CID2 ".scope/kubelet.slice/kubelet-kubepods.slice/"
+		  "kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod" PODU ".slice/"
+		  "cri-containerd-" CID ".scope", "kubernetes", "containerd", "", CID, POD,
+		  "besteffort", "" },
+		{ "/system.slice/docker-" CID2 ".scope/kubelet.slice/kubelet-kubepods.slice/"
+		  "kubelet-kubepods-pod" PODU ".slice", "kubernetes", "", "", "", POD, "guaranteed", "" },
+		{ "/docker/" CID2 "/kubelet/kubepods/burstable/pod" POD "/" CID, "kubernetes", "cri",
+		  "", CID, POD, "burstable", "" },
+		{ "/system.slice/docker-" CID2 ".scope/docker/" CID, "container", "docker", "", CID,
+		  "", "", "" },
+		/* Docker inside a pod's container: the inner container, in that pod. */
+		{ "/kubepods/burstable/pod" POD "/" CID2 "/docker/" CID, "container", "docker", "",
+		  CID, POD, "", "" },
 		/* No rule: the path itself. */
 		{ "/", "", "", "", "", "", "", "" },
 		{ "/ia-ctl-refused-1234", "", "", "", "", "", "", "" },
@@ -1913,9 +1958,10 @@ static void cgroup_identity_of_real_paths(void **state)
 		{ "/kubepods.slice", "", "", "", "", "", "", "" },
 		{ "/mygroup/" CID, "", "", "", "", "", "", "" },
 	};
-	struct ia_identity id;
-	char buf[256];
-	size_t i;
+	static char deep[IA_CGROUP_MAX];
+	static struct ia_identity id;
+	static char buf[IA_IDENTITY_TEXT];
+	size_t i, n;
 
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -1931,7 +1977,40 @@ static void cgroup_identity_of_real_paths(void **state)
 		if (!id.kind[0])
 			assert_string_equal(t[i].path, buf);
 	}
+	/* The container a nested one runs in: the kind node, the outer Docker. */
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (strncmp(t[i].path, "/system.slice/docker-" CID2, 21 + 64) &&
+		    strncmp(t[i].path, "/docker/" CID2, 8 + 64))
+			continue;
+		ia_identity_of(t[i].path, &id);
+		assert_string_equal("docker", id.outer_runtime);
+		assert_string_equal(CID2, id.outer_container_id);
+		assert_non_null(strstr(ia_identity_str(&id, buf, sizeof(buf)),
+				       " in container 0a9b8c7d6e5f… (docker)"));
+	}
+	ia_identity_of("/system.slice/docker-" CID ".scope", &id);
+	assert_string_equal("", id.outer_runtime);
+	/* Every component is read: 40 levels, and 3,800 bytes, before the container. */
+	for (i = 0, n = 0; i < 40; i++)
+		n += snprintf(deep + n, sizeof(deep) - n, "/l%zu", i);
+	snprintf(deep + n, sizeof(deep) - n, "/docker-" CID ".scope");
+	ia_identity_of(deep, &id);
+	assert_string_equal("container", id.kind);
+	assert_string_equal(CID, id.container_id);
+	for (i = 0, n = 0; n < 3800; i++) {
+		deep[n++] = '/';
+		memset(deep + n, 'x', 190);
+		n += 190;
+	}
+	snprintf(deep + n, sizeof(deep) - n, "/kubepods/besteffort/pod" POD "/crio-" CID);
+	assert_true(strlen(deep) < IA_CGROUP_MAX);
+	ia_identity_of(deep, &id);
+	assert_string_equal("kubernetes", id.kind);
+	assert_string_equal("cri-o", id.runtime);
+	assert_string_equal(CID, id.container_id);
+	assert_string_equal(POD, id.pod_uid);
 #undef CID
+#undef CID2
 #undef POD
 #undef PODU
 }
