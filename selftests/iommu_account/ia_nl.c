@@ -12,13 +12,6 @@
 
 #include "ia_nl.h"
 
-/*
- * A receive buffer as the kernel advises for dumps (32 KiB: NLMSG_GOODSIZE
- * is only a floor), not libmnl's page: a process whose cgroup path is
- * PATH_MAX long makes an element of over 4 KiB.
- */
-#define IA_NL_BUF 32768
-
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
@@ -48,9 +41,10 @@ static void parse_err(struct ia_nl *s, const struct nlmsghdr *nlh)
 /* Send @nlh and read until the ack, the error or the end of the dump. */
 static int transact(struct ia_nl *s, struct nlmsghdr *nlh, data_cb cb, void *arg)
 {
-	char buf[IA_NL_BUF];
+	char small[MNL_SOCKET_BUFFER_SIZE], *buf = small, *big = NULL;
 	bool dump = nlh->nlmsg_flags & NLM_F_DUMP;
 	uint32_t seq = ++s->seq;
+	int fd = mnl_socket_get_fd(s->nl), ret;
 	ssize_t n;
 
 	nlh->nlmsg_seq = seq;
@@ -64,9 +58,28 @@ static int transact(struct ia_nl *s, struct nlmsghdr *nlh, data_cb cb, void *arg
 		struct nlmsghdr *m;
 		int len;
 
-		n = mnl_socket_recvfrom(s->nl, buf, sizeof(buf));
-		if (n < 0)
-			return -errno;
+		/*
+		 * A page, as libmnl reads, unless the message is larger (an element
+		 * with a cgroup path of PATH_MAX): its size is peeked first. The
+		 * kernel sizes later dumps by the reads it saw: pages, then.
+		 */
+		n = recv(fd, small, sizeof(small), MSG_PEEK | MSG_TRUNC);
+		if (n > (ssize_t)sizeof(small)) {
+			char *nb = realloc(big, n);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			big = buf = nb;
+		} else {
+			buf = small;
+		}
+		n = n < 0 ? n : recv(fd, buf, n > (ssize_t)sizeof(small) ? (size_t)n : sizeof(small), 0);
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
 		len = (int)n;
 		s->batches++;
 		for (m = (struct nlmsghdr *)buf; mnl_nlmsg_ok(m, len); m = mnl_nlmsg_next(m, &len)) {
@@ -76,22 +89,26 @@ static int transact(struct ia_nl *s, struct nlmsghdr *nlh, data_cb cb, void *arg
 				const struct nlmsgerr *e = mnl_nlmsg_get_payload(m);
 
 				parse_err(s, m);
-				return e->error;	/* 0: the ack */
+				ret = e->error;	/* 0: the ack */
+				goto out;
 			}
 			if (m->nlmsg_type == NLMSG_DONE) {
-				int err = *(int *)mnl_nlmsg_get_payload(m);
+				ret = *(int *)mnl_nlmsg_get_payload(m);
 
-				if (err)
-					return err;
 				/* The ack of a dump follows DONE only on newer kernels. */
-				if (dump)
-					return 0;
+				if (ret || dump)
+					goto out;
 				continue;
 			}
-			if (cb && cb(m, arg) < 0)
-				return -EPROTO;
+			if (cb && cb(m, arg) < 0) {
+				ret = -EPROTO;
+				goto out;
+			}
 		}
 	}
+out:
+	free(big);
+	return ret;
 }
 
 static int family_cb(const struct nlmsghdr *nlh, void *arg)
@@ -136,7 +153,7 @@ static struct nlmsghdr *put_hdr(char *buf, uint16_t type, uint8_t cmd, uint16_t 
 
 int ia_nl_open(struct ia_nl *s)
 {
-	char buf[IA_NL_BUF];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
 	int one = 1, ret;
 
@@ -222,7 +239,7 @@ static int status_cb(const struct nlmsghdr *nlh, void *arg)
 
 int ia_get_status(struct ia_nl *s, struct ia_status *st)
 {
-	char buf[IA_NL_BUF];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 
 	memset(st, 0, sizeof(*st));
 	return transact(s, put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_STATUS, 0),
@@ -330,7 +347,7 @@ static int collect_cb(const struct nlmsghdr *nlh, void *arg)
 static int get_one(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
 		   void (*parse)(const struct nlmsghdr *, void *), void *out, size_t size)
 {
-	char buf[IA_NL_BUF];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct collect c = { out, size, 1, 0, parse };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -348,7 +365,7 @@ static int dump_all(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
 		    void (*parse)(const struct nlmsghdr *, void *), void *out, size_t size,
 		    int max)
 {
-	char buf[IA_NL_BUF];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct collect c = { out, size, max, 0, parse };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -534,7 +551,7 @@ static int thresholds_cb(const struct nlmsghdr *nlh, void *arg)
  */
 static int thresholds_req(struct ia_nl *s, bool set, bool pot, uint32_t *v)
 {
-	char buf[IA_NL_BUF];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
 
 	nlh = put_hdr(buf, s->family, set ? IOMMU_ACCOUNT_CMD_SET_THRESHOLDS :
@@ -724,7 +741,7 @@ static void parse_quota(const struct nlmsghdr *nlh, void *elem)
 
 int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, struct ia_quota *out)
 {
-	char buf[IA_NL_BUF];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct collect c = { out, sizeof(*out), 1, 0, parse_quota };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -741,7 +758,7 @@ int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, struct ia_quota *o
 int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
 		   struct ia_quota *out, int max)
 {
-	char buf[IA_NL_BUF];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct collect c = { out, sizeof(*out), max, 0, parse_quota };
 	struct nlmsghdr *nlh;
 	int ret;
@@ -759,7 +776,7 @@ int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
 
 int ia_set_qpair_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin)
 {
-	char buf[IA_NL_BUF];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	uint32_t v[3];
 	struct nlmsghdr *nlh;
 
