@@ -5,7 +5,11 @@
  * against. Its own parser (not libia's): the same words, read separately.
  *
  *   plan_run [--uid U] [--memlock BYTES|unlimited] [--cap-ipc-lock] [--hold] ITEM...
- *   ITEM: "uring entries=N buffers=N size=S page=4k|thp|2m|1g"
+ *   ITEM: "uring entries=N buffers=N size=S page=4k|thp|2m|1g offset=B
+ *          layout=separate|arena arena=S"
+ *         (page=4k plain memory, thp under MADV_HUGEPAGE, 2m/1g hugetlb;
+ *          each mapping aligned to the largest folio it holds, as plan
+ *          assumes: 2 MiB for a mapping of 2 MiB or more)
  *         "vfio maps=N size=S"        (a new type1 container on an edu group of its own)
  *         "qpair capacity=N depth=N"  (a simulated SPDK qpair, published)
  *
@@ -15,9 +19,12 @@
  * would. Prints one JSON line: the refusal (item, step, call, errno: the
  * kernel's own return), VmLck (mm->locked_vm), each container's entries in
  * use (dma_entry_limit - VFIO_IOMMU_GET_INFO's DMA_AVAIL), each qpair's
- * descriptors in use, the hugetlb pages mapped, and whether a page=thp buffer
- * was not all THP (smaps' AnonHugePages). With --hold it then waits
- * for stdin to close, holding everything.
+ * descriptors in use, the hugetlb pages mapped, and of the buffers' THP-able
+ * mappings the bytes THP could back (2 MiB ranges inside them) and the bytes
+ * it did (smaps' AnonHugePages). With --share-memory, a uring item whose
+ * mappings are laid out like an earlier item's registers that item's
+ * memory (one memory, two rings). With --hold it then waits for stdin to
+ * close, holding everything.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,8 +53,10 @@
 struct item {
 	char kind[16];
 	unsigned long entries, count, capacity, depth;
-	unsigned long long size;
+	unsigned long long size, offset, arena;
+	bool packed;
 	char page[8];
+	void **maps;		/* uring: its mappings (one when packed) */
 	/* results */
 	struct vfio_ctr ctr;
 	bool has_ctr;
@@ -57,7 +66,8 @@ struct item {
 static struct item items[MAXI];
 static int nitems;
 static unsigned long huge_2m, huge_1g;
-static bool thp_short;		/* a page=thp buffer the kernel did not back with THP */
+static unsigned long long thp_eligible, thp_backed;	/* bytes */
+static bool share;
 
 /* The AnonHugePages of the mapping at @addr (/proc/self/smaps), in bytes. */
 static unsigned long long thp_bytes(uintptr_t addr)
@@ -117,6 +127,12 @@ static void parse(const char *arg, struct item *it)
 			it->size = size_of(eq);
 		else if (!strcmp(w, "page"))
 			snprintf(it->page, sizeof(it->page), "%s", eq);
+		else if (!strcmp(w, "offset"))
+			it->offset = size_of(eq);
+		else if (!strcmp(w, "layout"))
+			it->packed = !strcmp(eq, "arena");
+		else if (!strcmp(w, "arena"))
+			it->packed = true, it->arena = size_of(eq);
 		else if (!strcmp(w, "capacity"))
 			it->capacity = strtoul(eq, NULL, 10);
 		else if (!strcmp(w, "depth"))
@@ -148,16 +164,28 @@ static const char *ename(int e)
 	return "other";
 }
 
-/* One buffer of @it's page kind, touched; NULL with errno. */
-static void *buffer(const struct item *it)
+/* The length of one of @it's mappings: what its buffers need, in its pages. */
+static size_t map_len(const struct item *it)
 {
-	size_t len = (it->size + 4095) & ~4095ULL;
-	char *p;
+	unsigned long long unit = !strcmp(it->page, "1g") ? 1ULL << 30 :
+				  strcmp(it->page, "4k") ? SZ_2M : 4096;
+	unsigned long long need = it->offset + it->size * (it->packed ? it->count : 1);
+
+	if (it->packed && it->arena > need)
+		need = it->arena;
+	return (need + unit - 1) / unit * unit;
+}
+
+/* One mapping of @it's page kind, touched; NULL with errno. */
+static void *mapping(const struct item *it)
+{
+	size_t len = map_len(it), skip;
+	char *p, *raw;
+	uintptr_t a;
 
 	if (!strcmp(it->page, "2m") || !strcmp(it->page, "1g")) {
 		size_t h = !strcmp(it->page, "2m") ? SZ_2M : 1UL << 30;
 
-		len = (it->size + h - 1) / h * h;
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
 			 MAP_HUGETLB | (h == SZ_2M ? MAP_HUGE_2MB : MAP_HUGE_1GB), -1, 0);
 		if (p == MAP_FAILED)
@@ -166,40 +194,49 @@ static void *buffer(const struct item *it)
 			huge_2m += len / h;
 		else
 			huge_1g += len / h;
-	} else if (!strcmp(it->page, "thp")) {
-		/* 2 MiB-aligned and whole huge pages long, as an allocator of THP
-		 * memory hands it out; the buffer is its first @size bytes. */
-		char *raw;
-		uintptr_t a;
-
-		len = (len + SZ_2M - 1) & ~(SZ_2M - 1);
-		raw = mmap(NULL, len + SZ_2M, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			   -1, 0);
-		if (raw == MAP_FAILED)
-			return NULL;
-		a = ((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1);
-		if (a > (uintptr_t)raw)
-			munmap(raw, a - (uintptr_t)raw);
-		munmap((char *)a + len, (uintptr_t)raw + len + SZ_2M - a - len);
-		p = (char *)a;
-		madvise(p, len, MADV_HUGEPAGE);
 		memset(p, 1, len);
-		if (thp_bytes(a) < len)
-			thp_short = true;
-	} else {
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			return NULL;
+		return p;
 	}
+	/* Aligned to 2 MiB when it is that long, as the kernel places it since
+	 * 6.7 (done here for every kernel, so that the test's layout is
+	 * plan's), and exactly @len long: the VMA THP may fill. */
+	skip = len >= SZ_2M ? SZ_2M : 0;
+	raw = mmap(NULL, len + skip, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	a = skip ? ((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1) : (uintptr_t)raw;
+	if (a > (uintptr_t)raw)
+		munmap(raw, a - (uintptr_t)raw);
+	if (skip && (uintptr_t)raw + len + skip > a + len)
+		munmap((char *)a + len, (uintptr_t)raw + len + skip - a - len);
+	p = (char *)a;
+	if (!strcmp(it->page, "thp"))
+		madvise(p, len, MADV_HUGEPAGE);
 	memset(p, 1, len);
+	thp_eligible += len / SZ_2M * SZ_2M;
+	thp_backed += thp_bytes(a);
 	return p;
+}
+
+/* An earlier uring item laid out as @it: its memory, for --share-memory. */
+static const struct item *same_layout(const struct item *it)
+{
+	const struct item *o;
+
+	for (o = items; o < it; o++)
+		if (!strcmp(o->kind, "uring") && o->maps && o->count == it->count &&
+		    o->size == it->size && o->offset == it->offset && o->packed == it->packed &&
+		    o->arena == it->arena && !strcmp(o->page, it->page))
+			return o;
+	return NULL;
 }
 
 static int run_uring(int i, struct item *it)
 {
 	struct io_uring_params p = { 0 };
+	const struct item *o;
+	unsigned long k, n;
 	struct iovec *iov;
-	unsigned long k;
 	int fd;
 
 	fd = (int)syscall(__NR_io_uring_setup, it->entries, &p);
@@ -207,14 +244,21 @@ static int run_uring(int i, struct item *it)
 		return fail(i, 0, "io_uring_setup", errno);
 	if (!it->count)
 		return 0;
+	n = it->packed ? 1 : it->count;
 	iov = calloc(it->count, sizeof(*iov));
-	if (!iov)
+	it->maps = calloc(n, sizeof(*it->maps));
+	if (!iov || !it->maps)
 		return fail(i, 0, "calloc", ENOMEM);
-	for (k = 0; k < it->count; k++) {
-		iov[k].iov_base = buffer(it);
-		if (!iov[k].iov_base)
+	o = share ? same_layout(it) : NULL;
+	for (k = 0; k < n; k++) {
+		it->maps[k] = o ? o->maps[k] : mapping(it);
+		if (!it->maps[k])
 			return fail(i, k + 1, strcmp(it->page, "2m") && strcmp(it->page, "1g") ?
 				    "mmap" : "mmap(MAP_HUGETLB)", errno);
+	}
+	for (k = 0; k < it->count; k++) {
+		iov[k].iov_base = it->packed ? (char *)it->maps[0] + it->offset + k * it->size :
+					       (char *)it->maps[k] + it->offset;
 		iov[k].iov_len = it->size;
 	}
 	if (syscall(__NR_io_uring_register, fd, IORING_REGISTER_BUFFERS, iov, it->count)) {
@@ -308,9 +352,11 @@ int main(int argc, char **argv)
 			cap = true;
 		} else if (!strcmp(argv[a], "--hold")) {
 			hold = true;
+		} else if (!strcmp(argv[a], "--share-memory")) {
+			share = true;
 		} else {
 			fprintf(stderr, "usage: plan_run [--uid U] [--memlock B] [--cap-ipc-lock] "
-				"[--hold] ITEM...\n");
+				"[--share-memory] [--hold] ITEM...\n");
 			return 2;
 		}
 	}
@@ -353,9 +399,9 @@ int main(int argc, char **argv)
 		       failed.item, failed.step, failed.call, ename(failed.err));
 	else
 		printf("null");
-	printf(", \"thp_short\": %s, \"vmlck\": %lld, \"huge_2m\": %lu, \"huge_1g\": %lu, "
-	       "\"items\": [", thp_short ? "true" : "false", vm_locked_bytes(),
-	       huge_2m, huge_1g);
+	printf(", \"thp_eligible\": %llu, \"thp_backed\": %llu, \"vmlck\": %lld, "
+	       "\"huge_2m\": %lu, \"huge_1g\": %lu, \"items\": [", thp_eligible, thp_backed,
+	       vm_locked_bytes(), huge_2m, huge_1g);
 	for (i = 0; i < nitems; i++)
 		printf("%s{\"line\": %d, \"kind\": \"%s\", \"used\": %lu}", i ? ", " : "", i + 1,
 		       items[i].kind, items[i].used);

@@ -34,6 +34,13 @@ struct ia_ctx {
 	bool hist_openmetrics;	/* history --openmetrics */
 	const char *spec_file;	/* plan --file SPEC ("-": stdin) */
 	struct ia_plan_spec *plan;	/* plan's workload, parsed before connecting */
+	bool offline;		/* plan --offline, or no module: nothing read through it */
+	bool limit_for;		/* plan --limit-for: the least RLIMIT_MEMLOCK, a number */
+	bool have_pot, have_del;
+	uint64_t pot;		/* plan --pot */
+	uint32_t dma_entry_limit;	/* plan --dma-entry-limit */
+	const char *kernel;	/* plan --kernel REL */
+	const char *thp;	/* plan --thp MODE */
 };
 
 /* The key given with --uid/--id, or NULL for a dump. */

@@ -15,14 +15,16 @@
 #include "ctl.h"
 
 enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT, OPT_PID, OPT_KIND, OPT_MARGIN, OPT_DAEMON,
-       OPT_SINCE, OPT_FILE, OPT_OPENMETRICS };
+       OPT_SINCE, OPT_FILE, OPT_OPENMETRICS, OPT_OFFLINE, OPT_POT, OPT_DEL, OPT_KERNEL, OPT_THP,
+       OPT_LIMIT_FOR };
 
 /* Which of --uid / --id / --count a command takes. */
 enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4, TAKES_PID = 8, TAKES_KIND = 16,
        TAKES_MARGIN = 32, TAKES_DAEMON = 64,
        NO_NETLINK = 128 /* talks to iommu-accountd (or its files) only */,
        TAKES_HIST = 256 /* --since, --openmetrics */, TAKES_FILE = 512,
-       VARARGS = 1024 /* any number of arguments up to max_args */ };
+       VARARGS = 1024 /* any number of arguments up to max_args */,
+       TAKES_PLAN = 2048 /* --offline, --pot, --dma-entry-limit, --kernel, --thp, --limit-for */ };
 
 static const struct {
 	const char *name;
@@ -52,8 +54,10 @@ static const struct {
 	  "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state" },
 	{ "history", cmd_history, TAKES_HIST | TAKES_FILE | NO_NETLINK, 1, 1,
 	  "KIND:ID [--since T] [--file PATH] [--openmetrics]  what iommu-accountd kept of it" },
-	{ "plan", cmd_plan, TAKES_UID | TAKES_PID | TAKES_FILE | VARARGS, 0, IA_PLAN_MAX_ITEMS,
-	  "[--uid N|--pid N] [--file SPEC] [ITEM ...]  will a workload fit: each counter after "
+	{ "plan", cmd_plan, TAKES_UID | TAKES_PID | TAKES_FILE | VARARGS | TAKES_PLAN, 0,
+	  IA_PLAN_MAX_ITEMS,
+	  "[--uid N|--pid N] [--file SPEC] [ITEM ...] [--offline [--pot B] [--dma-entry-limit N] "
+	  "[--kernel REL] [--thp MODE]] [--limit-for]  will a workload fit: each counter after "
 	  "it, the first refusal, the settings that fit" },
 	{ "events", cmd_events, TAKES_COUNT, 0, 0,
 	  "[--count N]  follow failure and threshold events" },
@@ -76,7 +80,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-11s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\nexit status: 0 ok, 1 usage, 2 module not loaded, 3 permission denied,\n"
 		   "4 no such object, 5 unsupported by the loaded module or kernel, 6 other failure,\n"
-		   "7 the kernel refuses the module's signature, 8 plan: the workload would be refused\n");
+		   "7 the kernel refuses the module's signature, 8 plan: the workload would be refused,\n"
+		   "9 plan: the verdict rests on figures it could not read (offline)\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -103,6 +108,12 @@ int main(int argc, char **argv)
 		{ "since", required_argument, NULL, OPT_SINCE },
 		{ "file", required_argument, NULL, OPT_FILE },
 		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
+		{ "offline", no_argument, NULL, OPT_OFFLINE },
+		{ "pot", required_argument, NULL, OPT_POT },
+		{ "dma-entry-limit", required_argument, NULL, OPT_DEL },
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "thp", required_argument, NULL, OPT_THP },
+		{ "limit-for", no_argument, NULL, OPT_LIMIT_FOR },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ia_ctx ctx = { 0 };
@@ -169,6 +180,49 @@ int main(int argc, char **argv)
 			else
 				ctx.hist_openmetrics = true;
 			break;
+		case OPT_OFFLINE:
+		case OPT_LIMIT_FOR:
+			given |= TAKES_PLAN;
+			optname = c == OPT_OFFLINE ? "--offline" : "--limit-for";
+			if (c == OPT_OFFLINE)
+				ctx.offline = true;
+			else
+				ctx.limit_for = true;
+			break;
+		case OPT_POT:
+			given |= TAKES_PLAN;
+			optname = "--pot";
+			if (ia_parse_size(optarg, &ctx.pot) || ctx.pot == UINT64_MAX)
+				return usage_error("--pot takes a size in bytes (0, 6M), not '%s'",
+						   optarg);
+			ctx.have_pot = true;
+			break;
+		case OPT_DEL:
+			given |= TAKES_PLAN;
+			optname = "--dma-entry-limit";
+			if (ia_parse_u32(optarg, &ctx.dma_entry_limit) || !ctx.dma_entry_limit)
+				return usage_error("--dma-entry-limit takes a number above 0, not '%s'",
+						   optarg);
+			ctx.have_del = true;
+			break;
+		case OPT_KERNEL:
+			given |= TAKES_PLAN;
+			optname = "--kernel";
+			if (!*optarg || strlen(optarg) >= 64 || strspn(optarg, "0123456789.") < 3 ||
+			    !strchr(optarg, '.'))
+				return usage_error("--kernel takes a release (6.12, 7.3.4+deb13-amd64), "
+						   "not '%s'", optarg);
+			ctx.kernel = optarg;
+			break;
+		case OPT_THP:
+			given |= TAKES_PLAN;
+			optname = "--thp";
+			if (strcmp(optarg, "always") && strcmp(optarg, "madvise") &&
+			    strcmp(optarg, "never"))
+				return usage_error("--thp takes always, madvise or never, not '%s'",
+						   optarg);
+			ctx.thp = optarg;
+			break;
 		case OPT_COUNT:
 			given |= TAKES_COUNT;
 			if (ia_parse_u32(optarg, &ctx.count) || !ctx.count)
@@ -193,6 +247,12 @@ int main(int argc, char **argv)
 				   given & TAKES_COUNT ? "--count" : optname);
 	if ((given & TAKES_PID) && (given & TAKES_UID))
 		return usage_error("%s", "--uid and --pid exclude each other");
+	if ((ctx.have_pot || ctx.have_del || ctx.kernel || ctx.thp) && !ctx.offline)
+		return usage_error("%s", "--pot, --dma-entry-limit, --kernel and --thp state what "
+				   "plan --offline cannot read: give --offline");
+	if (ctx.offline && (given & TAKES_PID))
+		return usage_error("%s", "--pid is read through the module; offline, say the "
+				   "process with a spec line (process memlock=... cap_ipc_lock=...)");
 	nargs = argc - optind - 1;
 	if (nargs < cmds[i].min_args || nargs > cmds[i].max_args ||
 	    (nargs && nargs != cmds[i].max_args && !(cmds[i].takes & VARARGS)))
@@ -230,7 +290,21 @@ int main(int argc, char **argv)
 	ia_json_init(&ctx.j, stdout);
 	if (cmds[i].takes & NO_NETLINK)
 		return cmds[i].fn(&ctx);
+	if (ctx.offline) {
+		ret = cmds[i].fn(&ctx);
+		free(ctx.plan);
+		return ret;
+	}
 	ret = ia_client_open(&ctx.cl);
+	if (ret == -ENOENT && !strcmp(ctx.cmd, "plan") && !ctx.have_pid) {
+		/* No module: plan the rest, and say what could not be read. */
+		fprintf(stderr, "iommu-accountctl: plan: %s; planning offline: the uid's pot is "
+			"not known (--offline --pot BYTES states it)\n", ctx.cl.errmsg);
+		ctx.offline = true;
+		ret = cmds[i].fn(&ctx);
+		free(ctx.plan);
+		return ret;
+	}
 	if (ret == -ENOENT)
 		ret = ctx.cl.nomodule_exit;
 	if (ret)

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <glob.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <stdlib.h>
@@ -68,10 +69,110 @@ static int64_t hugetlb_free(const char *size)
 	return fr > resv ? fr - resv : 0;
 }
 
-static void gather_facts(const struct ia_plan_spec *s, struct ia_plan_facts *f)
+/* Folios of @kb KiB under @setting: for plain memory, for MADV_HUGEPAGE's. */
+static void thp_orders(struct ia_plan_facts *f, unsigned long kb, const char *setting)
+{
+	unsigned int o = 0;
+	uint32_t bit;
+
+	while (((uint64_t)f->page_size << (o + 1)) <= (uint64_t)kb * 1024)
+		o++;
+	if (!o || o > 30)
+		return;
+	bit = 1u << o;
+	f->thp_plain &= ~bit;
+	f->thp_advised &= ~bit;
+	if (!strcmp(setting, "always"))
+		f->thp_plain |= bit;
+	if (!strcmp(setting, "always") || !strcmp(setting, "madvise"))
+		f->thp_advised |= bit;
+}
+
+/* What an offline plan could not read, and took instead. */
+struct unread {
+	unsigned int n;
+	bool pot;			/* the pot is one of them */
+	char why[6][224];
+};
+
+static void unread(struct unread *u, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (u->n >= sizeof(u->why) / sizeof(u->why[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(u->why[u->n++], sizeof(u->why[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* Whether --kernel names this host's kernel (a prefix of its release). */
+static bool same_kernel(const struct ia_ctx *ctx, const char *krel)
+{
+	size_t n;
+
+	if (!ctx->kernel)
+		return true;
+	n = strlen(ctx->kernel);
+	return !strncmp(krel, ctx->kernel, n) && (!krel[n] || krel[n] == '.' || krel[n] == '-' ||
+						   krel[n] == '+');
+}
+
+/* Series whose ring memory was measured uncharged (Documentation/ctl.md). */
+static bool ring_measured_free(const char *rel)
+{
+	static const char *const series[] = { "6.1", "6.12", "7.2", "7.3" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(series) / sizeof(series[0]); i++) {
+		n = strlen(series[i]);
+		if (!strncmp(rel, series[i], n) && (!rel[n] || rel[n] == '.' || rel[n] == '-' ||
+						     rel[n] == '+'))
+			return true;
+	}
+	return false;
+}
+
+/* --offline --kernel REL other than this host's: what is taken for it. */
+static void target_facts(const struct ia_ctx *ctx, const struct ia_plan_spec *s,
+			 struct ia_plan_facts *f, struct unread *u)
+{
+	unsigned int i;
+	bool uring = false, huge = false, vfio = false;
+
+	snprintf(f->krel, sizeof(f->krel), "%s", ctx->kernel);
+	for (i = 0; i < s->n; i++) {
+		uring |= s->items[i].kind == IA_PLAN_URING;
+		huge |= s->items[i].kind == IA_PLAN_URING && s->items[i].count &&
+			(s->items[i].page == IA_PAGE_2M || s->items[i].page == IA_PAGE_1G);
+		vfio |= s->items[i].kind == IA_PLAN_VFIO || s->items[i].kind == IA_PLAN_VM;
+	}
+	f->uring = 1;
+	f->ring_charged = 0;
+	if (uring && !ring_measured_free(ctx->kernel))
+		unread(u, "whether %s charges io_uring ring memory: taken as not (measured not "
+		       "charged on 6.1, 6.12, 7.2 and 7.3)", ctx->kernel);
+	if (!ctx->thp && uring)
+		unread(u, "THP settings: this host's, not %s's (--thp states them)", ctx->kernel);
+	if (huge) {
+		f->huge_free[0] = f->huge_free[1] = INT64_MAX;
+		unread(u, "hugetlb pools of %s: taken as large enough", ctx->kernel);
+	}
+	f->iommufd = true;
+	if (!ctx->have_del) {
+		f->type1 = true;
+		f->dma_entry_limit = 65535;
+		if (vfio)
+			unread(u, "dma_entry_limit of %s: taken as vfio_iommu_type1's default, "
+			       "65535 (--dma-entry-limit states it)", ctx->kernel);
+	}
+}
+
+static void gather_facts(const struct ia_ctx *ctx, const struct ia_plan_spec *s,
+			 struct ia_plan_facts *f, struct unread *u)
 {
 	char buf[64], path[160];
-	struct utsname u;
+	struct utsname un;
 	unsigned int i;
 	glob_t g;
 	size_t k;
@@ -79,11 +180,11 @@ static void gather_facts(const struct ia_plan_spec *s, struct ia_plan_facts *f)
 
 	memset(f, 0, sizeof(*f));
 	f->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
-	if (!uname(&u))
-		snprintf(f->krel, sizeof(f->krel), "%s", u.release);
+	if (!uname(&un))
+		snprintf(f->krel, sizeof(f->krel), "%s", un.release);
 	f->uring = 1;
 	f->ring_charged = 0;
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; i < s->n && same_kernel(ctx, f->krel); i++) {
 		if (s->items[i].kind != IA_PLAN_URING)
 			continue;
 		ret = ia_plan_probe_ring(s->items[i].entries, &f->ring_pages[i]);
@@ -102,20 +203,33 @@ static void gather_facts(const struct ia_plan_spec *s, struct ia_plan_facts *f)
 			f->ring_charged = 1;
 		}
 	}
+	/* THP: the top setting, and each folio size's (multi-size THP, 6.8 on:
+	 * "inherit" follows the top one; the PMD size has its own file too). */
 	if (!bracketed("/sys/kernel/mm/transparent_hugepage/enabled", f->thp, sizeof(f->thp)))
 		f->thp[0] = 0;
-	if (!glob("/sys/kernel/mm/transparent_hugepage/hugepages-*kB/enabled", 0, NULL, &g)) {
-		for (k = 0; k < g.gl_pathc; k++) {
-			unsigned long kb = strtoul(g.gl_pathv[k] + strlen(
-				"/sys/kernel/mm/transparent_hugepage/hugepages-"), NULL, 10);
+	if (!bracketed("/sys/kernel/mm/transparent_hugepage/defrag", f->thp_defrag,
+		       sizeof(f->thp_defrag)))
+		f->thp_defrag[0] = 0;
+	if (f->thp[0]) {
+		thp_orders(f, 2048, f->thp);
+		if (!glob("/sys/kernel/mm/transparent_hugepage/hugepages-*kB/enabled", 0, NULL,
+			  &g)) {
+			for (k = 0; k < g.gl_pathc; k++) {
+				unsigned long kb = strtoul(g.gl_pathv[k] + strlen(
+					"/sys/kernel/mm/transparent_hugepage/hugepages-"), NULL, 10);
 
-			if (kb >= 2048 || !bracketed(g.gl_pathv[k], buf, sizeof(buf)))
-				continue;
-			if (!strcmp(buf, "always") || (!strcmp(buf, "inherit") &&
-						       !strcmp(f->thp, "always")))
-				f->mthp = true;
+				if (kb > 2048 || !bracketed(g.gl_pathv[k], buf, sizeof(buf)))
+					continue;
+				thp_orders(f, kb, strcmp(buf, "inherit") ? buf : f->thp);
+			}
+			globfree(&g);
 		}
-		globfree(&g);
+	}
+	if (ctx->thp) {
+		snprintf(f->thp, sizeof(f->thp), "%s", ctx->thp);
+		f->thp_defrag[0] = 0;
+		f->thp_plain = f->thp_advised = 0;
+		thp_orders(f, 2048, ctx->thp);
 	}
 	f->huge_free[0] = hugetlb_free("2048kB");
 	f->huge_free[1] = hugetlb_free("1048576kB");
@@ -125,6 +239,12 @@ static void gather_facts(const struct ia_plan_spec *s, struct ia_plan_facts *f)
 		f->dma_entry_limit = (uint32_t)strtoul(buf, NULL, 10);
 	}
 	f->iommufd = !access("/dev/iommu", F_OK);
+	if (!same_kernel(ctx, f->krel))
+		target_facts(ctx, s, f, u);
+	if (ctx->have_del) {
+		f->type1 = true;
+		f->dma_entry_limit = ctx->dma_entry_limit;
+	}
 }
 
 static int got_uid(const struct ia_uid *u, void *arg)
@@ -161,7 +281,7 @@ static bool has_ipc_lock(uint32_t pid)
 }
 
 static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
-			struct ia_plan_state *st)
+			struct ia_plan_state *st, struct unread *u)
 {
 	struct ia_proc p = { 0 };
 	const char *cgroup;
@@ -208,10 +328,25 @@ static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 		return IA_EXIT_NOENT;
 	}
 	snprintf(st->cgroup, sizeof(st->cgroup), "%s", cgroup ? cgroup : "");
+	if (ctx->offline) {
+		st->pot = ctx->pot;
+		snprintf(st->pot_from, sizeof(st->pot_from), ctx->have_pot ? "--pot" :
+			 "not read: no module; taken as 0");
+		if (!ctx->have_pot) {
+			u->pot = true;
+			unread(u, "uid %u's pot: without the module, taken as 0 (--pot states it)",
+			       st->uid);
+		}
+		return 0;
+	}
 	ret = ia_get_uids(&ctx->cl, &st->uid, got_uid, &st->pot);
-	if (ret == -ENOENT)
+	snprintf(st->pot_from, sizeof(st->pot_from), "the module's reading of user_struct->"
+		 "locked_vm");
+	if (ret == -ENOENT) {
 		st->pot = 0;	/* no user_struct: nothing charged */
-	else if (ret)
+		snprintf(st->pot_from, sizeof(st->pot_from), "the module: the uid has no "
+			 "user_struct, nothing charged");
+	} else if (ret)
 		return ia_ctl_error(ctx, "plan: the uid's pot", ret);
 	return 0;
 }
@@ -236,7 +371,7 @@ static const char *amount(const char *unit, uint64_t v, char *buf, size_t len)
 
 static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 		       const struct ia_plan_facts *f, const struct ia_plan_state *st,
-		       const struct ia_plan_result *r)
+		       const struct ia_plan_result *r, const struct unread *u)
 {
 	struct ia_json *j = &ctx->j;
 	unsigned int i;
@@ -252,7 +387,13 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 	ia_json_u64(j, "mm_locked_vm", st->mm_locked);
 	ia_json_str(j, "cgroup", st->cgroup);
 	ia_json_obj_close(j);
+	ia_json_bool(j, "offline", ctx->offline);
+	ia_json_arr_open(j, "unread");
+	for (i = 0; i < u->n; i++)
+		ia_json_str(j, NULL, u->why[i]);
+	ia_json_arr_close(j);
 	ia_json_bool(j, "fits", !r->refused && !r->unknown[0]);
+	ia_json_bool(j, "may_fit", r->may_fit);
 	ia_json_bool(j, "exact", r->exact);
 	if (r->unknown[0])
 		ia_json_str(j, "unknown", r->unknown);
@@ -270,6 +411,8 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 		ia_json_u64(j, "now", w->now);
 		ia_json_u64(j, "add", w->add);
 		ia_json_u64(j, "after", after);
+		ia_json_u64(j, "add_min", w->add_min);
+		ia_json_u64(j, "after_min", w->now + w->add_min);
 		ia_json_u64_or_null(j, "limit", w->limit);
 		ia_json_u64(j, "over", w->limit != UINT64_MAX && after > w->limit ?
 			    after - w->limit : 0);
@@ -305,6 +448,7 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 	}
 	ia_json_obj_open(j, "fixes");
 	ia_json_u64(j, "memlock", r->need_memlock);
+	ia_json_u64(j, "min_memlock", r->min_memlock);
 	ia_json_u64(j, "dma_entry_limit", r->need_entries);
 	ia_json_u64(j, "io_queue_requests", r->need_requests);
 	ia_json_u64(j, "hugepages_2m", r->need_huge[0]);
@@ -315,15 +459,24 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 	for (i = 0; i < r->nnotes; i++)
 		ia_json_str(j, NULL, r->notes[i]);
 	ia_json_arr_close(j);
+	ia_json_arr_open(j, "assumptions");
+	for (i = 0; i < r->nassume; i++)
+		ia_json_str(j, NULL, r->assume[i]);
+	ia_json_arr_close(j);
 	ia_json_obj_close(j);
 	printf("\n");
 }
 
 static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
-		       const struct ia_plan_state *st, const struct ia_plan_result *r)
+		       const struct ia_plan_state *st, const struct ia_plan_result *r,
+		       const struct unread *u)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[40];
 	unsigned int i;
+
+	if (u->n)
+		printf("offline: %u figure%s not read (see \"assumed\" below): the verdict rests "
+		       "on them\n", u->n, u->n == 1 ? "" : "s");
 
 	printf("plan for uid %u on %s: %s, RLIMIT_MEMLOCK %s (%s)%s\n\n", st->uid, f->krel,
 	       st->who, ia_human_bytes(st->memlock, b1, sizeof(b1)), st->memlock_from,
@@ -341,12 +494,17 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 				 amount(w->unit, after - w->limit, b4, sizeof(b4)));
 		else
 			snprintf(b5, sizeof(b5), "fits");
-		printf("%-36s %12s %12s %12s %12s  %s%s\n", w->name,
+		printf("%-36s %12s %12s %12s %12s  %s%s", w->name,
 		       amount(w->unit, w->now, b1, sizeof(b1)),
 		       amount(w->unit, w->add, b2, sizeof(b2)),
 		       amount(w->unit, after, b3, sizeof(b3)),
 		       amount(w->unit, w->limit, b4, sizeof(b4)), b5,
 		       w->estimate ? " (estimate)" : "");
+		if (w->add_min != w->add)
+			printf(" (%s at least: without huge pages%s)", amount(w->unit, w->now +
+			       w->add_min, b1, sizeof(b1)), w->limit != UINT64_MAX &&
+			       w->now + w->add_min <= w->limit && after > w->limit ? ", fits" : "");
+		printf("\n");
 	}
 	printf("\n");
 	if (r->unknown[0]) {
@@ -357,8 +515,12 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 		const struct ia_plan_item *it = &s->items[r->item - 1];
 		const struct ia_plan_row *w = r->row < r->nrows ? &r->rows[r->row] : NULL;
 
-		printf("verdict: refused. First: line %u (%s)", it->line,
-		       ia_plan_kind_name(it->kind));
+		if (r->may_fit)
+			printf("verdict: may be refused: with huge pages, as below; without them it "
+			       "fits. First: line %u (%s)", it->line, ia_plan_kind_name(it->kind));
+		else
+			printf("verdict: refused. First: line %u (%s)", it->line,
+			       ia_plan_kind_name(it->kind));
 		if (r->step)
 			printf(", %s %u of it", it->kind == IA_PLAN_URING ? "buffer" :
 			       it->kind == IA_PLAN_QPAIR ? "request" : "map", r->step);
@@ -406,6 +568,9 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 	printf("rules applied:\n");
 	for (i = 0; i < r->nnotes; i++)
 		printf("  - %s\n", r->notes[i]);
+	printf("assumed:\n");
+	for (i = 0; i < r->nassume; i++)
+		printf("  - %s\n", r->assume[i]);
 }
 
 /* The workload from --file and the arguments, before the module is contacted. */
@@ -448,19 +613,50 @@ int ia_ctl_plan_parse(struct ia_ctx *ctx)
 	return 0;
 }
 
+/*
+ * --limit-for: the least RLIMIT_MEMLOCK the workload fits under, one number
+ * on stdout. 0: it fits under any limit, 8: another limit refuses it
+ * whatever RLIMIT_MEMLOCK is (said on stderr), 9: the number rests on
+ * what could not be read.
+ */
+static int print_limit_for(const struct ia_plan_result *r, const struct unread *u)
+{
+	unsigned int i;
+
+	printf("%" PRIu64 "\n", r->min_memlock);
+	for (i = 0; i < r->nrows; i++) {
+		const struct ia_plan_row *w = &r->rows[i];
+
+		if (w->counter != IA_PC_POT && w->counter != IA_PC_MM && w->limit != UINT64_MAX &&
+		    w->now + w->add > w->limit) {
+			fprintf(stderr, "iommu-accountctl: plan: refused whatever RLIMIT_MEMLOCK is: "
+				"by the %s\n", w->name);
+			return IA_EXIT_WONTFIT;
+		}
+	}
+	if (r->refused && r->row >= r->nrows) {
+		fprintf(stderr, "iommu-accountctl: plan: refused whatever RLIMIT_MEMLOCK is: by "
+			"io_uring's own bounds\n");
+		return IA_EXIT_WONTFIT;
+	}
+	return u->n ? IA_EXIT_UNREAD : IA_EXIT_OK;
+}
+
 int cmd_plan(struct ia_ctx *ctx)
 {
 	const struct ia_plan_spec *s = ctx->plan;
 	struct ia_plan_result *r = calloc(1, sizeof(*r));
+	struct unread u = { 0 };
 	struct ia_plan_facts f;
 	struct ia_plan_state st;
 	char why[512];
+	unsigned int i;
 	int ret;
 
 	if (!r)
 		return IA_EXIT_FAIL;
-	gather_facts(s, &f);
-	ret = gather_state(ctx, s, &st);
+	gather_facts(ctx, s, &f, &u);
+	ret = gather_state(ctx, s, &st, &u);
 	if (ret)
 		goto out;
 	if (ia_plan_eval(s, &f, &st, r, why, sizeof(why))) {
@@ -468,11 +664,23 @@ int cmd_plan(struct ia_ctx *ctx)
 		ret = IA_EXIT_UNSUPP;
 		goto out;
 	}
+	for (i = 0; i < u.n && r->nassume < IA_PLAN_MAX_ASSUME; i++)
+		snprintf(r->assume[r->nassume++], sizeof(r->assume[0]), "not read: %s", u.why[i]);
+	if (u.n)
+		r->exact = false;
+	if (ctx->limit_for) {
+		ret = print_limit_for(r, &u);
+		goto out;
+	}
 	if (ctx->json)
-		print_json(ctx, s, &f, &st, r);
+		print_json(ctx, s, &f, &st, r, &u);
 	else
-		print_text(s, &f, &st, r);
+		print_text(s, &f, &st, r, &u);
 	ret = r->unknown[0] ? IA_EXIT_UNSUPP : r->refused ? IA_EXIT_WONTFIT : IA_EXIT_OK;
+	/* A refusal with the pot taken as 0 stands (more pot refuses too);
+	 * anything else read as nothing leaves the verdict in doubt. */
+	if (u.n && ret != IA_EXIT_UNSUPP && !(ret == IA_EXIT_WONTFIT && u.n == 1 && u.pot))
+		ret = IA_EXIT_UNREAD;
 out:
 	free(r);
 	return ret;

@@ -33,6 +33,7 @@ enum {
 	IA_EXIT_FAIL = 6,	/* any other failure */
 	IA_EXIT_SIGNATURE = 7,	/* the kernel refuses the module: signatures are enforced */
 	IA_EXIT_WONTFIT = 8,	/* plan: the workload would be refused */
+	IA_EXIT_UNREAD = 9,	/* plan: the verdict rests on figures it could not read */
 };
 
 #ifndef IA_VERSION
@@ -698,7 +699,10 @@ struct ia_plan_item {
 	unsigned int line;		/* in the spec (or the argument's number) */
 	uint32_t count;			/* uring: buffers; vfio, iommufd: maps */
 	uint64_t size;			/* uring: each buffer; vfio, iommufd: each map; vm: RAM */
-	enum ia_plan_page page;		/* uring */
+	enum ia_plan_page page;		/* uring: 4k plain memory, thp MADV_HUGEPAGE, 2m/1g hugetlb */
+	uint64_t offset;		/* uring: where the (first) buffer starts in its mapping */
+	bool arena;			/* uring: layout=arena, all buffers packed in one mapping */
+	uint64_t arena_size;		/* uring: that mapping's length (0: just what they need) */
 	uint32_t entries;		/* uring: the ring's (SQ) entries */
 	uint32_t devices;		/* vm: passthrough devices */
 	bool viommu;			/* vm */
@@ -738,7 +742,10 @@ struct ia_plan_facts {
 	int ring_charged;		/* probe: 1 ring memory charged, 0 not, -1 unknown */
 	uint64_t ring_pages[IA_PLAN_MAX_ITEMS];	/* per uring item: its probe ring's charge */
 	char thp[16];			/* THP "always", "madvise", "never"; "" unknown */
-	bool mthp;			/* a smaller anonymous folio size is enabled */
+	char thp_defrag[32];		/* its defrag setting ("" unknown) */
+	/* Anonymous folio orders the kernel may use (bit o: page_size << o, up to
+	 * the PMD's): for plain memory, and for memory under MADV_HUGEPAGE. */
+	uint32_t thp_plain, thp_advised;
 	int64_t huge_free[2];		/* hugetlb 2 MiB, 1 GiB: pages free; -1 no such pool */
 	bool type1;			/* vfio_iommu_type1 loaded */
 	uint32_t dma_entry_limit;
@@ -751,6 +758,7 @@ struct ia_plan_state {
 	uint64_t pot;			/* the uid's user_struct->locked_vm, bytes */
 	uint64_t memlock;		/* RLIMIT_MEMLOCK soft; UINT64_MAX unlimited */
 	char memlock_from[64];		/* where that came from */
+	char pot_from[96];		/* where @pot came from */
 	bool cap_ipc_lock;
 	uint64_t mm_locked;		/* the process's mm->locked_vm (0: a new one) */
 	char cgroup[IA_CGROUP_MAX];	/* where it runs ("" unknown) */
@@ -764,12 +772,14 @@ enum ia_plan_counter { IA_PC_POT, IA_PC_MM, IA_PC_ENTRIES, IA_PC_HUGE_2M, IA_PC_
 
 #define IA_PLAN_MAX_ROWS 48
 #define IA_PLAN_MAX_NOTES 16
+#define IA_PLAN_MAX_ASSUME 16
 
 struct ia_plan_row {
 	enum ia_plan_counter counter;
 	char name[128];			/* "uid 1000 pot", "container of line 3" */
 	const char *unit;		/* "bytes", "entries", "pages", "descriptors" */
 	uint64_t now, add, limit;	/* limit UINT64_MAX: none */
+	uint64_t add_min;		/* the least it can take: add unless huge pages may back it */
 	unsigned int item;		/* its key: the item's index (+100 per VM container); 0: shared */
 	unsigned int line;		/* the spec line of the item it belongs to; 0: shared */
 	bool estimate;			/* depends on what the guest or VMM does */
@@ -778,8 +788,10 @@ struct ia_plan_row {
 struct ia_plan_result {
 	unsigned int nrows;
 	struct ia_plan_row rows[IA_PLAN_MAX_ROWS];
-	/* The first refusal, running the items in order. */
+	/* The first refusal, running the items in order, in the worse case
+	 * where figures have bounds (rows' add against add_min). */
 	bool refused;
+	bool may_fit;			/* refused, but not in the better case */
 	unsigned int item;		/* 1-based index into the spec's items */
 	unsigned int row;		/* the counter that refuses; >= nrows: none (a bound) */
 	unsigned int step;		/* which buffer, map or request of the item (1-based) */
@@ -788,6 +800,7 @@ struct ia_plan_result {
 	uint64_t held[IA_PLAN_MAX_ROWS];	/* each row's value when it refuses */
 	/* Fixes: the smallest settings that make the whole workload fit. */
 	uint64_t need_memlock;		/* 0: the limit is not what refuses */
+	uint64_t min_memlock;		/* the least RLIMIT_MEMLOCK it fits under (0: none checked) */
 	uint64_t need_entries, need_requests;
 	uint64_t need_huge[2];		/* pages */
 	uint64_t need_memcg;		/* memory.max that holds it */
@@ -795,6 +808,8 @@ struct ia_plan_result {
 	char unknown[256];		/* a rule this kernel leaves unknown: no verdict */
 	unsigned int nnotes;
 	char notes[IA_PLAN_MAX_NOTES][256];	/* the rules applied, in words */
+	unsigned int nassume;
+	char assume[IA_PLAN_MAX_ASSUME][256];	/* what the figures rest on, read or taken */
 };
 
 /*

@@ -124,7 +124,7 @@ static int parse_bool(const char *v, bool *b)
 /* The keys each kind takes, for the error that lists them. */
 static const char *const keys_of[] = {
 	[0] = "memlock, cap_ipc_lock, cgroup",
-	[IA_PLAN_URING] = "entries, buffers, size, page",
+	[IA_PLAN_URING] = "entries, buffers, size, page, offset, layout, arena",
 	[IA_PLAN_VFIO] = "maps, size",
 	[IA_PLAN_IOMMUFD] = "maps, size, mode",
 	[IA_PLAN_VM] = "ram, devices, viommu, backend",
@@ -137,7 +137,7 @@ static int set_key(struct ia_plan_spec *s, struct ia_plan_item *it, int kind, co
 {
 	static const char *const names[] = { "memlock", "cap_ipc_lock", "entries", "buffers",
 		"size", "page", "maps", "mode", "ram", "devices", "viommu", "backend", "capacity",
-		"depth", "cgroup" };
+		"depth", "cgroup", "offset", "layout", "arena" };
 	const char *bad = NULL;
 	unsigned int i, k = ~0u;
 	uint32_t u = 0;
@@ -195,6 +195,28 @@ static int set_key(struct ia_plan_spec *s, struct ia_plan_item *it, int kind, co
 			it->page = IA_PAGE_1G;
 		else
 			bad = "4k, thp, 2m (hugetlb) or 1g (hugetlb)";
+	} else if (IS("offset", IA_PLAN_URING)) {
+		if (ia_parse_size(val, &sz) || sz == UINT64_MAX)
+			bad = "a number of bytes (100, 2K): where a buffer starts within its page";
+		it->offset = sz;
+	} else if (IS("layout", IA_PLAN_URING)) {
+		if (!strcmp(val, "separate") && it->arena_size)
+			return errf(err, len, "%s: arena= is the length of layout=arena's mapping; "
+				    "layout=separate has none", kname);
+		if (!strcmp(val, "separate"))
+			it->arena = false;
+		else if (!strcmp(val, "arena"))
+			it->arena = true;
+		else
+			bad = "separate (each buffer its own mapping) or arena (packed in one)";
+	} else if (IS("arena", IA_PLAN_URING)) {
+		if (ia_parse_size(val, &sz) || !sz || sz == UINT64_MAX)
+			bad = "a size above 0: the length of the mapping the buffers are packed in";
+		if ((*seen & (1u << 16)) && !it->arena)
+			return errf(err, len, "%s: arena= is the length of layout=arena's mapping; "
+				    "layout=separate has none", kname);
+		it->arena_size = sz;
+		it->arena = true;
 	} else if (IS("mode", IA_PLAN_IOMMUFD)) {
 		if (!strcmp(val, "user"))
 			it->mm_mode = false;
@@ -231,6 +253,41 @@ static int set_key(struct ia_plan_spec *s, struct ia_plan_item *it, int kind, co
 #undef IS
 	if (bad)
 		return errf(err, len, "%s: %s='%s' is not %s", kname, key, val, bad);
+	return 0;
+}
+
+/* The size of the page (folio) each kind of memory comes in, at its largest. */
+static uint64_t page_bytes(enum ia_plan_page p)
+{
+	return p == IA_PAGE_4K ? 4096 : p == IA_PAGE_1G ? SZ_1G : SZ_2M;
+}
+
+static const char *page_name(enum ia_plan_page p)
+{
+	static const char *const n[] = { "4k", "thp", "2m", "1g" };
+
+	return n[p];
+}
+
+/* offset=, layout= and arena= of a uring item: one placement, not two. */
+static int uring_layout_check(const struct ia_plan_item *it, char *err, size_t len)
+{
+	uint64_t need;
+
+	if (it->offset >= page_bytes(it->page))
+		return errf(err, len, "uring: offset=%" PRIu64 " is beyond its page (%" PRIu64
+			    " bytes for page=%s): it says where a buffer starts within a page",
+			    it->offset, page_bytes(it->page), page_name(it->page));
+	if (!it->count && (it->offset || it->arena))
+		return errf(err, len, "uring: offset=, layout= and arena= place buffers: give "
+			    "buffers= and size=");
+	if (it->arena_size && it->count && it->size <= UINT64_MAX / it->count) {
+		need = it->offset + it->size * it->count;
+		if (it->arena_size < need)
+			return errf(err, len, "uring: arena=%" PRIu64 " is smaller than its buffers "
+				    "(offset %" PRIu64 " + %u x %" PRIu64 " = %" PRIu64 " bytes)",
+				    it->arena_size, it->offset, it->count, it->size, need);
+	}
 	return 0;
 }
 
@@ -294,6 +351,8 @@ int ia_plan_parse_line(struct ia_plan_spec *s, const char *text, unsigned int li
 		return errf(err, len, "%s: %s= must be a multiple of the page size (4096): "
 			    "the kernel refuses others with EINVAL", kinds[kind],
 			    kind == IA_PLAN_VM ? "ram" : "size");
+	if (kind == IA_PLAN_URING && uring_layout_check(&it, err, len))
+		return -1;
 	if (s->n >= IA_PLAN_MAX_ITEMS)
 		return errf(err, len, "more than %d items", IA_PLAN_MAX_ITEMS);
 	s->items[s->n++] = it;
@@ -330,20 +389,39 @@ int ia_plan_parse_file(struct ia_plan_spec *s, FILE *f, const char *name, char *
 
 /* --- the rules -------------------------------------------------------- */
 
-static void note(struct ia_plan_result *r, const char *fmt, ...)
+/* Add a line, once, to @lines (@n of at most @max). */
+static void add_line(char (*lines)[256], unsigned int *n, unsigned int max, const char *fmt,
+		     va_list ap)
 {
-	va_list ap;
 	unsigned int i;
 	char buf[256];
 
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	for (i = 0; i < r->nnotes; i++)
-		if (!strcmp(r->notes[i], buf))
+	for (i = 0; i < *n; i++)
+		if (!strcmp(lines[i], buf))
 			return;
-	if (r->nnotes < IA_PLAN_MAX_NOTES)
-		strcpy(r->notes[r->nnotes++], buf);
+	if (*n < max)
+		strcpy(lines[(*n)++], buf);
+}
+
+/* A rule applied, in words. */
+static void note(struct ia_plan_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(r->notes, &r->nnotes, IA_PLAN_MAX_NOTES, fmt, ap);
+	va_end(ap);
+}
+
+/* What a figure rests on, read or taken. */
+static void assume(struct ia_plan_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(r->assume, &r->nassume, IA_PLAN_MAX_ASSUME, fmt, ap);
+	va_end(ap);
 }
 
 static unsigned int row(struct ia_plan_result *r, enum ia_plan_counter c, unsigned int item,
@@ -417,41 +495,227 @@ static void refuse(struct sim *m, unsigned int w, uint64_t step, const char *cal
 static void add(struct sim *m, unsigned int w, uint64_t n)
 {
 	m->r->rows[w].add += n;
+	m->r->rows[w].add_min += n;
 	m->cur[w] += n;
 }
 
-/* The pages io_uring charges for one buffer of @it (io_buffer_account_pin). */
-static uint64_t uring_buffer_pages(const struct ia_plan_item *it, const struct ia_plan_facts *f,
-				   struct ia_plan_result *r)
+/* Row @w takes at least @lo and at most @hi; the worse case runs on. */
+static void add_range(struct sim *m, unsigned int w, uint64_t lo, uint64_t hi)
 {
-	uint64_t ps = f->page_size, huge;
+	m->r->rows[w].add += hi;
+	m->r->rows[w].add_min += lo;
+	m->cur[w] += hi;
+}
 
+/*
+ * The pages io_uring pins and charges for the buffers of one ring
+ * (io_sqe_buffer_register -> io_buffer_account_pin): a page that is not
+ * part of a larger folio is charged to every buffer that spans it, so two
+ * buffers sharing a page pay for it twice; a folio (THP, multi-size THP,
+ * hugetlb) is charged whole, once per ring, by the first buffer that
+ * reaches it (headpage_already_acct; io_coalesce_buffer folds its pages
+ * first where the kernel has it, to the same charge). Another ring pays
+ * again for the same memory.
+ *
+ * The buffers lie in mappings: layout=separate gives each its own, offset
+ * bytes in; layout=arena packs them back to back from offset in one. A
+ * mapping starts aligned to the largest folio it can hold, as the kernel
+ * places anonymous mappings of 2 MiB or more since 6.7 and hugetlb always.
+ * Where a folio may or may not back a range (THP: the allocator may not
+ * find one), both are counted: the least and the most the ring is charged,
+ * and each buffer's share in the worse case, for the step that goes over.
+ */
+struct geom {
+	uint64_t ps;		/* base page */
+	uint64_t off, size, n;	/* buffer j: [off + j * size, off + (j + 1) * size) */
+	uint64_t len;		/* the mapping */
+	uint32_t optional;	/* folio orders that may back it (bit o: ps << o) */
+	unsigned int forced;	/* hugetlb: the order that always backs it (0: none) */
+};
+
+/* The buffers meeting [a, b): j0..j1; false when none does. */
+static bool buf_range(const struct geom *g, uint64_t a, uint64_t b, uint64_t *j0,
+		      uint64_t *j1)
+{
+	if (b <= g->off || a >= g->off + g->size * g->n)
+		return false;
+	*j0 = a > g->off ? (a - g->off) / g->size : 0;
+	*j1 = (b - 1 - g->off) / g->size;
+	if (*j1 >= g->n)
+		*j1 = g->n - 1;
+	return true;
+}
+
+/* Base pages in [a, b): each buffer pays for each page it spans. */
+static uint64_t base_pages(const struct geom *g, uint64_t a, uint64_t b, uint64_t *per)
+{
+	uint64_t j, j0, j1, lo, hi, n, t = 0;
+
+	if (!buf_range(g, a, b, &j0, &j1))
+		return 0;
+	for (j = j0; j <= j1; j++) {
+		lo = g->off + j * g->size;
+		hi = lo + g->size;
+		lo = lo > a ? lo : a;
+		hi = hi < b ? hi : b;
+		n = (hi - 1) / g->ps - lo / g->ps + 1;
+		if (per)
+			per[j] += n;
+		t += n;
+	}
+	return t;
+}
+
+/*
+ * The charge of the folio-aligned node [a, a + (ps << o)), the most
+ * (@most) or the least of what may back it; with @per, each buffer's
+ * share of that case added.
+ */
+static uint64_t node_pages(const struct geom *g, uint64_t a, unsigned int o, bool most,
+			   uint64_t *per)
+{
+	uint64_t b = a + (g->ps << o), whole = 1ULL << o, split, j0, j1;
+	uint32_t below = (2u << o) - 1;
+	bool may;
+
+	if (!buf_range(g, a, b, &j0, &j1))
+		return 0;
+	if (j0 == j1 && g->off + j0 * g->size <= a && g->off + (j0 + 1) * g->size >= b) {
+		/* Inside one buffer: its pages, however they are backed. */
+		if (per)
+			per[j0] += whole;
+		return whole;
+	}
+	if (g->forced == o && b <= g->len) {
+		if (per)
+			per[j0] += whole;
+		return whole;
+	}
+	if (!o || (!(g->optional & below) && (!g->forced || g->forced > o)))
+		return base_pages(g, a, b, per);
+	may = (g->optional & (1u << o)) && b <= g->len;
+	split = node_pages(g, a, o - 1, most, NULL) +
+		node_pages(g, a + (g->ps << (o - 1)), o - 1, most, NULL);
+	if (may && (most ? whole >= split : whole < split)) {
+		if (per)
+			per[j0] += whole;	/* the first buffer to reach it */
+		return whole;
+	}
+	if (per) {
+		node_pages(g, a, o - 1, most, per);
+		node_pages(g, a + (g->ps << (o - 1)), o - 1, most, per);
+	}
+	return split;
+}
+
+/* The mapping's charge, the most or the least, each buffer's share in @per. */
+static uint64_t region_pages(const struct geom *g, bool most, uint64_t *per)
+{
+	uint32_t all = g->optional | (g->forced ? 1u << g->forced : 0);
+	unsigned int top = 0;
+	uint64_t a, t = 0;
+
+	while (all >> (top + 1))
+		top++;
+	if (!all)
+		return base_pages(g, 0, g->len, per);
+	for (a = 0; a < g->len; a += g->ps << top)
+		t += node_pages(g, a, top, most, per);
+	return t;
+}
+
+static unsigned int order_of(uint64_t bytes, uint64_t ps)
+{
+	unsigned int o = 0;
+
+	while ((ps << (o + 1)) <= bytes)
+		o++;
+	return o;
+}
+
+/* "64 KiB, 2 MiB": the folio sizes of @orders. */
+static const char *folio_sizes(uint32_t orders, uint64_t ps, char *buf, size_t len)
+{
+	unsigned int o;
+	size_t n = 0;
+	char b[32];
+
+	buf[0] = 0;
+	for (o = 1; o < 32; o++)
+		if (orders & (1u << o))
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
+					      ia_human_bytes(ps << o, b, sizeof(b)));
+	return buf;
+}
+
+/*
+ * The mapping(s) of a uring item: @g for one (separate: the first buffer's,
+ * the others alike), its length rounded to the memory's page.
+ */
+static void uring_geom(const struct ia_plan_item *it, const struct ia_plan_facts *f,
+		       struct geom *g)
+{
+	uint64_t unit, need;
+
+	memset(g, 0, sizeof(*g));
+	g->ps = f->page_size;
+	g->off = it->offset;
+	g->size = it->size;
+	g->n = it->arena ? it->count : 1;
+	unit = it->page == IA_PAGE_4K ? g->ps : page_bytes(it->page);
+	need = it->offset + it->size * g->n;
+	if (it->arena && it->arena_size > need)
+		need = it->arena_size;
+	g->len = div_up(need, unit) * unit;
+	if (it->page == IA_PAGE_2M || it->page == IA_PAGE_1G)
+		g->forced = order_of(page_bytes(it->page), g->ps);
+	else
+		g->optional = (it->page == IA_PAGE_THP ? f->thp_advised : f->thp_plain) & ~1u;
+}
+
+/* What the spec and the host say of a uring item's memory, in words. */
+static void uring_words(struct ia_plan_result *r, const struct ia_plan_item *it,
+			const struct ia_plan_facts *f, const struct geom *g, bool bounds)
+{
+	char b1[32], b2[32], b3[96];
+
+	if (it->arena)
+		assume(r, "line %u: %u buffers of %" PRIu64 " bytes packed in one mapping of %s, "
+		       "the first %" PRIu64 " bytes in (layout=arena)", it->line, it->count,
+		       it->size, ia_human_bytes(g->len, b1, sizeof(b1)), it->offset);
+	else
+		assume(r, "line %u: each buffer in a mapping of its own, starting %" PRIu64
+		       " bytes into its first page (layout=separate, offset=%" PRIu64 "%s)",
+		       it->line, it->offset, it->offset, it->offset ? "" : ": page-aligned, the "
+		       "default; fio's and most allocators' buffers are not");
 	switch (it->page) {
-	case IA_PAGE_THP:
-		if (!strcmp(f->thp, "never") || !f->thp[0]) {
-			note(r, "THP is %s here: page=thp buffers are charged in %" PRIu64
-			     "-byte pages", f->thp[0] ? "off (enabled=never)" : "unknown", ps);
-			return div_up(it->size, ps);
-		}
-		note(r, "THP (enabled=%s): buffers in 2 MiB-aligned THP memory: each huge page a "
-		     "buffer touches is charged whole (where THP allocation succeeds)", f->thp);
-		r->exact = false;
-		return div_up(it->size, SZ_2M) * (SZ_2M / ps);
 	case IA_PAGE_2M:
 	case IA_PAGE_1G:
-		huge = it->page == IA_PAGE_2M ? SZ_2M : SZ_1G;
-		note(r, "hugetlb: each %s page a buffer touches is charged whole", it->page ==
-		     IA_PAGE_2M ? "2 MiB" : "1 GiB");
-		return div_up(it->size, huge) * (huge / ps);
+		note(r, "hugetlb: each %s page a ring's buffers reach is charged whole, once per "
+		     "ring", it->page == IA_PAGE_2M ? "2 MiB" : "1 GiB");
+		return;
+	case IA_PAGE_THP:
 	case IA_PAGE_4K:
 		break;
 	}
-	if (f->mthp) {
-		note(r, "multi-size THP is enabled: 4k buffers may be backed by larger folios, "
-		     "each charged whole (the figure is a floor)");
-		r->exact = false;
-	}
-	return div_up(it->size, ps);
+	note(r, "io_uring: a 4 KiB page is charged to every buffer that spans it; a huge page "
+	     "(a folio) whole, once per ring, by the first buffer that reaches it");
+	if (!f->thp[0])
+		assume(r, "THP: no /sys/kernel/mm/transparent_hugepage here: no huge pages back "
+		       "anonymous memory");
+	else
+		assume(r, "THP: enabled=%s, defrag=%s (read now); %s memory may be backed by %s",
+		       f->thp, f->thp_defrag[0] ? f->thp_defrag : "?", it->page == IA_PAGE_THP ?
+		       "MADV_HUGEPAGE" : "plain", g->optional ? folio_sizes(g->optional, g->ps, b3,
+		       sizeof(b3)) : "4 KiB pages only");
+	if (bounds)
+		note(r, "line %u: huge pages may back its %s (%s of %s): whether the allocator "
+		     "finds them is not known before, so the figure has bounds, the verdict "
+		     "the worse; a mapping is assumed aligned to the largest folio it holds, as "
+		     "the kernel places one of 2 MiB or more (since 6.7)", it->line,
+		     it->arena ? "arena" : "buffers' mappings", ia_human_bytes(g->len, b1,
+		     sizeof(b1)), it->arena ? "the arena" : ia_human_bytes(it->size, b2,
+		     sizeof(b2)));
 }
 
 static void run_uring(struct sim *m, const struct ia_plan_item *it, unsigned int i,
@@ -459,8 +723,10 @@ static void run_uring(struct sim *m, const struct ia_plan_item *it, unsigned int
 		      unsigned int pot)
 {
 	struct ia_plan_result *r = m->r;
-	uint64_t ps = f->page_size, pages, k, ring = 0;
+	uint64_t ps = f->page_size, k, ring = 0, lo, hi, sum, lim;
+	uint64_t one = 0, *per = &one;
 	unsigned int pool;
+	struct geom g;
 
 	if (st->cap_ipc_lock)
 		note(r, "io_uring: the ring's creator has CAP_IPC_LOCK: nothing is charged");
@@ -486,32 +752,60 @@ static void run_uring(struct sim *m, const struct ia_plan_item *it, unsigned int
 		     "buffers (EINVAL)");
 		return;
 	}
-	if (it->page == IA_PAGE_2M || it->page == IA_PAGE_1G) {
+	uring_geom(it, f, &g);
+	if (g.forced) {
 		unsigned int h = it->page == IA_PAGE_1G;
-		uint64_t hp = div_up(it->size, h ? SZ_1G : SZ_2M);
+		uint64_t hp = g.len / page_bytes(it->page), maps = it->arena ? 1 : it->count;
 
 		pool = row(r, h ? IA_PC_HUGE_1G : IA_PC_HUGE_2M, 0, "pages",
 			   0, f->huge_free[h] < 0 ? 0 : (uint64_t)f->huge_free[h],
 			   "hugetlb %s pool", h ? "1 GiB" : "2 MiB");
-		k = first_over(m, pool, hp, it->count);
+		k = first_over(m, pool, hp, maps);
 		if (k) {
 			refuse(m, pool, k, "mmap(MAP_HUGETLB)", ENOMEM);
 			if (r->item == m->item)
 				r->held[pool] = m->cur[pool] + (k - 1) * hp;
 		}
-		add(m, pool, hp * it->count);
+		add(m, pool, hp * maps);
 	}
-	pages = uring_buffer_pages(it, f, r);
+	if (it->arena) {
+		per = calloc(it->count, sizeof(*per));
+		if (!per) {
+			snprintf(r->unknown, sizeof(r->unknown), "line %u: out of memory", it->line);
+			return;
+		}
+	}
+	lo = region_pages(&g, false, NULL);
+	hi = region_pages(&g, true, per);
+	if (!it->arena) {
+		lo *= it->count;
+		hi *= it->count;
+	}
+	uring_words(r, it, f, &g, lo != hi);
+	if (lo != hi)
+		r->exact = false;
 	note(r, "io_uring buffers: each charged in turn to the uid's pot, refused (ENOMEM) once "
 	     "pot + pages > the registering process's RLIMIT_MEMLOCK; a refused registration "
 	     "undoes all its buffers");
-	if (st->cap_ipc_lock)
-		return;
-	/* A refused registration leaves nothing of itself: held = before it. */
-	k = first_over(m, pot, pages * ps, it->count);
-	if (k)
-		refuse(m, pot, k, "io_uring_register", ENOMEM);
-	add(m, pot, pages * ps * it->count);
+	if (!st->cap_ipc_lock) {
+		/* A refused registration leaves nothing of itself: held = before it. */
+		if (!it->arena) {
+			k = first_over(m, pot, *per * ps, it->count);
+		} else {
+			lim = r->rows[pot].limit;
+			for (k = 0, sum = m->cur[pot]; k < it->count && lim != UINT64_MAX; k++) {
+				sum += per[k] * ps;
+				if (sum > lim)
+					break;
+			}
+			k = lim != UINT64_MAX && k < it->count ? k + 1 : 0;
+		}
+		if (k)
+			refuse(m, pot, k, "io_uring_register", ENOMEM);
+		add_range(m, pot, lo * ps, hi * ps);
+	}
+	if (per != &one)
+		free(per);
 }
 
 /*
@@ -547,18 +841,20 @@ static void run_type1(struct sim *m, unsigned int ent, unsigned int mm, uint64_t
  * pages), each map's memory (at most: maps of the same memory are charged
  * once), guest RAM; hugetlb pages are the hugetlb controller's, not memcg's.
  */
-static void memcg_bytes(const struct ia_plan_item *it, uint64_t ps, uint64_t *per,
-			uint64_t *steps)
+static void memcg_bytes(const struct ia_plan_item *it, const struct ia_plan_facts *f,
+			uint64_t *per, uint64_t *steps)
 {
+	struct geom g;
+
 	*per = 0;
 	*steps = 1;
 	switch (it->kind) {
 	case IA_PLAN_URING:
-		*steps = it->count;
-		if (it->page == IA_PAGE_4K)
-			*per = div_up(it->size, ps) * ps;
-		else if (it->page == IA_PAGE_THP)
-			*per = div_up(it->size, SZ_2M) * SZ_2M;
+		if (!it->count || it->page == IA_PAGE_2M || it->page == IA_PAGE_1G)
+			break;
+		uring_geom(it, f, &g);
+		*steps = it->arena ? 1 : it->count;
+		*per = g.len;
 		break;
 	case IA_PLAN_VFIO:
 	case IA_PLAN_IOMMUFD:
@@ -634,6 +930,19 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 	if (st->cap_ipc_lock)
 		note(r, "CAP_IPC_LOCK: io_uring and iommufd charge nothing; VFIO type1 still adds "
 		     "its pages to mm->locked_vm, but checks no limit");
+	assume(r, "uid %u's pot now: %" PRIu64 " bytes (%s)", st->uid, st->pot,
+	       st->pot_from[0] ? st->pot_from : "given");
+	if (st->memlock == UINT64_MAX)
+		assume(r, "RLIMIT_MEMLOCK: unlimited (%s)", st->memlock_from[0] ?
+		       st->memlock_from : "given");
+	else
+		assume(r, "RLIMIT_MEMLOCK: %" PRIu64 " bytes (%s)", st->memlock,
+		       st->memlock_from[0] ? st->memlock_from : "given");
+	for (i = 0; i < s->n; i++)
+		if (s->items[i].kind == IA_PLAN_VFIO || (s->items[i].kind == IA_PLAN_VM &&
+		    !s->items[i].iommufd && s->items[i].devices))
+			assume(r, "dma_entry_limit: %u (vfio_iommu_type1's parameter, read now: a "
+			       "container takes the value when it is opened)", f->dma_entry_limit);
 	for (i = 0; i < s->n; i++) {
 		const struct ia_plan_item *it = &s->items[i];
 		uint64_t times, entries;
@@ -641,7 +950,7 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		m.item = i + 1;
 		/* The memory is faulted in (and charged) before it is pinned. */
 		if (cg < IA_PLAN_MAX_ROWS) {
-			memcg_bytes(it, ps, &per, &steps);
+			memcg_bytes(it, f, &per, &steps);
 			k = first_over(&m, cg, per, steps);
 			if (k) {
 				refuse(&m, cg, k, "a page fault (memcg OOM kill)", IA_PLAN_KILLED);
@@ -745,6 +1054,9 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		uint64_t after = rw->now + rw->add;
 
 		r->exact &= !rw->estimate;
+		if ((rw->counter == IA_PC_POT || rw->counter == IA_PC_MM) && !st->cap_ipc_lock &&
+		    after > r->min_memlock)
+			r->min_memlock = after;
 		if (rw->limit == UINT64_MAX || after <= rw->limit)
 			continue;
 		switch (rw->counter) {
@@ -770,6 +1082,17 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 		}
 	}
 	r->need_memlock = need ? div_up(need, ps) * ps : 0;
+	r->min_memlock = div_up(r->min_memlock, ps) * ps;
+	/* Refused in the worse case: would it be in the better one too? */
+	if (r->refused && r->row < r->nrows) {
+		r->may_fit = true;
+		for (w = 0; w < r->nrows; w++) {
+			const struct ia_plan_row *rw = &r->rows[w];
+
+			if (rw->limit != UINT64_MAX && rw->now + rw->add_min > rw->limit)
+				r->may_fit = false;
+		}
+	}
 	if (r->unknown[0])
 		r->exact = false;
 	return 0;

@@ -28,6 +28,7 @@
 struct want_row {
 	const char *name;
 	uint64_t after, held;		/* held: at the refusal (when refused) */
+	uint64_t after_min;		/* 0: after (no bounds) */
 };
 
 struct pcase {
@@ -39,7 +40,7 @@ struct pcase {
 	int ring_charged;		/* 0 unless 1 / -1 */
 	uint64_t ring_pages;
 	const char *thp;		/* NULL: "madvise" */
-	bool mthp, no_iommufd, no_type1;
+	bool mthp, no_iommufd, no_type1;	/* mthp: 64 KiB folios for plain memory */
 	uint32_t dma_entry_limit;	/* 0: 65535 */
 	int64_t huge2m;
 	uint64_t memcg_max, memcg_cur;	/* memcg_max 0: no memory limit */
@@ -49,7 +50,7 @@ struct pcase {
 	unsigned int item, step;
 	const char *call;
 	int err;
-	bool exact, unknown;
+	bool exact, unknown, may_fit;
 	uint64_t need_memlock, need_entries, need_requests, need_huge2m, need_memcg;
 	struct want_row rows[6];
 };
@@ -79,16 +80,65 @@ static const struct pcase cases[] = {
 	  .exact = true, .need_huge2m = 2,
 	  .rows = { { "uid 1000 pot", 8 * MiB, 0 }, { "mm->locked_vm", 0, 0 },
 		    { "hugetlb 2 MiB pool", 4, 2 } } },
-	{ "THP (madvise): 1 MiB buffers charged 2 MiB each, flagged inexact",
+	{ "THP (madvise), page=thp: 1 MiB buffers 1 to 2 MiB each: may be refused at buffer 3",
 	  { "uring buffers=3 size=1M page=thp" }, 5 * MiB, 0, 0, false,
 	  .refused = true, .item = 1, .step = 3, .call = "io_uring_register", .err = ENOMEM,
-	  .need_memlock = 6 * MiB, .rows = { { "uid 1000 pot", 6 * MiB, 0 } } },
+	  .may_fit = true, .need_memlock = 6 * MiB,
+	  .rows = { { "uid 1000 pot", 6 * MiB, 0, 3 * MiB } } },
 	{ "THP off (never): page=thp is 4 KiB pages, exact",
 	  { "uring buffers=3 size=1M page=thp" }, 5 * MiB, 0, 0, false, .thp = "never",
 	  .exact = true, .rows = { { "uid 1000 pot", 3 * MiB, 0 } } },
-	{ "multi-size THP on: 4k buffers are a floor, flagged",
+	{ "multi-size THP on: a buffer filling its own mapping is charged its size, exact",
 	  { "uring buffers=1 size=1M" }, 5 * MiB, 0, 0, false, .mthp = true,
-	  .rows = { { "uid 1000 pot", 1 * MiB, 0 } } },
+	  .exact = true, .rows = { { "uid 1000 pot", 1 * MiB, 0 } } },
+	{ "multi-size THP on, 8 KiB buffers at offset 100, each its own 12 KiB: 3 pages, exact",
+	  { "uring buffers=4 size=8K offset=100" }, 5 * MiB, 0, 0, false, .mthp = true,
+	  .exact = true, .rows = { { "uid 1000 pot", 48 * 1024, 0 } } },
+	{ "multi-size THP on, the same in a 64 KiB arena: 12 pages, or one 64 KiB folio",
+	  { "uring buffers=4 size=8K offset=100 arena=64K" }, 5 * MiB, 0, 0, false, .mthp = true,
+	  .rows = { { "uid 1000 pot", 64 * 1024, 0, 48 * 1024 } } },
+	{ "unaligned: 8 x 64 KiB starting 100 bytes in span 17 pages each: buffer 8 over 512 KiB",
+	  { "uring buffers=8 size=64K offset=100" }, 512 * 1024, 0, 0, false,
+	  .refused = true, .item = 1, .step = 8, .call = "io_uring_register", .err = ENOMEM,
+	  .exact = true, .need_memlock = 8 * 17 * 4096,
+	  .rows = { { "uid 1000 pot", 8 * 17 * 4096, 0 } } },
+	{ "packed in one arena: straddling buffers pay for the page they share, each",
+	  { "uring buffers=8 size=64K offset=100 layout=arena" }, 512 * 1024, 0, 0, false,
+	  .refused = true, .item = 1, .step = 8, .call = "io_uring_register", .err = ENOMEM,
+	  .exact = true, .need_memlock = 8 * 17 * 4096,
+	  .rows = { { "uid 1000 pot", 8 * 17 * 4096, 0 } } },
+	{ "packed small buffers: 4 x 1 KiB in one page, charged 4 pages",
+	  { "uring buffers=4 size=1K layout=arena" }, 1 * MiB, 0, 0, false,
+	  .exact = true, .rows = { { "uid 1000 pot", 16384, 0 } } },
+	{ "THP always, a 4 MiB arena of 3 x 1 MiB: 2 MiB, 0, 2 MiB at worst; refused at 3",
+	  { "uring buffers=3 size=1M arena=4M" }, 3 * MiB + 512 * 1024, 0, 0, false,
+	  .thp = "always", .refused = true, .item = 1, .step = 3, .call = "io_uring_register",
+	  .err = ENOMEM, .may_fit = true, .need_memlock = 4 * MiB,
+	  .rows = { { "uid 1000 pot", 4 * MiB, 0, 3 * MiB } } },
+	{ "THP always, separate 1 MiB buffers: a 1 MiB mapping holds no huge page, exact",
+	  { "uring buffers=3 size=1M" }, 3 * MiB, 0, 0, false, .thp = "always",
+	  .exact = true, .rows = { { "uid 1000 pot", 3 * MiB, 0 } } },
+	{ "THP madvise, plain memory in a 4 MiB arena: 4 KiB pages, exact",
+	  { "uring buffers=3 size=1M arena=4M" }, 3 * MiB, 0, 0, false,
+	  .exact = true, .rows = { { "uid 1000 pot", 3 * MiB, 0 } } },
+	{ "THP always: a 3 MiB buffer 100 bytes into its own mapping spans every page: exact",
+	  { "uring buffers=1 size=3M offset=100" }, 64 * MiB, 0, 0, false, .thp = "always",
+	  .exact = true, .rows = { { "uid 1000 pot", 3 * MiB + 4096, 0 } } },
+	{ "THP always: the same in a 4 MiB arena: 3 MiB + 1 page to 4 MiB",
+	  { "uring buffers=1 size=3M offset=100 arena=4M" }, 64 * MiB, 0, 0, false,
+	  .thp = "always", .rows = { { "uid 1000 pot", 4 * MiB, 0, 3 * MiB + 4096 } } },
+	{ "hugetlb at an offset: a 2 MiB buffer 4 KiB in spans two huge pages",
+	  { "uring buffers=2 size=2M offset=4K page=2m" }, NOLIM, 0, 0, false, .huge2m = 8,
+	  .exact = true, .rows = { { "uid 1000 pot", 8 * MiB, 0 }, { "mm->locked_vm", 0, 0 },
+				   { "hugetlb 2 MiB pool", 4, 0 } } },
+	{ "hugetlb arena: 4 x 512 KiB in one huge page, charged once",
+	  { "uring buffers=4 size=512K page=2m layout=arena" }, NOLIM, 0, 0, false, .huge2m = 8,
+	  .exact = true, .rows = { { "uid 1000 pot", 2 * MiB, 0 }, { "mm->locked_vm", 0, 0 },
+				   { "hugetlb 2 MiB pool", 1, 0 } } },
+	{ "two rings over the same memory: each ring pays",
+	  { "uring buffers=1 size=1M arena=2M page=thp", "uring buffers=1 size=1M arena=2M page=thp" },
+	  NOLIM, 0, 0, false, .thp = "always",
+	  .rows = { { "uid 1000 pot", 4 * MiB, 0, 2 * MiB } } },
 	{ "CAP_IPC_LOCK: io_uring charges nothing, checks nothing",
 	  { "uring buffers=4 size=1M" }, 0, 0, 0, true,
 	  .exact = true, .rows = { { "uid 1000 pot", 0, 0 } } },
@@ -204,7 +254,15 @@ static void run_case(void **state)
 		strcpy(f.uring_why, "io_uring_setup of 8 entries: EIO");
 	if (c->thp)
 		strcpy(f.thp, c->thp);
-	f.mthp = c->mthp;
+	/* The PMD size (order 9) as the top setting says; 64 KiB (order 4) always. */
+	if (!strcmp(f.thp, "always"))
+		f.thp_plain = f.thp_advised = 1u << 9;
+	else if (!strcmp(f.thp, "madvise"))
+		f.thp_advised = 1u << 9;
+	if (c->mthp) {
+		f.thp_plain |= 1u << 4;
+		f.thp_advised |= 1u << 4;
+	}
 	f.iommufd = !c->no_iommufd;
 	f.type1 = !c->no_type1;
 	if (c->dma_entry_limit)
@@ -224,6 +282,7 @@ static void run_case(void **state)
 	assert_int_equal(r.refused, c->refused);
 	assert_int_equal(r.exact, c->exact);
 	assert_int_equal(!!r.unknown[0], c->unknown);
+	assert_int_equal(r.may_fit, c->may_fit);
 	if (c->refused) {
 		assert_int_equal(r.item, c->item);
 		assert_int_equal(r.step, c->step);
@@ -244,6 +303,8 @@ static void run_case(void **state)
 		if (!w)
 			fail_msg("%s: no row '%s'", c->title, c->rows[k].name);
 		assert_int_equal(w->now + w->add, c->rows[k].after);
+		assert_int_equal(w->now + w->add_min, c->rows[k].after_min ? c->rows[k].after_min :
+				 c->rows[k].after);
 		if (c->refused)
 			assert_int_equal(r.held[w - r.rows], c->rows[k].held);
 	}
@@ -256,6 +317,13 @@ static void parse_errors(void **state)
 		{ "uring entries=0", "entries='0' is not a number of entries from 1 to 32768" },
 		{ "uring buffers=2", "uring: size= is required" },
 		{ "uring buffers=2 size=1M page=3m", "page='3m' is not 4k, thp" },
+		{ "uring buffers=2 size=1M offset=4096", "offset=4096 is beyond its page (4096 "
+		  "bytes for page=4k)" },
+		{ "uring buffers=3 size=1M offset=100 arena=3M", "arena=3145728 is smaller than "
+		  "its buffers (offset 100 + 3 x 1048576 = 3145828 bytes)" },
+		{ "uring buffers=3 size=1M layout=separate arena=4M", "layout=separate has none" },
+		{ "uring buffers=3 size=1M layout=packed", "layout='packed' is not separate" },
+		{ "uring entries=8 offset=100", "give buffers= and size=" },
 		{ "vfio size=5000", "must be a multiple of the page size" },
 		{ "vfio maps=2 maps=3 size=4096", "maps= given twice" },
 		{ "qpair capacity=4", "qpair: depth= is required" },
