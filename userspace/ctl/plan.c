@@ -615,7 +615,8 @@ int ia_ctl_plan_parse(struct ia_ctx *ctx)
 
 /*
  * --limit-for: the least RLIMIT_MEMLOCK the workload fits under, one number
- * on stdout. 0: it fits under any limit, 8: another limit refuses it
+ * on stdout. 0: it fits under that limit, 5: a rule this kernel leaves
+ * unknown (the number without it), 8: another limit refuses it
  * whatever RLIMIT_MEMLOCK is (said on stderr), 9: the number rests on
  * what could not be read.
  */
@@ -624,6 +625,10 @@ static int print_limit_for(const struct ia_plan_result *r, const struct unread *
 	unsigned int i;
 
 	printf("%" PRIu64 "\n", r->min_memlock);
+	if (r->unknown[0]) {
+		fprintf(stderr, "iommu-accountctl: plan: unknown: %s\n", r->unknown);
+		return IA_EXIT_UNSUPP;
+	}
 	for (i = 0; i < r->nrows; i++) {
 		const struct ia_plan_row *w = &r->rows[i];
 
