@@ -106,30 +106,30 @@ static void unread(struct unread *u, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Whether --kernel names this host's kernel (a prefix of its release). */
+/* Whether release @rel is of @series ("6.12" of "6.12.118+deb12-amd64", not "6.1"). */
+static bool of_series(const char *rel, const char *series)
+{
+	size_t n = strlen(series);
+
+	return !strncmp(rel, series, n) && (!rel[n] || rel[n] == '.' || rel[n] == '-' ||
+					     rel[n] == '+');
+}
+
+/* Whether --kernel names this host's kernel. */
 static bool same_kernel(const struct ia_ctx *ctx, const char *krel)
 {
-	size_t n;
-
-	if (!ctx->kernel)
-		return true;
-	n = strlen(ctx->kernel);
-	return !strncmp(krel, ctx->kernel, n) && (!krel[n] || krel[n] == '.' || krel[n] == '-' ||
-						   krel[n] == '+');
+	return !ctx->kernel || of_series(krel, ctx->kernel);
 }
 
 /* Series whose ring memory was measured uncharged (Documentation/ctl.md). */
 static bool ring_measured_free(const char *rel)
 {
 	static const char *const series[] = { "6.1", "6.12", "7.2", "7.3" };
-	size_t i, n;
+	size_t i;
 
-	for (i = 0; i < sizeof(series) / sizeof(series[0]); i++) {
-		n = strlen(series[i]);
-		if (!strncmp(rel, series[i], n) && (!rel[n] || rel[n] == '.' || rel[n] == '-' ||
-						     rel[n] == '+'))
+	for (i = 0; i < sizeof(series) / sizeof(series[0]); i++)
+		if (of_series(rel, series[i]))
 			return true;
-	}
 	return false;
 }
 

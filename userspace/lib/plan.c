@@ -200,9 +200,6 @@ static int set_key(struct ia_plan_spec *s, struct ia_plan_item *it, int kind, co
 			bad = "a number of bytes (100, 2K): where a buffer starts within its page";
 		it->offset = sz;
 	} else if (IS("layout", IA_PLAN_URING)) {
-		if (!strcmp(val, "separate") && it->arena_size)
-			return errf(err, len, "%s: arena= is the length of layout=arena's mapping; "
-				    "layout=separate has none", kname);
 		if (!strcmp(val, "separate"))
 			it->arena = false;
 		else if (!strcmp(val, "arena"))
@@ -212,11 +209,7 @@ static int set_key(struct ia_plan_spec *s, struct ia_plan_item *it, int kind, co
 	} else if (IS("arena", IA_PLAN_URING)) {
 		if (ia_parse_size(val, &sz) || !sz || sz == UINT64_MAX)
 			bad = "a size above 0: the length of the mapping the buffers are packed in";
-		if ((*seen & (1u << 16)) && !it->arena)
-			return errf(err, len, "%s: arena= is the length of layout=arena's mapping; "
-				    "layout=separate has none", kname);
 		it->arena_size = sz;
-		it->arena = true;
 	} else if (IS("mode", IA_PLAN_IOMMUFD)) {
 		if (!strcmp(val, "user"))
 			it->mm_mode = false;
@@ -270,9 +263,17 @@ static const char *page_name(enum ia_plan_page p)
 }
 
 /* offset=, layout= and arena= of a uring item: one placement, not two. */
-static int uring_layout_check(const struct ia_plan_item *it, char *err, size_t len)
+static int uring_layout_check(struct ia_plan_item *it, unsigned int seen, char *err,
+			      size_t len)
 {
 	uint64_t need;
+
+	/* arena= implies layout=arena, and contradicts layout=separate. */
+	if (it->arena_size && (seen & (1u << 16)) && !it->arena)
+		return errf(err, len, "uring: arena= is the length of layout=arena's mapping; "
+			    "layout=separate has none");
+	if (it->arena_size)
+		it->arena = true;
 
 	if (it->offset >= page_bytes(it->page))
 		return errf(err, len, "uring: offset=%" PRIu64 " is beyond its page (%" PRIu64
@@ -351,7 +352,7 @@ int ia_plan_parse_line(struct ia_plan_spec *s, const char *text, unsigned int li
 		return errf(err, len, "%s: %s= must be a multiple of the page size (4096): "
 			    "the kernel refuses others with EINVAL", kinds[kind],
 			    kind == IA_PLAN_VM ? "ram" : "size");
-	if (kind == IA_PLAN_URING && uring_layout_check(&it, err, len))
+	if (kind == IA_PLAN_URING && uring_layout_check(&it, seen, err, len))
 		return -1;
 	if (s->n >= IA_PLAN_MAX_ITEMS)
 		return errf(err, len, "more than %d items", IA_PLAN_MAX_ITEMS);
