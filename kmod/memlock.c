@@ -326,14 +326,49 @@ static struct ia_hook_set *ia_ml_sets[] = {
 };
 
 /* A livepatch took a set's wrapped hooks to kretprobes: its feature again. */
+/* The consumers whose records a set makes. */
+static bool ia_ml_rec_in_set(const struct ia_ml_rec *r, const struct ia_hook_set *s)
+{
+	if (s == &ia_ml_xdp_hooks)
+		return r->consumer == IA_CONS_XDP_UMEM;
+	if (s == &ia_ml_iommufd_hooks)
+		return r->consumer == IA_CONS_IOMMUFD;
+	return r->consumer != IA_CONS_XDP_UMEM && r->consumer != IA_CONS_IOMMUFD;
+}
+
+/*
+ * A set's hooks changed under it (hook.c: a livepatch came). Its feature is
+ * written again; a set taken down (PREEMPT_RT) is off from here (its start
+ * function says so) and what it followed is forgotten: the pot's bytes are
+ * unattributed, never attributed to records whose release is not seen.
+ */
 static void ia_ml_hooks_changed(struct ia_hook_set *s)
 {
+	struct ia_ml_rec *r;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	unsigned int bkt;
+
 	if (s == &ia_ml_uring_hooks)
 		ia_ml_uring_start();
 	else if (s == &ia_ml_xdp_hooks)
 		ia_ml_xdp_start();
 	else if (s == &ia_ml_iommufd_hooks)
 		ia_ml_iommufd_start();
+	if (s->registered)
+		return;
+	if (s == &ia_ml_uring_hooks)
+		ia_ml_uring_forget();
+	else if (s == &ia_ml_iommufd_hooks)
+		ia_ml_iommufd_forget();
+	spin_lock_irqsave(&ia_ml_lock, flags);
+	hash_for_each_safe(ia_ml_recs, bkt, tmp, r, hnode)
+		if (ia_ml_rec_in_set(r, s)) {
+			/* Its pages leave the uid's parts; the record goes. */
+			r->keep = false;
+			ia_ml_release(r, r->pages);
+		}
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
 int ia_memlock_init(void)

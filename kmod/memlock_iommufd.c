@@ -1275,6 +1275,9 @@ void ia_ml_iommufd_start(void)
 	char mech[160];
 
 	if (!ia_ml_iommufd_hooks.registered) {
+		WRITE_ONCE(ia_ml_iommufd_on, false);
+		WRITE_ONCE(ia_fd_ctx_on, false);
+		WRITE_ONCE(ia_fd_ioas_on, false);
 		ia_feature_set(IA_FEAT_IOMMUFD, false, "%s: its pins are in unattributed",
 			       ia_ml_iommufd_hooks.why);
 		return;

@@ -428,6 +428,8 @@ void ia_ml_uring_start(void)
 
 	if (!ia_hook_on(&ia_ml_charge_hook) ||
 	    (ia_ml_charge_outer_hook.want && !ia_hook_on(&ia_ml_charge_outer_hook))) {
+		WRITE_ONCE(ia_ml_uring_on, false);
+		WRITE_ONCE(ia_ml_attrib, false);
 		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s: io_uring charges not seen",
 			       s->why[0] ? s->why : "hook on io_account_mem failed");
 		return;

@@ -149,6 +149,7 @@ void ia_ml_xdp_start(void)
 	if (!ia_hook_on(&ia_ml_xdp_put_hook) || !ia_hook_on(&ia_ml_xdp_deferred_hook) ||
 	    !ia_hook_on(&ia_ml_xdp_create_hook)) {
 		/* The ones that did register stay until exit, and do nothing. */
+		WRITE_ONCE(ia_ml_xdp_on, false);
 		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false,
 			       "%s: umems are in unattributed", ia_ml_xdp_hooks.why);
 		return;

@@ -750,15 +750,10 @@ void ia_vfio_forget(void)
 	spin_unlock_irqrestore(&ia_vfio_lock, flags);
 }
 
-u32 ia_vfio_tracked(void)
+u32 ia_vfio_tracked_locked(void)
 {
-	unsigned long flags;
-	u32 n;
-
-	spin_lock_irqsave(&ia_vfio_lock, flags);
-	n = ia_vfio_ntracked;
-	spin_unlock_irqrestore(&ia_vfio_lock, flags);
-	return n;
+	lockdep_assert_held(&ia_vfio_lock);
+	return ia_vfio_ntracked;
 }
 
 /* --- snapshots for netlink ---------------------------------------------------------- */

@@ -25,7 +25,7 @@ extern struct ia_hook_set ia_vfio_hooks;
 /* The hooks are gone: forget every container and every call in flight. */
 void ia_vfio_forget(void);
 /* Containers with a record. */
-u32 ia_vfio_tracked(void);
+u32 ia_vfio_tracked_locked(void);	/* ia_vfio_lock held */
 /* The mapping records' cache; exit forgets every record first. */
 int ia_vfio_records_init(void);
 void ia_vfio_records_exit(void);

@@ -6,8 +6,14 @@
  * a container followed without its release or its MAP_DMA would be wrong.
  *
  * Locking: ia_vfio_attach_mutex serialises registering and removing the
- * hooks and guards type1's module pointer; it is taken before ia_vfio_lock
- * (vfio.c) and never under it. ia_feature_set() is called under it.
+ * hooks; it is taken before ia_vfio_lock (vfio.c) and never under it.
+ * ia_feature_set() is called under it. It is held across the removal's
+ * waits for RCU Tasks (ours in ia_hook_drain, ftrace's in
+ * unregister_ftrace_function), so no netlink request takes it: type1's
+ * module pointer, which STATUS reads, is written under both locks and read
+ * under ia_vfio_lock alone. (On PREEMPT_RT, with STATUS asked in a loop, an
+ * rmmod of type1 took 3.5 s, and STATUS requests were seen asleep on this
+ * mutex meanwhile.)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,7 +25,18 @@
 
 static DEFINE_MUTEX(ia_vfio_attach_mutex);
 static bool ia_vfio_attached;
-static struct module *ia_vfio_type1_mod;	/* under ia_vfio_attach_mutex */
+/* Written under ia_vfio_attach_mutex and ia_vfio_lock, read under either. */
+static struct module *ia_vfio_type1_mod;
+
+static void ia_vfio_type1_mod_set(struct module *mod)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&ia_vfio_attach_mutex);
+	spin_lock_irqsave(&ia_vfio_lock, flags);
+	ia_vfio_type1_mod = mod;
+	spin_unlock_irqrestore(&ia_vfio_lock, flags);
+}
 
 u64 ia_vfio_probes_missed(void)
 {
@@ -28,13 +45,15 @@ u64 ia_vfio_probes_missed(void)
 
 u32 ia_vfio_untracked(void)
 {
+	unsigned long flags;
 	u32 tracked, refs = 0;
 
-	mutex_lock(&ia_vfio_attach_mutex);
+	/* The module is there until the pointer is cleared (its GOING notifier). */
+	spin_lock_irqsave(&ia_vfio_lock, flags);
 	if (ia_vfio_type1_mod)
 		refs = module_refcount(ia_vfio_type1_mod);
-	tracked = ia_vfio_tracked();
-	mutex_unlock(&ia_vfio_attach_mutex);
+	tracked = ia_vfio_tracked_locked();
+	spin_unlock_irqrestore(&ia_vfio_lock, flags);
 	/* Every container with type1 set holds one reference on the module. */
 	return refs > tracked ? refs - tracked : 0;
 }
@@ -51,7 +70,7 @@ static void ia_vfio_hooks_detach_locked(void)
 	ia_vfio_attached = false;
 	ia_vfio_forget();
 	ia_vfio_dma_entry_limit = NULL;
-	ia_vfio_type1_mod = NULL;
+	ia_vfio_type1_mod_set(NULL);
 	ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
 		       IA_TYPE1 " not loaded: hooks attach when it loads");
 }
@@ -76,12 +95,20 @@ static void ia_vfio_feature_locked(void)
 		       "; module not found: untracked containers not counted");
 }
 
-/* A livepatch took the wrapped hooks to kretprobes. */
+/*
+ * A livepatch took the wrapped hooks to kretprobes, or (PREEMPT_RT) took the
+ * set down: then the containers' records go with it, and the feature says
+ * why until type1 is loaded again.
+ */
 static void ia_vfio_hooks_changed(struct ia_hook_set *s)
 {
 	mutex_lock(&ia_vfio_attach_mutex);
-	if (ia_vfio_attached)
+	if (ia_vfio_attached && !s->registered) {
+		ia_vfio_hooks_detach_locked();
+		ia_feature_set(IA_FEAT_VFIO_TYPE1, false, "%s", s->why);
+	} else if (ia_vfio_attached) {
 		ia_vfio_feature_locked();
+	}
 	mutex_unlock(&ia_vfio_attach_mutex);
 }
 
@@ -111,8 +138,8 @@ static void ia_vfio_hooks_attach_locked(struct module *mod)
 		return;
 	}
 	ia_vfio_attached = true;
-	ia_vfio_type1_mod = mod ? mod :
-		(struct module *)ia_kallsyms_lookup_name(IA_TYPE1 ":__this_module");
+	ia_vfio_type1_mod_set(mod ? mod :
+		(struct module *)ia_kallsyms_lookup_name(IA_TYPE1 ":__this_module"));
 	ia_vfio_feature_locked();
 }
 

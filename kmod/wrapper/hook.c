@@ -34,10 +34,23 @@ static char *ia_hooks_param = "auto";
 module_param_named(hooks, ia_hooks_param, charp, 0444);
 MODULE_PARM_DESC(hooks, "auto: ftrace hooks where the kernel allows them, else kprobes; kprobes: kprobes only");
 
+/*
+ * kprobe and kretprobe handlers run with preemption off, and ours take
+ * spinlocks, which sleep on PREEMPT_RT: "BUG: scheduling while atomic" under
+ * contention (seen on Debian's 6.12-rt-amd64 with hooks=kprobes, a handler
+ * on vfio_pin_pages_remote waiting for ia_vfio_lock). There no kprobe is
+ * placed: a hook ftrace cannot place is off, and its set says why.
+ */
+#define IA_HOOK_RT_WHY "PREEMPT_RT: no kprobes, their handlers would sleep with preemption off"
+
 int ia_hooks_check(void)
 {
 	if (strcmp(ia_hooks_param, "auto") && strcmp(ia_hooks_param, "kprobes")) {
 		pr_err("hooks=%s: expected auto or kprobes\n", ia_hooks_param);
+		return -EINVAL;
+	}
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && !strcmp(ia_hooks_param, "kprobes")) {
+		pr_err("hooks=kprobes: " IA_HOOK_RT_WHY "\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -325,7 +338,13 @@ static void ia_hook_reset(struct ia_hook *h)
 /* @h on a kprobe (entry hook) or a kretprobe (return hook). */
 static void ia_hook_probe(struct ia_hook *h)
 {
-	int ret = h->fn ? register_kprobe(&h->kp) : register_kretprobe(&h->krp);
+	int ret;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		h->err = -EOPNOTSUPP;
+		return;
+	}
+	ret = h->fn ? register_kprobe(&h->kp) : register_kretprobe(&h->krp);
 
 	if (ret)
 		h->err = ret;
@@ -430,8 +449,13 @@ int ia_hook_set_register(struct ia_hook_set *s)
 			pr_info("%s: no hook on %s (%d)\n", s->name, h->sym, h->err);
 			if (h->required && !fail) {
 				fail = h->err ? h->err : -ENOENT;
-				snprintf(s->why, sizeof(s->why), "hook on %s failed (%d)",
-					 h->sym, fail);
+				if (fail == -EOPNOTSUPP && IS_ENABLED(CONFIG_PREEMPT_RT))
+					snprintf(s->why, sizeof(s->why),
+						 "no hook on %s: ftrace: %s; " IA_HOOK_RT_WHY,
+						 h->sym, s->fallback[0] ? s->fallback : "refused");
+				else
+					snprintf(s->why, sizeof(s->why), "hook on %s failed (%d)",
+						 h->sym, fail);
 			}
 			break;
 		}
@@ -615,7 +639,10 @@ static unsigned int ia_hook_unwrap_handed(struct ia_hook_set *s)
  * A livepatch module @who is coming: every wrapped hook of every set to a
  * kretprobe (which functions it patches is known only once its init has
  * run), and no set wraps from now on. Sleeps (the wrappers in flight are
- * waited for).
+ * waited for). On PREEMPT_RT no kretprobe may take over (IA_HOOK_RT_WHY):
+ * every set with a wrapped hook is taken down whole, its source forgets
+ * what it followed (its changed callback sees the set unregistered) and its
+ * feature says why; the livepatch is never refused.
  */
 static void ia_hooks_handover(const char *who)
 {
@@ -628,6 +655,14 @@ static void ia_hooks_handover(const char *who)
 	list_for_each_entry(s, &ia_hook_live, live) {
 		if (!s->nwrap || WARN_ON(n >= IA_HOOK_SETS_MAX))
 			continue;
+		if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+			snprintf(s->why, sizeof(s->why), "taken down for livepatch %s (%s)",
+				 who, IA_HOOK_RT_WHY);
+			pr_warn("%s: hooks taken down for livepatch %s (%s)\n", s->name, who,
+				IA_HOOK_RT_WHY);
+			sets[n++] = s;
+			continue;
+		}
 		for (i = 0; i < s->n; i++) {
 			struct ia_hook *h = s->hooks[i];
 
@@ -647,9 +682,12 @@ static void ia_hooks_handover(const char *who)
 			 ", not exactly: no kretprobe trampoline found");
 		sets[n++] = s;
 	}
-	if (n)
+	/* Taken down (PREEMPT_RT), or their wrappers in flight waited for. */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && n)
+		ia_hook_sets_unregister_locked(sets, n);
+	else if (n)
 		ia_hook_drain(sets, n);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !IS_ENABLED(CONFIG_PREEMPT_RT); i++) {
 		s = sets[i];
 		for (j = 0; j < s->n; j++) {
 			struct ia_hook *h = s->hooks[j];

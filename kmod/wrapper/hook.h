@@ -109,7 +109,7 @@ struct ia_hook_set {
 	 * detail is to be written again). May find the set unregistered.
 	 */
 	void (*changed)(struct ia_hook_set *s);
-	char why[96];		/* registration failed: which hook, what error */
+	char why[160];		/* registration failed: which hook, what error */
 	/* Private. */
 	struct ftrace_ops ops;	/* the entry hooks on ftrace */
 	struct ia_hook *fentry[IA_HOOK_SET_MAX];

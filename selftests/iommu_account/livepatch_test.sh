@@ -20,6 +20,12 @@
 #     rest are wrapped), then the patch disabled and removed under the
 #     module, counts exact at each step; the module loaded after it wraps
 #     every function again; and the module unloaded first, the patch second.
+# On PREEMPT_RT no kprobe may take over (their handlers would sleep with
+# preemption off: kmod/wrapper/hook.c): the livepatch is applied all the
+# same, every set with a wrapped hook is taken down and says so, what they
+# followed is forgotten (a pot held through it is the kernel's figure, all
+# of it unattributed; no container is listed), and a load under the patch
+# hooks what ftrace can and says why the rest is off (rt_livepatch below).
 # Waits are bounded polls of conditions, never sleeps.
 . "$(dirname "$0")/ktap_lib.sh"
 tmp=$(mktemp -d)
@@ -72,6 +78,62 @@ klp_on() {
 klp_off() {
 	echo 0 >"$klp/enabled" && until_ok 600 test ! -d "$klp" && rmmod ia_klp_uring
 }
+
+# --- PREEMPT_RT: the sets taken down, nothing followed that is not seen ------
+rt_livepatch() {
+	local why="taken down for livepatch ia_klp_uring (PREEMPT_RT: no kprobes"
+	rm -f "$tmp/h.txt"
+	runas 1000 uring_bench hold 1048576 >"$tmp/h.txt" 2>&1 &
+	hold=$!
+	until_ok 200 grep -q '^hold 0' "$tmp/h.txt"
+	check "rt: before: uid 1000's 1 MiB is io_uring buffers" \
+		jqt 'any(.[]; .locked_bytes == 1048576 and .consumers["io_uring-buffers"] == 1048576)' \
+		"$(iommu-accountctl -j uids --uid 1000)"
+	check "rt: a livepatch of __io_account_mem is applied while the module is loaded (insmod: 0, enabled, transition done)" \
+		klp_on || shows insmod="$tmp/insmod.err"
+	check "rt: the kernel did not refuse the livepatch's ftrace handler (no -16 in its log)" \
+		eval '! dmesg | grep -q "failed to register ftrace handler"'
+	for f in memlock-io_uring vfio-type1 memlock-xdp; do
+		check "rt: $f is unavailable: $why...)" \
+			eval "! active $f && detail $f | grep -qF '$why'" || echo "# detail: $(detail $f)"
+	done
+	check "rt: uid 1000's pot held through it is the kernel's 1 MiB, all of it unattributed" \
+		jqt 'any(.[]; .locked_bytes == 1048576 and .unattributed_bytes == 1048576 and
+			(.consumers | length == 0))' "$(iommu-accountctl -j uids --uid 1000)" ||
+		echo "# uids: $(iommu-accountctl -j uids --uid 1000)"
+	kill "$hold"
+	wait "$hold" 2>/dev/null
+	hold=""
+	check "rt: released: the kernel's figure is back at 0" \
+		until_ok 400 eval '! jqt "any(.[]; .locked_bytes > 0)" "$(iommu-accountctl -j uids --uid 1000 2>/dev/null)"'
+	rm -f "$tmp/hold3"
+	mkfifo "$tmp/hold3"
+	vfio_tool leak 0 3 >"$tmp/leak3.txt" 2>&1 <"$tmp/hold3" &
+	hold=$!
+	exec 4>"$tmp/hold3"
+	until_ok 200 grep -q "3 mappings held" "$tmp/leak3.txt"
+	check "rt: a container that maps 3 entries after it is not listed (type1 not followed)" \
+		eval 'grep -q "3 mappings held" "$tmp/leak3.txt" && jqt "length == 0" "$(iommu-accountctl -j containers)"' ||
+		shows mapper="$tmp/leak3.txt"
+	exec 4>&-
+	wait "$hold"
+	hold=""
+	check "rt: rmmod and modprobe iommu_account under the patch" eval 'rmmod iommu_account && modprobe iommu_account'
+	check "rt: loaded under the patch: __io_account_mem off (ftrace refused; no kprobes on PREEMPT_RT)" \
+		eval '! active memlock-io_uring && detail memlock-io_uring | grep -q "no hook on __io_account_mem: ftrace: ftrace refused; PREEMPT_RT: no kprobes"' ||
+		echo "# detail: $(detail memlock-io_uring)"
+	check "rt: loaded under the patch: vfio_iommu_type1 wrapped on ftrace" active vfio-type1
+	fresh_container "rt: loaded under the patch"
+	check "rt: the patch disabled and removed" klp_off
+	check "rt: rmmod and modprobe iommu_account after the patch: every io_uring hook on ftrace" \
+		eval 'rmmod iommu_account && modprobe iommu_account && detail memlock-io_uring | grep -q "; hooks: ftrace$"'
+	exact "rt: after the patch"
+}
+if uname -v | grep -q PREEMPT_RT; then
+	rt_livepatch
+	ktap_finish
+	exit
+fi
 
 # --- applied while the module is loaded -------------------------------------
 # The module's hooks as loaded: every io_uring hook on ftrace, return hooks
