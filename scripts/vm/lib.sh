@@ -121,16 +121,20 @@ newest_pkg() {
 	apt-cache $(apt_priv_opts) pkgnames 2>/dev/null | grep -E "^$1\$" | sort -V | tail -n1
 }
 
-# Resolve a kernel series (6.1, 6.12, 7.2, 7.3) to the newest ABI name that has
-# both headers and an image published, e.g. 6.1.0-57-amd64 or 7.3.4+deb13-amd64.
+# Resolve a kernel (6.1, 6.12, 7.2, 7.3; a flavour of one: 6.12-rt,
+# 6.12-cloud) to the newest ABI name that has both headers and an image
+# published, e.g. 6.1.0-57-amd64, 7.3.4+deb13-amd64 or 6.12.118+deb12-rt-amd64.
 resolve_kver() {
-	local series=$1 re name abi
+	local series flavour re name abi
+	series=$(series_of "$1")
+	flavour=$(flavour_of "$1")
 	case $series in
-	6.1) re='linux-headers-6\.1\.0-[0-9]+-amd64' ;;
-	6.12) re='linux-headers-6\.12\.[0-9]+\+deb12-amd64' ;;
-	7.*) re="linux-headers-${series//./\\.}\\.[0-9]+\\+deb13-amd64" ;;
+	6.1) re='linux-headers-6\.1\.0-[0-9]+' ;;
+	6.12) re='linux-headers-6\.12\.[0-9]+\+deb12' ;;
+	7.*) re="linux-headers-${series//./\\.}\\.[0-9]+\\+deb13" ;;
 	*) die "unknown kernel series '$series' (known: 6.1 6.12 7.2 7.3)" ;;
 	esac
+	re="$re-${flavour:+$flavour-}amd64"
 	apt_priv_update
 	# Walk from newest to oldest until one has an image too.
 	# shellcheck disable=SC2046
@@ -141,7 +145,7 @@ resolve_kver() {
 			return 0
 		fi
 	done
-	die "no kernel package found for series $series (looked for /$re/ in the private lists)"
+	die "no kernel package found for $1 (looked for /$re/ in the private lists)"
 }
 
 # Packages holding the kernel image and its modules for an ABI name.
@@ -160,10 +164,19 @@ image_pkgs() {
 
 series_of() {
 	case $1 in
-	6.1|6.1.*) echo 6.1 ;;
-	6.12|6.12.*) echo 6.12 ;;
-	7.*) echo "$1" | cut -d. -f1,2 ;;
+	6.1|6.1-*|6.1.*) echo 6.1 ;;
+	6.12|6.12-*|6.12.*) echo 6.12 ;;
+	7.*) echo "$1" | cut -d. -f1,2 | cut -d- -f1 ;;
 	*) die "unknown kernel '$1'" ;;
+	esac
+}
+
+# The Debian flavour of a kernel name or release: rt (PREEMPT_RT), cloud,
+# or nothing (the generic amd64). 6.12-rt, 6.12.118+deb12-rt-amd64: rt.
+flavour_of() {
+	case $1 in
+	*-rt|*-rt-amd64) echo rt ;;
+	*-cloud|*-cloud-amd64) echo cloud ;;
 	esac
 }
 

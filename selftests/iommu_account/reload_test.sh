@@ -40,8 +40,10 @@ ip link set lo up
 done ) &
 # The listener follows for 3 s at a time (it rejoins after each reload).
 ( while [ ! -e "$tmp/stop" ]; do timeout 3 iommu-accountctl events >/dev/null 2>&1; done ) &
+# IA_RELOAD_ROUNDS (default 20): fewer on the debug kernel (scripts/check).
+rounds=${IA_RELOAD_ROUNDS:-20}
 ok_ia=0
-for i in $(seq 20); do
+for i in $(seq "$rounds"); do
 	until_ok 200 rmmod iommu_account || break
 	if [ $((i % 2)) = 1 ]; then
 		modprobe iommu_account hooks=kprobes || break
@@ -50,7 +52,7 @@ for i in $(seq 20); do
 	fi
 	ok_ia=$((ok_ia + 1))
 done
-check "reload under load: 20 rmmod/modprobe cycles of iommu_account ($ok_ia)" [ "$ok_ia" = 20 ]
+check "reload under load: $rounds rmmod/modprobe cycles of iommu_account ($ok_ia)" [ "$ok_ia" = "$rounds" ]
 # vfio_iommu_type1 goes only between two containers of the mapper loop.
 ok_t1=0
 for i in 1 2 3 4 5; do
