@@ -32,7 +32,7 @@ unsigned long ia_hook_kretprobe_tramp;
 
 static char *ia_hooks_param = "auto";
 module_param_named(hooks, ia_hooks_param, charp, 0444);
-MODULE_PARM_DESC(hooks, "auto: ftrace hooks where the kernel allows them, else kprobes; kprobes: kprobes only");
+MODULE_PARM_DESC(hooks, "auto: ftrace hooks where the kernel allows them, else kprobes (never on PREEMPT_RT); kprobes: kprobes only (refused on PREEMPT_RT)");
 
 /*
  * kprobe and kretprobe handlers run with preemption off, and ours take
