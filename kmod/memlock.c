@@ -325,7 +325,6 @@ static struct ia_hook_set *ia_ml_sets[] = {
 	&ia_ml_uring_hooks, &ia_ml_xdp_hooks, &ia_ml_iommufd_hooks,
 };
 
-/* A livepatch took a set's wrapped hooks to kretprobes: its feature again. */
 /* The consumers whose records a set makes. */
 static bool ia_ml_rec_in_set(const struct ia_ml_rec *r, const struct ia_hook_set *s)
 {
