@@ -53,6 +53,26 @@ static inline void ia_vma_flags_clear(struct vm_area_struct *vma, vm_flags_t fla
 #endif
 }
 
+/*
+ * Whether this kernel can have a VFIO type1 container at all. Since 6.2
+ * the container is optional (CONFIG_VFIO_CONTAINER, no symbol before):
+ * without it /dev/vfio/vfio, if there, is iommufd's compat container
+ * (CONFIG_IOMMUFD_VFIO_CONTAINER), and vfio_iommu_type1 never loads.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0) && !IS_ENABLED(CONFIG_VFIO_CONTAINER)
+#define IA_NO_TYPE1 1
+#if IS_ENABLED(CONFIG_IOMMUFD_VFIO_CONTAINER)
+#define IA_NO_TYPE1_WHY "this kernel has no type1 container (CONFIG_VFIO_CONTAINER unset): " \
+	"/dev/vfio/vfio is iommufd's compat container, followed by feature iommufd"
+#else
+#define IA_NO_TYPE1_WHY "this kernel has no VFIO container (CONFIG_VFIO_CONTAINER and " \
+	"CONFIG_IOMMUFD_VFIO_CONTAINER unset)"
+#endif
+#else
+#define IA_NO_TYPE1 0
+#define IA_NO_TYPE1_WHY ""
+#endif
+
 /* hex_to_bin() moved from kernel.h to its own header (linux/hex.h). */
 #if __has_include("linux/hex.h")
 #include <linux/hex.h>

@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 
+#include "compat.h"
 #include "vfio.h"
 #include "wrapper/kallsyms.h"
 
@@ -58,6 +59,16 @@ u32 ia_vfio_untracked(void)
 	return refs > tracked ? refs - tracked : 0;
 }
 
+/* No type1 to hook: not loaded yet, or (IA_NO_TYPE1) not in this kernel. */
+static void ia_vfio_feature_not_loaded(void)
+{
+	if (IA_NO_TYPE1)
+		ia_feature_set(IA_FEAT_VFIO_TYPE1, false, "%s", IA_NO_TYPE1_WHY);
+	else
+		ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
+			       IA_TYPE1 " not loaded: hooks attach when it loads");
+}
+
 static void ia_vfio_hooks_detach_locked(void)
 {
 	struct ia_hook_set *s = &ia_vfio_hooks;
@@ -71,8 +82,7 @@ static void ia_vfio_hooks_detach_locked(void)
 	ia_vfio_forget();
 	ia_vfio_dma_entry_limit = NULL;
 	ia_vfio_type1_mod_set(NULL);
-	ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
-		       IA_TYPE1 " not loaded: hooks attach when it loads");
+	ia_vfio_feature_not_loaded();
 }
 
 /* The feature, from how the attached hooks are placed. */
@@ -131,8 +141,7 @@ static void ia_vfio_hooks_attach_locked(struct module *mod)
 		ia_vfio_dma_entry_limit = NULL;
 		/* Its first hook found nothing: the module is not there. */
 		if (ret == -ENOENT && !s->hooks[0]->addr)
-			ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
-				       IA_TYPE1 " not loaded: hooks attach when it loads");
+			ia_vfio_feature_not_loaded();
 		else
 			ia_feature_set(IA_FEAT_VFIO_TYPE1, false, "%s", s->why);
 		return;
@@ -172,8 +181,7 @@ int ia_vfio_init(void)
 	if (ret)
 		return ret;
 	ia_feature_set(IA_FEAT_VFIO_GROUPS, true, "PCI devices with an IOMMU group");
-	ia_feature_set(IA_FEAT_VFIO_TYPE1, false,
-		       IA_TYPE1 " not loaded: hooks attach when it loads");
+	ia_vfio_feature_not_loaded();
 	ia_vfio_hooks.changed = ia_vfio_hooks_changed;
 	ret = register_module_notifier(&ia_vfio_module_nb);
 	if (ret) {

@@ -43,7 +43,7 @@ static const struct {
 	  "[--uid N]  who holds quota, by cgroup: container, pod or unit; pot bytes per uid, "
 	  "objects owned" },
 	{ "containers", cmd_containers, TAKES_ID, 0, 0,
-	  "[--id N]  VFIO type1 containers: entries/limit, pinned, failures" },
+	  "[--id N]  VFIO containers (type1, iommufd compat): entries/limit, pinned" },
 	{ "groups", cmd_groups, TAKES_ID, 0, 0,
 	  "[--id N]  IOMMU groups: devices, container, owner" },
 	{ "quotas", cmd_quotas, TAKES_KIND | TAKES_UID | TAKES_PID, 0, 0,

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iommufd's compat container: a kernel built with CONFIG_VFIO_CONTAINER
+ * unset and CONFIG_IOMMUFD_VFIO_CONTAINER set has no vfio_iommu_type1;
+ * /dev/vfio/vfio is served by iommufd, and a VFIO application (QEMU,
+ * DPDK) runs unchanged on it. Checked against the kernel's own answers:
+ *   - the container is iommufd's: VFIO_IOMMU_GET_INFO's DMA_AVAIL is
+ *     U32_MAX (iommufd has no entry limit; type1 says dma_entry_limit
+ *     minus its mappings), and no type1 container exists;
+ *   - the module lists it as an iommufd context marked VFIO_COMPAT, in
+ *     per-process mode (iommufd opens the compat container so): its pins
+ *     are in VmLck of the mapping process (mm->locked_vm), not in the
+ *     uid's pot; MAP_DMA's ENOMEM past RLIMIT_MEMLOCK is its refusal;
+ *   - the module states that the kernel has no type1 container, and
+ *     iommu-accountctl containers shows the compat container with no
+ *     entry limit.
+ * The mapper is an agent process: it sets up as root (container, group,
+ * VFIO_SET_IOMMU), then becomes a uid of its own with an RLIMIT_MEMLOCK
+ * and no capabilities, and obeys commands.
+ *
+ * Needs such a kernel (scripts/check's compat boot: 6.12-compat-debug,
+ * scripts/vm/build-debug-kernel); the harness says so in IA_KCONFIG.
+ * Elsewhere it skips, naming why.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/vfio.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "ia_harness.h"
+#include <uapi/linux/iommu_account.h>
+#include "ia_nl.h"
+#include "ia_vfio.h"
+
+#define MiB (1024ULL * 1024)
+#define CTX IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX
+#define UID_A 42201
+
+enum { OP_EXIT, OP_MAP, OP_UNMAP, OP_AVAIL };
+
+struct agent {
+	pid_t pid;
+	int cmd, res;
+};
+
+struct cmd {
+	int op;
+	uint64_t iova, size;
+};
+
+/*
+ * As root: the container on @group and its device's fd, as QEMU opens it
+ * (iommufd attaches the device to the compat IOAS then: until a device is
+ * attached, iommufd pins nothing); then uid @uid, RLIMIT_MEMLOCK @limit.
+ */
+static long long agent_setup(struct vfio_ctr *c, int group, uid_t uid, uint64_t limit)
+{
+	struct rlimit rl = { limit, limit };
+	int ret = vfio_ctr_open_buf(c, group, 4 * MiB);
+	char path[96], bdf[256] = "";
+	struct dirent *de;
+	DIR *d;
+
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%d/devices", group);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(bdf, sizeof(bdf), "%s", de->d_name);
+			break;
+		}
+	closedir(d);
+	if (!bdf[0] || ioctl(c->group, VFIO_GROUP_GET_DEVICE_FD, bdf) < 0)
+		return bdf[0] ? -errno : -ENODEV;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -errno;
+	return 0;
+}
+
+static long long agent_do(struct vfio_ctr *c, const struct cmd *m)
+{
+	uint32_t avail = 0;
+	int ret;
+
+	switch (m->op) {
+	case OP_MAP:
+		return vfio_map_raw(c, m->iova, m->size, (uintptr_t)c->buf + m->iova,
+				    VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE);
+	case OP_UNMAP:
+		return vfio_unmap(c, m->iova, m->size);
+	case OP_AVAIL:
+		ret = vfio_dma_avail(c, &avail);
+		return ret ? ret : (long long)avail;
+	}
+	return -EINVAL;
+}
+
+static int agent_start(struct agent *a, int group, uid_t uid, uint64_t limit)
+{
+	int cmd[2], res[2];
+	long long r = -EIO;
+
+	if (pipe(cmd) || pipe(res))
+		return -errno;
+	a->pid = fork();
+	if (a->pid < 0)
+		return -errno;
+	if (!a->pid) {
+		struct vfio_ctr c;
+		struct cmd m;
+
+		close(cmd[1]);
+		close(res[0]);
+		r = agent_setup(&c, group, uid, limit);
+		if (write(res[1], &r, sizeof(r)) != sizeof(r) || r)
+			_exit(1);
+		while (read(cmd[0], &m, sizeof(m)) == sizeof(m) && m.op != OP_EXIT) {
+			r = agent_do(&c, &m);
+			if (write(res[1], &r, sizeof(r)) != sizeof(r))
+				break;
+		}
+		/* Exit with everything still mapped: the kernel tears it down. */
+		_exit(0);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	a->cmd = cmd[1];
+	a->res = res[0];
+	if (read(a->res, &r, sizeof(r)) != sizeof(r))
+		r = -EIO;
+	return (int)r;
+}
+
+static long long agent_call(struct agent *a, int op, uint64_t iova, uint64_t size)
+{
+	struct cmd m = { op, iova, size };
+	long long r = -EIO;
+
+	if (write(a->cmd, &m, sizeof(m)) != sizeof(m) || read(a->res, &r, sizeof(r)) != sizeof(r))
+		return -EIO;
+	return r;
+}
+
+static void agent_stop(struct agent *a)
+{
+	struct cmd m = { OP_EXIT };
+
+	if (a->pid <= 0)
+		return;
+	if (write(a->cmd, &m, sizeof(m)) != sizeof(m))
+		kill(a->pid, SIGKILL);
+	waitpid(a->pid, NULL, 0);
+	close(a->cmd);
+	close(a->res);
+	a->pid = 0;
+}
+
+/* VmLck of @pid (its mm->locked_vm) in bytes, or -1. */
+static long long vmlck(pid_t pid)
+{
+	char path[64], line[256];
+	long long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+/* The kernel's configuration as the harness read it: "NAME=VALUE ..." */
+static bool kconfig_is(const char *want)
+{
+	const char *k = getenv("IA_KCONFIG");
+	char pat[96];
+
+	snprintf(pat, sizeof(pat), " %s ", want);
+	if (!k)
+		return false;
+	{
+		char buf[1024];
+
+		snprintf(buf, sizeof(buf), " %s ", k);
+		return strstr(buf, pat) != NULL;
+	}
+}
+
+/* What @cmd printed (up to @len - 1 bytes), or "" when it failed. */
+static void run(const char *cmd, char *out, size_t len)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n = 0;
+
+	out[0] = 0;
+	if (!f)
+		return;
+	n = fread(out, 1, len - 1, f);
+	out[n] = 0;
+	if (pclose(f))
+		out[0] = 0;
+}
+
+FIXTURE(compat) {
+	struct ia_nl nl;
+	int group;
+};
+
+FIXTURE_SETUP(compat)
+{
+	int groups[8];
+
+	self->group = -1;
+	if (!kconfig_is("VFIO_CONTAINER=") || !kconfig_is("IOMMUFD_VFIO_CONTAINER=y"))
+		SKIP(return, "not a kernel whose /dev/vfio/vfio is iommufd's (IA_KCONFIG: %s)",
+		     getenv("IA_KCONFIG") ?: "unset");
+	ASSERT_LT(0, vfio_edu_groups(groups, 8)) TH_LOG("no edu device bound to vfio-pci");
+	self->group = groups[0];
+	ASSERT_EQ(0, ia_nl_open(&self->nl));
+}
+
+FIXTURE_TEARDOWN(compat)
+{
+	if (self->group >= 0)
+		ia_nl_close(&self->nl);
+}
+
+/* The module says why type1 is not followed, and that iommufd is. */
+TEST_F(compat, status_says_the_kernel_has_no_type1)
+{
+	struct ia_status st;
+	int i, type1 = -1, iofd = -1;
+
+	ASSERT_EQ(0, access("/sys/module/vfio_iommu_type1", F_OK) ? 0 : -1)
+		TH_LOG("vfio_iommu_type1 is loaded on a compat-container kernel");
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
+	for (i = 0; i < st.nfeat; i++) {
+		if (!strcmp(st.feat[i].name, "vfio-type1"))
+			type1 = i;
+		if (!strcmp(st.feat[i].name, "iommufd"))
+			iofd = i;
+	}
+	ASSERT_LE(0, type1);
+	ASSERT_LE(0, iofd);
+	EXPECT_NE(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[type1].state);
+	EXPECT_NE(NULL, strstr(st.feat[type1].detail, "iommufd's compat container"))
+		TH_LOG("vfio-type1: %s", st.feat[type1].detail);
+	EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[iofd].state)
+		TH_LOG("iommufd: %s", st.feat[iofd].detail);
+}
+
+/*
+ * uid 42201 with RLIMIT_MEMLOCK 2 MiB maps 1 MiB twice through
+ * /dev/vfio/vfio; the third map is refused by the kernel (ENOMEM). The
+ * module's context: VFIO_COMPAT, mode mm, 2 MiB used of a 2 MiB limit,
+ * two mappings, one refusal with the kernel's errno; VmLck of the agent
+ * grew by exactly 2 MiB; the uid's pot holds none of it. No entry limit:
+ * DMA_AVAIL is U32_MAX before and after, and no type1 container exists.
+ * When the agent exits with its maps, the context and its pins go.
+ */
+TEST_F(compat, container_charged_per_process_without_entry_limit)
+{
+	struct ia_container ctrs[4];
+	struct agent a = { 0 };
+	struct ia_quota q[4];
+	struct ia_uid u;
+	char out[8192], want[96];
+	long long lck0;
+	int n;
+
+	ASSERT_EQ(0, agent_start(&a, self->group, UID_A, 2 * MiB))
+		TH_LOG("the compat container could not be set up on group %d", self->group);
+	EXPECT_EQ((long long)UINT32_MAX, agent_call(&a, OP_AVAIL, 0, 0))
+		TH_LOG("DMA_AVAIL of iommufd's compat container");
+	lck0 = vmlck(a.pid);
+	ASSERT_LE(0, lck0);
+	EXPECT_EQ(0, agent_call(&a, OP_MAP, 0, 1 * MiB));
+	EXPECT_EQ(0, agent_call(&a, OP_MAP, 1 * MiB, 1 * MiB));
+	EXPECT_EQ(-ENOMEM, agent_call(&a, OP_MAP, 2 * MiB, 1 * MiB));
+	EXPECT_EQ(lck0 + (long long)(2 * MiB), vmlck(a.pid));
+	EXPECT_EQ((long long)UINT32_MAX, agent_call(&a, OP_AVAIL, 0, 0));
+
+	n = ia_dump_quotas(&self->nl, CTX, -1, a.pid, q, 4);
+	ASSERT_EQ(1, n) TH_LOG("iommufd contexts of the agent: %d", n);
+	EXPECT_EQ(IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT,
+		  q[0].flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT);
+	EXPECT_TRUE(q[0].has_mode);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, q[0].mode);
+	EXPECT_EQ(2 * MiB, q[0].used);
+	EXPECT_TRUE(q[0].has_limit);
+	EXPECT_EQ(2 * MiB, q[0].limit);
+	EXPECT_EQ(2, q[0].mappings);
+	EXPECT_EQ(1, q[0].devices);
+	EXPECT_EQ(1, q[0].refusals);
+	EXPECT_TRUE(q[0].has_last);
+	EXPECT_EQ(ENOMEM, q[0].last_err);
+	EXPECT_EQ(UID_A, q[0].uid);
+	ASSERT_EQ(1, q[0].nioas);
+	/* The compat container's IOAS: made by VFIO_SET_IOMMU, its id never seen. */
+	EXPECT_EQ(2 * MiB, q[0].ioas[0].bytes);
+	EXPECT_EQ(2 * MiB, q[0].ioas[0].pinned);
+
+	ASSERT_EQ(0, ia_get_uid(&self->nl, UID_A, &u));
+	EXPECT_EQ(0, u.locked);
+	EXPECT_TRUE(u.has_iommufd);
+	EXPECT_EQ(2 * MiB, u.iommufd_mm);
+	EXPECT_EQ(0, ia_dump_containers(&self->nl, ctrs, 4)) TH_LOG("a type1 container listed");
+
+	/* The containers view: the compat container, no entry limit. */
+	run("iommu-accountctl --json containers", out, sizeof(out));
+	TH_LOG("containers: %s", out);
+	snprintf(want, sizeof(want), "\"id\":%u,\"backend\":\"iommufd-compat\",\"entries\":2,"
+		 "\"limit\":null", q[0].id);
+	EXPECT_NE(NULL, strstr(out, want));
+	snprintf(want, sizeof(want), "\"pid\":%d", a.pid);
+	EXPECT_NE(NULL, strstr(out, want));
+	run("iommu-accountctl containers", out, sizeof(out));
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "iommufd compat containers"));
+	EXPECT_NE(NULL, strstr(out, "2.0 MiB/2.0 MiB"));
+
+	/* An unmap gives back its pins; the agent's exit the rest. */
+	EXPECT_EQ(0, agent_call(&a, OP_UNMAP, 0, 1 * MiB));
+	EXPECT_EQ(lck0 + (long long)MiB, vmlck(a.pid));
+	ASSERT_EQ(1, ia_dump_quotas(&self->nl, CTX, -1, a.pid, q, 4));
+	EXPECT_EQ(1 * MiB, q[0].used);
+	EXPECT_EQ(1, q[0].mappings);
+	agent_stop(&a);
+	EXPECT_EQ(0, ia_dump_quotas(&self->nl, CTX, UID_A, -1, q, 4));
+	/* The uid may be gone with its last task (ENOENT): nothing held either way. */
+	n = ia_get_uid(&self->nl, UID_A, &u);
+	EXPECT_TRUE(n == -ENOENT || (n == 0 && u.iommufd_mm == 0))
+		TH_LOG("uid %u after the exit: %d, iommufd_mm %llu", UID_A, n,
+		       n ? 0ULL : (unsigned long long)u.iommufd_mm);
+}
+
+TEST_HARNESS_MAIN
