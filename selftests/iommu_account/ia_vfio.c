@@ -222,18 +222,43 @@ int vfio_dma_avail(struct vfio_ctr *c, uint32_t *avail)
 	return -ENOENT;
 }
 
-long long vm_locked_bytes(void)
+long long vm_locked_bytes_of(int pid)
 {
-	char line[256];
+	char path[64], line[256];
 	long long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f;
 
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
 			break;
 	if (f)
 		fclose(f);
 	return kb < 0 ? -1 : kb * 1024;
+}
+
+long long vm_locked_bytes(void)
+{
+	return vm_locked_bytes_of(0);
+}
+
+/* What @cmd printed (up to @len - 1 bytes), or "" when it failed. */
+void run_output(const char *cmd, char *out, size_t len)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n = 0;
+
+	out[0] = 0;
+	if (!f)
+		return;
+	n = fread(out, 1, len - 1, f);
+	out[n] = 0;
+	if (pclose(f))
+		out[0] = 0;
 }
 
 #define MDEV_PARENT "/sys/class/mdev_bus/ia_mdev/mdev_supported_types"

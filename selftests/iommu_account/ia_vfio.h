@@ -47,5 +47,9 @@ long long vfio_unmap_flags(struct vfio_ctr *c, uint64_t iova, size_t size, uint3
 int vfio_dma_avail(struct vfio_ctr *c, uint32_t *avail);
 /* VmLck of this process (mm->locked_vm), in bytes, or -1. */
 long long vm_locked_bytes(void);
+/* VmLck of process @pid (0: this one), in bytes, or -1. */
+long long vm_locked_bytes_of(int pid);
+/* What shell command @cmd printed (up to @len - 1 bytes), or "" when it failed. */
+void run_output(const char *cmd, char *out, size_t len);
 
 #endif

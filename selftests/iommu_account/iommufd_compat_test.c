@@ -168,24 +168,6 @@ static void agent_stop(struct agent *a)
 	a->pid = 0;
 }
 
-/* VmLck of @pid (its mm->locked_vm) in bytes, or -1. */
-static long long vmlck(pid_t pid)
-{
-	char path[64], line[256];
-	long long kb = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb < 0 ? -1 : kb * 1024;
-}
-
 /* The kernel's configuration as the harness read it: "NAME=VALUE ..." */
 static bool kconfig_is(const char *want)
 {
@@ -201,21 +183,6 @@ static bool kconfig_is(const char *want)
 		snprintf(buf, sizeof(buf), " %s ", k);
 		return strstr(buf, pat) != NULL;
 	}
-}
-
-/* What @cmd printed (up to @len - 1 bytes), or "" when it failed. */
-static void run(const char *cmd, char *out, size_t len)
-{
-	FILE *f = popen(cmd, "r");
-	size_t n = 0;
-
-	out[0] = 0;
-	if (!f)
-		return;
-	n = fread(out, 1, len - 1, f);
-	out[n] = 0;
-	if (pclose(f))
-		out[0] = 0;
 }
 
 FIXTURE(compat) {
@@ -289,12 +256,12 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 		TH_LOG("the compat container could not be set up on group %d", self->group);
 	EXPECT_EQ((long long)UINT32_MAX, agent_call(&a, OP_AVAIL, 0, 0))
 		TH_LOG("DMA_AVAIL of iommufd's compat container");
-	lck0 = vmlck(a.pid);
+	lck0 = vm_locked_bytes_of(a.pid);
 	ASSERT_LE(0, lck0);
 	EXPECT_EQ(0, agent_call(&a, OP_MAP, 0, 1 * MiB));
 	EXPECT_EQ(0, agent_call(&a, OP_MAP, 1 * MiB, 1 * MiB));
 	EXPECT_EQ(-ENOMEM, agent_call(&a, OP_MAP, 2 * MiB, 1 * MiB));
-	EXPECT_EQ(lck0 + (long long)(2 * MiB), vmlck(a.pid));
+	EXPECT_EQ(lck0 + (long long)(2 * MiB), vm_locked_bytes_of(a.pid));
 	EXPECT_EQ((long long)UINT32_MAX, agent_call(&a, OP_AVAIL, 0, 0));
 
 	n = ia_dump_quotas(&self->nl, CTX, -1, a.pid, q, 4);
@@ -324,21 +291,21 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 	EXPECT_EQ(0, ia_dump_containers(&self->nl, ctrs, 4)) TH_LOG("a type1 container listed");
 
 	/* The containers view: the compat container, no entry limit. */
-	run("iommu-accountctl --json containers", out, sizeof(out));
+	run_output("iommu-accountctl --json containers", out, sizeof(out));
 	TH_LOG("containers: %s", out);
 	snprintf(want, sizeof(want), "\"id\":%u,\"backend\":\"iommufd-compat\",\"entries\":2,"
 		 "\"limit\":null", q[0].id);
 	EXPECT_NE(NULL, strstr(out, want));
 	snprintf(want, sizeof(want), "\"pid\":%d", a.pid);
 	EXPECT_NE(NULL, strstr(out, want));
-	run("iommu-accountctl containers", out, sizeof(out));
+	run_output("iommu-accountctl containers", out, sizeof(out));
 	TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "iommufd compat containers"));
 	EXPECT_NE(NULL, strstr(out, "2.0 MiB/2.0 MiB"));
 
 	/* An unmap gives back its pins; the agent's exit the rest. */
 	EXPECT_EQ(0, agent_call(&a, OP_UNMAP, 0, 1 * MiB));
-	EXPECT_EQ(lck0 + (long long)MiB, vmlck(a.pid));
+	EXPECT_EQ(lck0 + (long long)MiB, vm_locked_bytes_of(a.pid));
 	ASSERT_EQ(1, ia_dump_quotas(&self->nl, CTX, -1, a.pid, q, 4));
 	EXPECT_EQ(1 * MiB, q[0].used);
 	EXPECT_EQ(1, q[0].mappings);

@@ -332,24 +332,6 @@ static void fd_agent_stop(struct fd_agent *a)
 	a->pid = 0;
 }
 
-/* VmLck of @pid (its mm->locked_vm), in bytes, or -1. */
-static int64_t vmlck(pid_t pid)
-{
-	char path[64], line[256];
-	long long kb = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb < 0 ? -1 : kb * 1024;
-}
-
 /* --- the tests --------------------------------------------------------------- */
 
 static bool have_iommufd(void)
@@ -398,21 +380,6 @@ static void get_uid(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_
 	EXPECT_EQ(0, u->inexact);
 }
 
-/* What @cmd printed (up to @len - 1 bytes), or "" when it failed. */
-static void run(const char *cmd, char *out, size_t len)
-{
-	FILE *f = popen(cmd, "r");
-	size_t n = 0;
-
-	out[0] = 0;
-	if (!f)
-		return;
-	n = fread(out, 1, len - 1, f);
-	out[n] = 0;
-	if (pclose(f))
-		out[0] = 0;
-}
-
 /*
  * iommu-accountctl names the consumer and the holder of a pot where
  * @pid's iommufd mappings hold @n MiB.
@@ -422,14 +389,14 @@ static void check_tools(struct __test_metadata *_metadata, uint32_t uid, pid_t p
 	char out[8192], cmd[128], want[64];
 
 	snprintf(cmd, sizeof(cmd), "iommu-accountctl explain uid %u", uid);
-	run(cmd, out, sizeof(out));
+	run_output(cmd, out, sizeof(out));
 	TH_LOG("%s", out);
 	snprintf(want, sizeof(want), "iommufd charged %d.0 MiB", n);
 	EXPECT_NE(NULL, strstr(out, want));
 	snprintf(want, sizeof(want), "[%d]: %d.0 MiB of iommufd", pid, n);
 	EXPECT_NE(NULL, strstr(out, want));
 	snprintf(cmd, sizeof(cmd), "iommu-accountctl --json uids --uid %u", uid);
-	run(cmd, out, sizeof(out));
+	run_output(cmd, out, sizeof(out));
 	snprintf(want, sizeof(want), "\"iommufd\":%llu", (unsigned long long)(n * MiB));
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 }
@@ -712,7 +679,7 @@ TEST_F(iofd, bound_device_group_held_through_iommufd)
 	snprintf(path, sizeof(path), "/dev/vfio/%d", grp);
 	snprintf(cmd, sizeof(cmd), "iommu-accountctl --json groups --id %d", grp);
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
-	run(cmd, out, sizeof(out));
+	run_output(cmd, out, sizeof(out));
 	EXPECT_NE(NULL, strstr(out, "\"backend\":\"iommufd\"")) TH_LOG("%s", out);
 	/* The agent bound it as root, before it became uid 42106: the owner then. */
 	snprintf(want, sizeof(want), "\"pid\":%d,\"uid\":0", f.pid);
@@ -723,7 +690,7 @@ TEST_F(iofd, bound_device_group_held_through_iommufd)
 	if (fd >= 0)
 		close(fd);
 	fd_agent_stop(&f);
-	run(cmd, out, sizeof(out));
+	run_output(cmd, out, sizeof(out));
 	EXPECT_NE(NULL, strstr(out, "\"backend\":\"none\"")) TH_LOG("%s", out);
 	fd = open(path, O_RDWR);
 	EXPECT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
@@ -794,12 +761,12 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	ASSERT_EQ(0, fd_agent_start(&f, FD_MM, uid, 2 * MiB, self->cdev, 1));
 	ids = fd_call(&f, OP_IDS, 0, 0, 0);
 	ASSERT_LT(0, ids);
-	lck0 = vmlck(f.pid);
+	lck0 = vm_locked_bytes_of(f.pid);
 	ASSERT_LE(0, lck0);
 	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
 	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
 	EXPECT_EQ(-ENOMEM, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
-	EXPECT_EQ(lck0 + 2 * (int64_t)MiB, vmlck(f.pid));
+	EXPECT_EQ(lck0 + 2 * (int64_t)MiB, vm_locked_bytes_of(f.pid));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, u.locked);
 	EXPECT_EQ(0, u.consumer[FD]);
@@ -937,7 +904,7 @@ TEST_F(iofd, context_listing_matches_the_pot)
 
 	snprintf(cmd, sizeof(cmd), "iommu-accountctl --json quotas --kind iommufd-ctx --pid %d",
 		 f.pid);
-	run(cmd, out, sizeof(out));
+	run_output(cmd, out, sizeof(out));
 	EXPECT_NE(NULL, strstr(out, "\"iommufd_mode\":\"user\"")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"mappings\":2")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"devices\":2")) TH_LOG("%s", out);
@@ -1067,16 +1034,16 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 
 	snprintf(cmd, sizeof(cmd), "iommu-accountctl --json quotas --kind iommufd-ctx --pid %d",
 		 f.pid);
-	run(cmd, out, sizeof(out));
+	run_output(cmd, out, sizeof(out));
 	snprintf(want, sizeof(want), "\"ioas\":[{\"id\":%u,\"areas\":2,\"bytes\":%llu,"
 		 "\"pinned\":%llu}]", id2, 1536 * KiB, 1536 * KiB);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\nwanted %s", out, want);
 	snprintf(cmd, sizeof(cmd), "iommu-accountctl explain iommufd-ctx %u", q.id);
-	run(cmd, out, sizeof(out));
+	run_output(cmd, out, sizeof(out));
 	snprintf(want, sizeof(want), "IOAS %u: 2 areas, 1.5 MiB mapped, 1.5 MiB pinned", id2);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\nwanted %s", out, want);
 	snprintf(cmd, sizeof(cmd), "iommu-accountctl quotas --kind iommufd-ctx --pid %d", f.pid);
-	run(cmd, out, sizeof(out));
+	run_output(cmd, out, sizeof(out));
 	snprintf(want, sizeof(want), "ioas %u ", id2);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\nwanted %s", out, want);
 	EXPECT_NE(NULL, strstr(out, "2 areas, 1.5 MiB pinned")) TH_LOG("%s", out);
