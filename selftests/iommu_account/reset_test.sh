@@ -67,23 +67,30 @@ field() {	# KEY: from the reset scope on stdin, a string, number, boolean or nul
 }
 verdict() { iommu-accountctl -j reset-scope "$1" --uid "$2" | field verdict; }
 predicted_errno() { iommu-accountctl -j reset-scope "$1" --uid "$2" | field errno; }
-# The group fds the tool says to present, less the device's own (reset_tool opens that one).
-others() {
-	iommu-accountctl -j reset-scope "$1" --uid "$2" |
-		sed -n 's/.*"groups_needed":\[\([0-9,]*\)\].*/\1/p' | tr ',' '\n' | grep -vx "$(group_of "$1")" | tr '\n' ' '
-}
-# The kernel's answer to UID's VFIO_DEVICE_PCI_HOT_RESET of BDF with the groups the tool lists.
-kernel_reset() {	# BDF UID
-	for g in $(group_of "$1") $(others "$1" "$2"); do chown "$2" "/dev/vfio/$g"; done
-	# shellcheck disable=SC2046
-	runas "$2" reset_tool reset "$1" $(others "$1" "$2")
+# The kernel's answer to UID's VFIO_DEVICE_PCI_HOT_RESET of BDF presenting
+# GROUPS (the tool's groups_needed, less the device's own: reset_tool opens
+# that one).
+kernel_reset() {	# BDF UID GROUPS...
+	b=$1 u=$2
+	shift 2
+	for g in $(group_of "$b") "$@"; do chown "$u" "/dev/vfio/$g"; done
+	runas "$u" reset_tool reset "$b" "$@"
 }
 # The verdict for UID agrees with the kernel: "ok" (or "group-not-held",
 # the groups then opened as told) with success, anything else with the
-# refusal's errno the tool predicted.
+# refusal's errno the tool predicted. One ask of the tool, one jq: each
+# process costs under TCG, more so under KASAN.
 agrees() {	# BDF UID
-	v=$(verdict "$1" "$2") e=$(predicted_errno "$1" "$2") k=$(kernel_reset "$1" "$2")
-	echo "# $1 for uid $2: verdict $v (errno $e), kernel: $k"
+	b=$1 u=$2
+	# shellcheck disable=SC2046
+	set -- $(iommu-accountctl -j reset-scope "$b" --uid "$u" | jq -r --argjson own "$(group_of "$b")" \
+		'(if type == "array" then .[0] else . end) | (.verdict // "null"), (.errno // "null"),
+		 ((.groups_needed // [])[] | select(. != $own))')
+	[ $# -ge 2 ] || { echo "# $b for uid $u: the tool gave no verdict"; return 1; }
+	v=$1 e=$2
+	shift 2
+	k=$(kernel_reset "$b" "$u" "$@")
+	echo "# $b for uid $u: verdict $v (errno $e), kernel: $k"
 	case $v:$e in
 	ok:null | group-not-held:null) [ "$k" = ok ] ;;
 	*:null | *:) false ;;
