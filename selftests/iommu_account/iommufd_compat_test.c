@@ -15,11 +15,11 @@
  *     iommu-accountctl containers shows the compat container with no
  *     entry limit.
  * The mapper is an agent process: it sets up as root (container, group,
- * VFIO_SET_IOMMU), then becomes a uid of its own with an RLIMIT_MEMLOCK
+ * VFIO_SET_IOMMU, the device's fd), then becomes a uid of its own with an RLIMIT_MEMLOCK
  * and no capabilities, and obeys commands.
  *
  * Needs such a kernel (scripts/check's compat boot: 6.12-compat-debug,
- * scripts/vm/build-debug-kernel); the harness says so in IA_KCONFIG.
+ * scripts/vm/build-compat-kernel); the harness says so in IA_KCONFIG.
  * Elsewhere it skips, naming why.
  */
 #include <dirent.h>
@@ -168,21 +168,17 @@ static void agent_stop(struct agent *a)
 	a->pid = 0;
 }
 
-/* The kernel's configuration as the harness read it: "NAME=VALUE ..." */
+/* WANT ("NAME=VALUE") is in the kernel's configuration as the harness read it. */
 static bool kconfig_is(const char *want)
 {
 	const char *k = getenv("IA_KCONFIG");
-	char pat[96];
+	char buf[1024], pat[96];
 
-	snprintf(pat, sizeof(pat), " %s ", want);
 	if (!k)
 		return false;
-	{
-		char buf[1024];
-
-		snprintf(buf, sizeof(buf), " %s ", k);
-		return strstr(buf, pat) != NULL;
-	}
+	snprintf(buf, sizeof(buf), " %s ", k);
+	snprintf(pat, sizeof(pat), " %s ", want);
+	return strstr(buf, pat) != NULL;
 }
 
 FIXTURE(compat) {
@@ -215,7 +211,7 @@ TEST_F(compat, status_says_the_kernel_has_no_type1)
 	struct ia_status st;
 	int i, type1 = -1, iofd = -1;
 
-	ASSERT_EQ(0, access("/sys/module/vfio_iommu_type1", F_OK) ? 0 : -1)
+	ASSERT_NE(0, access("/sys/module/vfio_iommu_type1", F_OK))
 		TH_LOG("vfio_iommu_type1 is loaded on a compat-container kernel");
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
 	for (i = 0; i < st.nfeat; i++) {

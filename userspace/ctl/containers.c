@@ -172,12 +172,8 @@ static int compat_cb(const struct ia_quota *q, void *arg)
 		printf("%siommufd compat containers (/dev/vfio/vfio is iommufd's: no entry limit)\n"
 		       "%-5s %-5s %8s %12s %12s %21s  %s\n", st->n ? "\n" : "", "CTX", "MODE",
 		       "ENTRIES", "MAPPED", "PINNED", "CHARGED/MEMLOCK", "OWNER");
-	snprintf(b3, sizeof(b3), "%s/", ia_human_bytes(q->used, b1, sizeof(b1)));
-	if (q->has_limit)
-		ia_human_bytes(q->limit, b1, sizeof(b1));
-	else
-		snprintf(b1, sizeof(b1), "none");
-	snprintf(b3 + strlen(b3), sizeof(b3) - strlen(b3), "%s", b1);
+	snprintf(b3, sizeof(b3), "%s/%s", ia_human_bytes(q->used, b1, sizeof(b1)),
+		 q->has_limit ? ia_human_bytes(q->limit, b2, sizeof(b2)) : "none");
 	printf("%-5u %-5s %8u %12s %12s %21s  %s\n", q->id, ia_iommufd_mode_name(q->iommufd_mode),
 	       q->mappings, ia_human_bytes(bytes, b1, sizeof(b1)),
 	       ia_human_bytes(pinned, b2, sizeof(b2)), b3, ia_owner_str(&q->owner, b4, sizeof(b4)));
