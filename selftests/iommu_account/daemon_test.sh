@@ -38,6 +38,13 @@ metrics() { wget -q -O - "http://127.0.0.1:$port/metrics"; }
 metric() { metrics | awk -v m="$1" '$1 == m {print $2}'; }
 metric_is() { [ "$(metric "$1")" = "$2" ]; }
 metric_gt() { v=$(metric "$1"); [ -n "$v" ] && [ "$v" -gt "$2" ]; }
+# KIND OBJECT UID STATE: the exporter's state set says STATE (1), and 0 for the three others.
+state_is() {
+	local m s="iommu_account_quota_state{kind=\"$1\",object=\"$2\",uid=\"$3\",state="
+	m=$(metrics) || return 1
+	[ "$(echo "$m" | grep -cF "$s\"$4\"} 1")" = 1 ] &&
+		[ "$(echo "$m" | grep -F "$s" | grep -c '} 0$')" = 3 ]
+}
 journal_count() { grep -c "$1" "$tmp/journal.txt"; }
 hook_count() { hook_lines "$@" | wc -l; }
 journal_has() { grep -q "$1" "$tmp/journal.txt" 2>/dev/null; }
@@ -54,19 +61,22 @@ hook_doc() { printf '%s' "${1#* }"; }
 hook_has() { [ -n "$(hook_lines "$@")" ]; }
 # The uptime at which the hook ran for the first ALERT KIND [OBJECT].
 hook_time() { hook_lines "$@" | head -n 1 | cut -d' ' -f1; }
-# "kind id used limit" per quota object, from ctl and from the exporter.
+# "kind id unit used limit" per quota object, from ctl and from the
+# exporter (the unit there: the last part of the name, one unit per name).
 ctl_figures() {
 	iommu-accountctl -j quotas | sed 's/},{/}\n{/g' |
-		sed -n 's/.*"kind":"\([^"]*\)","id":\([0-9]*\),"unit":"[^"]*","used":\([0-9]*\),"limit":\([0-9a-z]*\).*/\1 \2 \3 \4/p' |
+		sed -n 's/.*"kind":"\([^"]*\)","id":\([0-9]*\),"unit":"\([^"]*\)","used":\([0-9]*\),"limit":\([0-9a-z]*\).*/\1 \2 \3 \4 \5/p' |
 		sed 's/ null$/ -/' | sort
 }
 exporter_figures() {
 	metrics | awk '
-		/^iommu_account_quota_(used|limit)\{/ {
+		/^iommu_account_quota_(used|limit)_[a-z0-9_]+\{/ {
 			match($1, /kind="[^"]*"/); k = substr($1, RSTART + 6, RLENGTH - 7)
 			match($1, /object="[^"]*"/); o = substr($1, RSTART + 8, RLENGTH - 9)
-			key = k " " o
-			if ($1 ~ /_used/) used[key] = $2; else limit[key] = $2
+			match($1, /^iommu_account_quota_(used|limit)_[a-z0-9_]+/)
+			n = substr($1, 1, RLENGTH); sub(/^iommu_account_quota_(used|limit)_/, "", n)
+			key = k " " o " " n
+			if ($1 ~ /^iommu_account_quota_used_/) used[key] = $2; else limit[key] = $2
 		}
 		END { for (key in used) print key, used[key], (key in limit) ? limit[key] : "-" }' | sort
 }
@@ -232,9 +242,13 @@ check "history: samples in time order, rising to that figure, with the 8 MiB lim
 		"$(cat "$tmp/hist.json")"
 om=$(iommu-accountctl history uid-pot:1000 --file "$tmp/hist" --openmetrics)
 check "history --openmetrics: the used series ends at the pot, then the limit series, # EOF" \
-	sh -c 'echo "$1" | grep -q "^iommu_account_quota_used{kind=\"uid-pot\",object=\"1000\"} $2 [0-9.]*$" &&
-		echo "$1" | grep -q "^iommu_account_quota_limit{kind=\"uid-pot\",object=\"1000\"} 8388608 " &&
+	sh -c 'echo "$1" | grep -q "^iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} $2 [0-9.]*$" &&
+		echo "$1" | grep -q "^iommu_account_quota_limit_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 8388608 " &&
 		[ "$(echo "$1" | tail -n 1)" = "# EOF" ]' _ "$om" "$potused"
+# A backfill joins the live series: the same name and the same labels.
+live_series() { metrics | sed -n 's/^\(iommu_account_quota_used_[a-z_]*{kind="uid-pot",object="1000",[^}]*}\) .*/\1/p'; }
+check "history --openmetrics: its series is the exporter's own (name and labels: $(live_series))" \
+	sh -c '[ -n "$2" ] && echo "$1" | grep -qF "$2 "' _ "$om" "$(live_series)"
 check "history: the file stays within max_size (262144 bytes)" \
 	sh -c '[ "$(stat -c %s "$1")" -le 262144 ]' _ "$tmp/hist"
 out=$(iommu-accountctl history uid-pot:1000 --file "$tmp/hist" --since @4000000000)
@@ -247,8 +261,8 @@ check "pot: the CRITICAL hook hung and was killed at its $hook_timeout s timeout
 	until_ok 200 journal_has "MESSAGE=exec hook for CRITICAL uid-pot 1000 still running after $hook_timeout s: killed"
 check "pot: exporter counts the timeout (iommu_account_exec_timeouts_total 1)" \
 	until_ok 100 metric_is iommu_account_exec_timeouts_total 1
-check "pot: exporter state failure (3) for uid 1000" \
-	until_ok 100 metric_is 'iommu_account_alert_state{kind="uid-pot",object="1000",uid="1000"}' 3
+check "pot: exporter state FAILURE for uid 1000 (the state set: FAILURE 1, the other three 0)" \
+	until_ok 100 state_is uid-pot 1000 1000 FAILURE
 check "pot: the exporter's figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
 check "alerts: iommu-accountctl alerts shows uid 1000 in FAILURE" \
 	sh -c "iommu-accountctl alerts | grep -q '^uid-pot  *1000  *FAILURE'"

@@ -251,13 +251,13 @@ exact huge $((2 * 1024 * 1024)) --iomem=mmaphuge:/dev/hugepages/ia-fio/huge
 # The shared pot: scope a holds 256 KiB of uid ia-fio's 300 KiB (85 %: a
 # WARNING); scope b's 256 KiB is refused (fio's ENOMEM; a FAILURE naming it).
 # The runs above left the pot's episode open (CRITICAL, then FAILURE): the
-# cursor is taken once the daemon has closed it (state 0, or the pot gone),
+# cursor is taken once the daemon has closed it (state OK, or the pot gone),
 # so what follows is this episode's alerts alone.
 pot_closed() {
 	local m s
 	m=$(metrics 127.0.0.1:9848) && [ -n "$m" ] || return 1
-	s=$(echo "$m" | sed -n "s/^iommu_account_alert_state{kind=\"uid-pot\",object=\"$fuid\",[^}]*} //p")
-	[ -z "$s" ] || [ "$s" = 0 ]
+	s=$(echo "$m" | sed -n "s/^iommu_account_quota_state{kind=\"uid-pot\",object=\"$fuid\",[^}]*,state=\"OK\"} //p")
+	[ -z "$s" ] || [ "$s" = 1 ]
 }
 until_ok 1200 pot_closed
 c=$(cursor)

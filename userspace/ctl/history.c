@@ -23,6 +23,7 @@ struct hsel {
 	double since;
 	unsigned int n;
 	int pass;		/* OpenMetrics: 0 used, 1 limit */
+	char unit[32];		/* OpenMetrics: the kind's unit as a name's part */
 };
 
 static const char *state_name(uint8_t s)
@@ -43,12 +44,13 @@ static int show(const struct ia_hist_rec *r, void *arg)
 		return 0;
 	h->n++;
 	if (h->ctx->hist_openmetrics) {
-		if (h->pass == 0)
-			printf("iommu_account_quota_used{kind=\"%s\",object=\"%u\"} %llu %.3f\n",
-			       kind, r->id, (unsigned long long)r->used, r->t);
-		else if (r->has_limit)
-			printf("iommu_account_quota_limit{kind=\"%s\",object=\"%u\"} %llu %.3f\n",
-			       kind, r->id, (unsigned long long)r->limit, r->t);
+		/* The exporter's names and labels: a backfill joins the live series. */
+		if (h->pass == 1 && !r->has_limit)
+			return 0;
+		printf("iommu_account_quota_%s_%s{kind=\"", h->pass ? "limit" : "used", h->unit);
+		ia_fput_label(stdout, kind);
+		printf("\",object=\"%u\",uid=\"%u\"} %llu %.3f\n", r->id, r->uid,
+		       (unsigned long long)(h->pass ? r->limit : r->used), r->t);
 		return 0;
 	}
 	if (h->ctx->json) {
@@ -158,11 +160,14 @@ int cmd_history(struct ia_ctx *ctx)
 		}
 	}
 	if (ctx->hist_openmetrics) {
-		printf("# TYPE iommu_account_quota_used gauge\n");
+		ia_metric_unit(info.units[k], h.unit, sizeof(h.unit));
+		printf("# TYPE iommu_account_quota_used_%s gauge\n# UNIT iommu_account_quota_used_%s %s\n",
+		       h.unit, h.unit, h.unit);
 		ret = ia_hist_read(path, &info, show, &h, err, sizeof(err));
 		h.pass = 1;
 		if (!ret) {
-			printf("# TYPE iommu_account_quota_limit gauge\n");
+			printf("# TYPE iommu_account_quota_limit_%s gauge\n"
+			       "# UNIT iommu_account_quota_limit_%s %s\n", h.unit, h.unit, h.unit);
 			ret = ia_hist_read(path, &info, show, &h, err, sizeof(err));
 		}
 		if (!ret)

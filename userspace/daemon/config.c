@@ -215,6 +215,15 @@ static int handler(void *user, const char *section, const char *name, const char
 			c->objects_only = !strcmp(value, "objects");
 			return 1;
 		}
+		if (!strcmp(name, "legacy_names")) {
+			if (strcmp(value, "yes") && strcmp(value, "no")) {
+				snprintf(p->why, sizeof(p->why),
+					 "legacy_names: '%s' is neither yes nor no", value);
+				return 0;
+			}
+			c->legacy_names = !strcmp(value, "yes");
+			return 1;
+		}
 	} else if (!strcmp(section, "history")) {
 		if (!strcmp(name, "path")) {
 			if (strlen(value) >= sizeof(c->history) ||

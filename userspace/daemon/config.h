@@ -49,6 +49,7 @@ struct iad_config {
 	char listen[128];		/* [exporter] listen; "" = off */
 	double holders;			/* [exporter] holders: top N per uid; 0 = none */
 	bool objects_only;		/* [exporter] detail = objects: no process or cgroup */
+	bool legacy_names;		/* [exporter] legacy_names: 0.2.0's names too */
 	char history[4096];		/* [history] path (PATH_MAX); "" = off */
 	double history_max;		/* [history] max_size, bytes */
 	double history_keep_s;		/* [history] keep */

@@ -20,10 +20,6 @@
 
 #include "iad.h"
 
-struct metric {
-	const char *name, *type, *help;
-};
-
 static void head(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -78,64 +74,103 @@ static void labels(struct iad *d, FILE *f, const struct iad_obj *ob)
 {
 	char kb[24];
 
-	fprintf(f, "{kind=\"%s\",object=\"%u\",uid=\"%u\"}",
+	fprintf(f, "{kind=\"%s\",object=\"%u\",uid=\"%u\"",
 		iad_kind_name(d, ob->kind, kb, sizeof(kb)), ob->id, ob->uid);
 }
 
-enum { M_USED, M_LIMIT, M_UTIL, M_RATE, M_ETA, M_REFUSALS, M_STATE, M_NOBJ };
+/*
+ * The per-object families. One unit per metric name (Prometheus' rule):
+ * used and limit are one family per unit the module announces for a kind
+ * (iommu_account_quota_used_bytes, _entries, _descriptors); the alert state
+ * is a state set. The names of 0.2.0 (LEGACY: used and limit in the
+ * kind's unit under one name, the rate, the state as a number) are served
+ * beside them only with [exporter] legacy_names = yes, for one release.
+ */
+enum { M_USED, M_LIMIT, M_UTIL, M_ETA, M_REFUSALS, M_STATE,
+       M_OLD_USED, M_OLD_LIMIT, M_OLD_RATE, M_OLD_STATE, M_NOBJ };
 
-static const struct metric obj_metrics[M_NOBJ] = {
+#define PER_UNIT 1
+#define LEGACY 2
+
+static const struct metric {
+	const char *name, *type, *help;
+	int flags;
+} obj_metrics[M_NOBJ] = {
 	[M_USED] = { "iommu_account_quota_used", "gauge",
-		     "What is charged now, in the kind's unit (uid-pot: bytes; vfio-container: DMA mapping entries)." },
+		     "What is charged now (uid-pot, iommufd-ctx: bytes; vfio-container: DMA mapping entries; qpair: descriptors).",
+		     PER_UNIT },
 	[M_LIMIT] = { "iommu_account_quota_limit", "gauge",
-		      "Where the kernel refuses, in the kind's unit (absent: no limit applies)." },
-	[M_UTIL] = { "iommu_account_quota_utilization_ratio", "gauge",
-		     "used / limit." },
-	[M_RATE] = { "iommu_account_quota_rate", "gauge",
-		     "Growth of used per second, least squares over the daemon's window." },
+		      "Where the kernel refuses (absent: no limit applies).", PER_UNIT },
+	[M_UTIL] = { "iommu_account_quota_utilization_ratio", "gauge", "used / limit.", 0 },
 	[M_ETA] = { "iommu_account_quota_exhaustion_seconds", "gauge",
-		    "Predicted seconds until used reaches limit at that rate (absent: not growing)." },
+		    "Predicted seconds until used reaches limit at the rate of the daemon's window (absent: not growing).",
+		    0 },
 	[M_REFUSALS] = { "iommu_account_quota_refusals_total", "counter",
-			 "Charges or mappings the kernel refused for lack of this quota (since the module loaded)." },
-	[M_STATE] = { "iommu_account_alert_state", "gauge",
-		      "Alert state: 0 ok, 1 warning, 2 critical, 3 failure." },
+			 "Charges or mappings the kernel refused for lack of this quota (since the module loaded).",
+			 0 },
+	[M_STATE] = { "iommu_account_quota_state", "gauge",
+		      "The daemon's alert state of the object, a state set: 1 for the state it is in, 0 for the others.",
+		      0 },
+	[M_OLD_USED] = { "iommu_account_quota_used", "gauge",
+			 "Deprecated (legacy_names): what is charged now, in the kind's unit.", LEGACY },
+	[M_OLD_LIMIT] = { "iommu_account_quota_limit", "gauge",
+			  "Deprecated (legacy_names): where the kernel refuses, in the kind's unit.",
+			  LEGACY },
+	[M_OLD_RATE] = { "iommu_account_quota_rate", "gauge",
+			 "Deprecated (legacy_names; deriv() of used): growth of used per second.",
+			 LEGACY },
+	[M_OLD_STATE] = { "iommu_account_alert_state", "gauge",
+			  "Deprecated (legacy_names; iommu_account_quota_state): 0 ok, 1 warning, 2 critical, 3 failure.",
+			  LEGACY },
 };
 
-static void obj_metric(struct iad *d, FILE *f, int m, const struct iad_obj *ob)
+/* Whether @m has a sample for @ob (absent: no limit, no rate of filling). */
+static bool obj_has(const struct iad_obj *ob, int m)
 {
-	double u = iad_obj_util(ob);
-
 	switch (m) {
-	case M_USED:
-		break;
 	case M_LIMIT:
-		if (!ob->has_limit)
-			return;
-		break;
+	case M_OLD_LIMIT:
+		return ob->has_limit;
 	case M_UTIL:
-		if (u < 0)
-			return;
-		break;
+		return iad_obj_util(ob) >= 0;
 	case M_ETA:
-		if (!ob->has_eta)
-			return;
-		break;
+		return ob->has_eta;
 	default:
-		break;
+		return true;
 	}
-	fputs(obj_metrics[m].name, f);
+}
+
+static void obj_metric(struct iad *d, FILE *f, int m, const char *name,
+		       const struct iad_obj *ob)
+{
+	int s;
+
+	if (!obj_has(ob, m))
+		return;
+	if (m == M_STATE) {
+		for (s = 0; s < IAD_NSTATES; s++) {
+			fputs(name, f);
+			labels(d, f, ob);
+			fprintf(f, ",state=\"%s\"} %d\n", iad_state_name(s), (int)ob->state == s);
+		}
+		return;
+	}
+	fputs(name, f);
 	labels(d, f, ob);
+	fputc('}', f);
 	switch (m) {
 	case M_USED:
+	case M_OLD_USED:
 		fprintf(f, " %llu\n", (unsigned long long)ob->used);
 		break;
 	case M_LIMIT:
+	case M_OLD_LIMIT:
 		fprintf(f, " %llu\n", (unsigned long long)ob->limit);
 		break;
 	case M_UTIL:
-		fprintf(f, " %.6g\n", u);
+		fprintf(f, " %.6g\n", iad_obj_util(ob));
 		break;
-	case M_RATE:
+	case M_OLD_RATE:
 		fprintf(f, " %.6g\n", ob->rate);
 		break;
 	case M_ETA:
@@ -150,6 +185,62 @@ static void obj_metric(struct iad *d, FILE *f, int m, const struct iad_obj *ob)
 	}
 }
 
+/* The units a PER_UNIT family is split by: as many as the module has kinds. */
+#define MAX_UNITS (IA_MAX_QUOTA_KINDS + 1)
+
+/*
+ * One family of @m: for a PER_UNIT metric, one per unit among the objects
+ * (each under its own HELP and TYPE, its samples together, as the format
+ * requires), in the order of each unit's first object.
+ */
+static void obj_family(struct iad *d, FILE *f, int m)
+{
+	const struct metric *mt = &obj_metrics[m];
+	char name[96], units[MAX_UNITS][32], unit[32];
+	unsigned int nu = 0, u;
+	size_t i;
+
+	if (!(mt->flags & PER_UNIT)) {
+		head(f, mt->name, mt->type, mt->help);
+		for (i = 0; i < d->objs.n; i++)
+			obj_metric(d, f, m, mt->name, d->objs.v[i]);
+		return;
+	}
+	for (i = 0; i < d->objs.n; i++) {
+		ia_metric_unit(iad_kind_unit(d, d->objs.v[i]->kind), unit, sizeof(unit));
+		for (u = 0; u < nu && strcmp(units[u], unit); u++)
+			;
+		if (u == nu && nu < MAX_UNITS)
+			memcpy(units[nu++], unit, sizeof(unit));
+	}
+	for (u = 0; u < nu; u++) {
+		snprintf(name, sizeof(name), "%.60s_%.31s", mt->name, units[u]);
+		head(f, name, mt->type, mt->help);
+		for (i = 0; i < d->objs.n; i++) {
+			ia_metric_unit(iad_kind_unit(d, d->objs.v[i]->kind), unit, sizeof(unit));
+			if (!strcmp(unit, units[u]))
+				obj_metric(d, f, m, name, d->objs.v[i]);
+		}
+	}
+}
+
+/*
+ * iommu_account_build_info: the daemon's version, and the module's and the
+ * kernel's as the module last said (empty while it has not answered).
+ */
+static void build_info(struct iad *d, FILE *f)
+{
+	head(f, "iommu_account_build_info", "gauge",
+	     "1, labelled with the daemon's version and the module's and kernel's it last saw.");
+	fputs("iommu_account_build_info{version=\"", f);
+	label_value(f, IA_VERSION);
+	fputs("\",module_version=\"", f);
+	label_value(f, d->st.module_version);
+	fputs("\",kernel=\"", f);
+	label_value(f, d->st.kernel_release);
+	fputs("\"} 1\n", f);
+}
+
 static void counter(FILE *f, const char *name, const char *help, uint64_t v)
 {
 	head(f, name, "counter", help);
@@ -160,18 +251,16 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
-	size_t i;
 	int m, s;
 
 	if (!f)
 		return NULL;
 	head(f, "iommu_account_up", "gauge", "Whether the module answers (1) or not (0).");
 	fprintf(f, "iommu_account_up %d\n", d->up);
-	for (m = 0; m < M_NOBJ; m++) {
-		head(f, obj_metrics[m].name, obj_metrics[m].type, obj_metrics[m].help);
-		for (i = 0; i < d->objs.n; i++)
-			obj_metric(d, f, m, d->objs.v[i]);
-	}
+	build_info(d, f);
+	for (m = 0; m < M_NOBJ; m++)
+		if (!(obj_metrics[m].flags & LEGACY) || d->cfg.legacy_names)
+			obj_family(d, f, m);
 	head(f, "iommu_account_alerts_total", "counter",
 	     "Alerts raised, by the state entered (CLEARED: back to ok).");
 	for (s = 0; s < IAD_NSTATES; s++)

@@ -329,3 +329,22 @@ char *ia_unesc_text(char *s)
 	*w = 0;
 	return s;
 }
+
+const char *ia_metric_unit(const char *unit, char *buf, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return buf;
+	for (i = 0; unit[i] && i + 1 < len; i++) {
+		char c = unit[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		buf[i] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '_';
+	}
+	buf[i] = 0;
+	if (!i)
+		snprintf(buf, len, "units");
+	return buf;
+}

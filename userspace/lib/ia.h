@@ -619,6 +619,12 @@ size_t ia_esc_sentence(const char *s, char *buf, size_t len);
 char *ia_unesc_text(char *s);
 /* A Prometheus label value: the text form with a backslash as itself, then escaped as the format wants. */
 void ia_fput_label(FILE *f, const char *s);
+/*
+ * A quota kind's unit as the last part of a metric name (one unit per name:
+ * iommu_account_quota_used_bytes): [a-z0-9_], lower case, whatever the
+ * module or a history file says; "units" when it says none. @buf.
+ */
+const char *ia_metric_unit(const char *unit, char *buf, size_t len);
 /* A JSON string of @s: invalid bytes as U+FFFD (returns true then), controls as \uXXXX. */
 bool ia_fput_json_string(FILE *f, const char *s);
 /* @s's bytes in lowercase hex, as a JSON string. */

@@ -426,10 +426,11 @@ static void config_defaults_and_kind_sections(void **state)
 		"[thresholds]\nwarn = 70\ncrit = 90\nhysteresis = 10\nhorizon = 120\n"
 		"[thresholds.uid-pot]\nwarn = 60\n"
 		"[exec]\nprogram = /bin/true\ntimeout = 2.5\nmax_running = 3\n"
-		"[exporter]\nlisten = off\n");
+		"[exporter]\nlisten = off\nlegacy_names = yes\n");
 
 	(void)state;
 	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), 0);
+	assert_true(c.legacy_names);
 	assert_true(c.interval_s == 2 && c.window_s == 30 && c.log == IAD_LOG_STDERR);
 	iad_config_thr(&c, "vfio-container", &t);
 	assert_true(fabs(t.warn - 0.7) < 1e-9 && fabs(t.crit - 0.9) < 1e-9);
@@ -442,6 +443,7 @@ static void config_defaults_and_kind_sections(void **state)
 	/* Missing default file: the defaults; missing named file: an error. */
 	assert_int_equal(iad_config_load(&c, "/nonexistent/x.conf", true, err, sizeof(err)), 0);
 	assert_string_equal(c.listen, IAD_DEFAULT_LISTEN);
+	assert_false(c.legacy_names);
 	assert_true(fabs(c.thr.warn - 0.8) < 1e-9);
 	assert_int_equal(iad_config_load(&c, "/nonexistent/x.conf", false, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "No such file"));
@@ -474,6 +476,7 @@ static void config_errors_name_the_line_and_change_nothing(void **state)
 		{ "[daemon]\n= 2\n", ":2: not a key = value line or a [section]" },
 		{ "[daemon\n", ":1: a section is [name], alone on its line" },
 		{ "[exporter]\ndetail = some\n", ":2: detail: 'some' is neither full nor objects" },
+		{ "[exporter]\nlegacy_names = 1\n", ":2: legacy_names: '1' is neither yes nor no" },
 		{ "[daemon]\ninterval = 2\nidle_interval = 1\n", ":3: [daemon] idle_interval (1 s) must not be below interval (2 s)" },
 		{ "[daemon]\nwindow = 2\n", ":2: [daemon] window (2 s) must hold at least 3 intervals (1 s)" },
 	};
@@ -810,6 +813,14 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	sinks(&d);
 	iad_config_defaults(&d.cfg);
 	d.up = true;
+	/* The kinds and units as STATUS gives them; kind 9 the module did not announce. */
+	d.st.nkinds = 4;
+	d.st.kinds[0] = (struct ia_quota_kind){ 0, "vfio-container", "entries" };
+	d.st.kinds[1] = (struct ia_quota_kind){ 1, "uid-pot", "bytes" };
+	d.st.kinds[2] = (struct ia_quota_kind){ 2, "qpair", "descriptors" };
+	d.st.kinds[3] = (struct ia_quota_kind){ 3, "kind-of-a-future", "Slots\"}{x" };
+	snprintf(d.st.module_version, sizeof(d.st.module_version), "9.9.9");
+	snprintf(d.st.kernel_release, sizeof(d.st.kernel_release), "6.12.1-\"x");
 	a = pot_1000(&d, IAD_WARNING);
 	a->rate = 10;
 	a->has_eta = true;
@@ -818,6 +829,15 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	b->used = 10;
 	b->has_limit = true;
 	b->limit = 100;
+	b = iad_obj_get(&d.objs, 2, 5);
+	b->used = 7;
+	b->has_limit = true;
+	b->limit = 64;
+	b = iad_obj_get(&d.objs, 3, 4);
+	b->used = 7;
+	b = iad_obj_get(&d.objs, 9, 6);
+	b->used = 8;
+	b = iad_obj_get(&d.objs, 0, 3);
 	d.events_lost = 5;
 	/* Two holders of uid 1000's pot: a Kubernetes container, a path with a quote. */
 	d.hs = calloc(5, sizeof(*d.hs));
@@ -842,12 +862,40 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	txt = iad_metrics_text(&d, &len);
 	assert_non_null(txt);
 	assert_non_null(strstr(txt, "iommu_account_up 1\n"));
-	assert_non_null(strstr(txt, "iommu_account_quota_used{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 4096\n"));
-	assert_non_null(strstr(txt, "iommu_account_quota_limit{kind=\"kind-0\",object=\"3\",uid=\"0\"} 100\n"));
-	assert_non_null(strstr(txt, "iommu_account_quota_utilization_ratio{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 0.5\n"));
-	assert_non_null(strstr(txt, "iommu_account_quota_exhaustion_seconds{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 409.6\n"));
-	assert_null(strstr(txt, "iommu_account_quota_exhaustion_seconds{kind=\"kind-0\""));
-	assert_non_null(strstr(txt, "iommu_account_alert_state{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 1\n"));
+	assert_non_null(strstr(txt, "iommu_account_build_info{version=\"" IA_VERSION "\","
+				    "module_version=\"9.9.9\",kernel=\"6.12.1-\\\"x\"} 1\n"));
+	/* One unit per name: used and limit by the kind's unit, each family once. */
+	assert_non_null(strstr(txt, "iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_limit_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 8192\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_used_entries{kind=\"vfio-container\",object=\"3\",uid=\"0\"} 10\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_limit_entries{kind=\"vfio-container\",object=\"3\",uid=\"0\"} 100\n"));
+	/* A unit that is not a name's part is made one; none known: "units". */
+	assert_non_null(strstr(txt, "iommu_account_quota_limit_descriptors{kind=\"qpair\",object=\"5\",uid=\"0\"} 64\n"));
+	assert_non_null(strstr(txt, "\niommu_account_quota_used_slots___x{kind=\"kind-of-a-future\",object=\"4\",uid=\"0\"} 7\n"));
+	assert_non_null(strstr(txt, "\niommu_account_quota_used_units{kind=\"kind-9\",object=\"6\",uid=\"0\"} 8\n"));
+	assert_null(strstr(txt, "iommu_account_quota_limit_slots___x{"));
+	for (i = 0; i < 4; i++) {
+		static const char *const fam[] = { "used_bytes", "used_entries", "limit_bytes", "used_units" };
+		char *at;
+
+		snprintf(want, sizeof(want), "# TYPE iommu_account_quota_%s gauge\n", fam[i]);
+		at = strstr(txt, want);
+		assert_non_null(at);
+		assert_null(strstr(at + 1, want));
+	}
+	assert_non_null(strstr(txt, "iommu_account_quota_utilization_ratio{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 0.5\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_exhaustion_seconds{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 409.6\n"));
+	assert_null(strstr(txt, "iommu_account_quota_exhaustion_seconds{kind=\"vfio-container\""));
+	/* The alert state, a state set: the state it is in 1, the others 0. */
+	assert_non_null(strstr(txt, "iommu_account_quota_state{kind=\"uid-pot\",object=\"1000\",uid=\"1000\",state=\"OK\"} 0\n"
+				    "iommu_account_quota_state{kind=\"uid-pot\",object=\"1000\",uid=\"1000\",state=\"WARNING\"} 1\n"
+				    "iommu_account_quota_state{kind=\"uid-pot\",object=\"1000\",uid=\"1000\",state=\"CRITICAL\"} 0\n"
+				    "iommu_account_quota_state{kind=\"uid-pot\",object=\"1000\",uid=\"1000\",state=\"FAILURE\"} 0\n"));
+	/* 0.2.0's names only behind legacy_names. */
+	assert_null(strstr(txt, "iommu_account_quota_used{"));
+	assert_null(strstr(txt, "iommu_account_quota_limit{"));
+	assert_null(strstr(txt, "iommu_account_quota_rate"));
+	assert_null(strstr(txt, "iommu_account_alert_state"));
 	assert_non_null(strstr(txt, "iommu_account_events_lost_total 5\n"));
 	assert_non_null(strstr(txt, "iommu_account_holder_pot_bytes{uid=\"1000\",cgroup=\"/kubepods.slice/"
 		"kubepods-burstable.slice/kubepods-burstable-pod7c1e9f2a_3b4c_4d5e_8f6a_0b1c2d3e4f5a.slice/"
@@ -864,7 +912,7 @@ static void metrics_text_has_every_object_and_counter(void **state)
 		assert_non_null(strstr(txt, want));
 	}
 	assert_true(ia_utf8_valid(txt));
-	/* Left for promtool (scripts/check). */
+	/* Left for promtool and dashboard-check (scripts/check): the default names. */
 	snprintf(path, sizeof(path), "%s/metrics.txt", tmpdir);
 	f = fopen(path, "w");
 	fwrite(txt, 1, len, f);
@@ -875,13 +923,23 @@ static void metrics_text_has_every_object_and_counter(void **state)
 		fwrite(txt, 1, len, f);
 		fclose(f);
 	}
+	/* legacy_names = yes: the old names too (one release), beside the new. */
+	free(txt);
+	d.cfg.legacy_names = true;
+	txt = iad_metrics_text(&d, &len);
+	assert_non_null(strstr(txt, "iommu_account_quota_used{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_limit{kind=\"vfio-container\",object=\"3\",uid=\"0\"} 100\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_rate{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 10\n"));
+	assert_non_null(strstr(txt, "iommu_account_alert_state{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 1\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
+	assert_true(ia_utf8_valid(txt));
 	free(txt);
 	/* Its owner and reason, as a FAILURE of a process leaves them. */
 	a->owner = (struct iad_who){ .present = true, .pid = 4242, .uid = 1000, .comm = "secret-job" };
 	snprintf(a->reason, sizeof(a->reason), "refused by secret-job[4242]");
 	txt = iad_alerts_text(&d, &len);
 	assert_non_null(strstr(txt, "{\"version\":2,\"up\":true,\"alerts\":["));
-	assert_non_null(strstr(txt, "{\"kind\":\"kind-1\",\"object\":1000,\"state\":\"WARNING\","));
+	assert_non_null(strstr(txt, "{\"kind\":\"uid-pot\",\"object\":1000,\"state\":\"WARNING\","));
 	assert_non_null(strstr(txt, "\"uid\":1000,\"pid\":4242,\"comm\":\"secret-job\","
 				    "\"reason\":\"refused by secret-job[4242]\",\"holders\":[]}"));
 	free(txt);
@@ -899,13 +957,14 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	 * no process, cgroup or reason naming one is shown.
 	 */
 	d.cfg.objects_only = true;
+	d.cfg.legacy_names = false;
 	txt = iad_metrics_text(&d, &len);
-	assert_non_null(strstr(txt, "iommu_account_quota_used{kind=\"kind-1\",object=\"1000\",uid=\"1000\"} 4096\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
 	assert_null(strstr(txt, "holder_pot_bytes"));
 	assert_null(strstr(txt, "cgroup="));
 	free(txt);
 	txt = iad_alerts_text(&d, &len);
-	assert_non_null(strstr(txt, "{\"kind\":\"kind-1\",\"object\":1000,\"state\":\"WARNING\","));
+	assert_non_null(strstr(txt, "{\"kind\":\"uid-pot\",\"object\":1000,\"state\":\"WARNING\","));
 	assert_non_null(strstr(txt, "\"uid\":1000,\"holders\":[]}"));
 	assert_null(strstr(txt, "\"pid\""));
 	assert_null(strstr(txt, "\"reason\""));

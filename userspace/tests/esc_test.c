@@ -349,6 +349,28 @@ static void json_writer_keeps_raw_bytes_beside_replacement(void **state)
 	free(buf);
 }
 
+/* A unit as a metric name's part: only [a-z0-9_], whatever the module said. */
+static void metric_unit_is_a_name_part(void **state)
+{
+	char b[16];
+	int c;
+
+	(void)state;
+	assert_string_equal(ia_metric_unit("bytes", b, sizeof(b)), "bytes");
+	assert_string_equal(ia_metric_unit("Entries", b, sizeof(b)), "entries");
+	assert_string_equal(ia_metric_unit("a\"}{\n\xff" "2", b, sizeof(b)), "a_____2");
+	assert_string_equal(ia_metric_unit("", b, sizeof(b)), "units");
+	/* Cut to the buffer, still a name's part. */
+	assert_string_equal(ia_metric_unit("descriptorsdescriptors", b, sizeof(b)), "descriptorsdesc");
+	for (c = 1; c < 256; c++) {
+		char u[2] = { (char)c, 0 };
+
+		ia_metric_unit(u, b, sizeof(b));
+		assert_int_equal(strlen(b), 1);
+		assert_non_null(strchr("abcdefghijklmnopqrstuvwxyz0123456789_", b[0]));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +380,7 @@ int main(void)
 		cmocka_unit_test(random_bytes_hold_every_promise),
 		cmocka_unit_test(a_short_buffer_cuts_at_a_whole_character_and_says_so),
 		cmocka_unit_test(json_writer_keeps_raw_bytes_beside_replacement),
+		cmocka_unit_test(metric_unit_is_a_name_part),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
