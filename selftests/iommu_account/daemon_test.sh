@@ -40,10 +40,10 @@ metric_is() { [ "$(metric "$1")" = "$2" ]; }
 metric_gt() { v=$(metric "$1"); [ -n "$v" ] && [ "$v" -gt "$2" ]; }
 # KIND OBJECT UID STATE: the exporter's state set says STATE (1), and 0 for the three others.
 state_is() {
-	local m s="iommu_account_quota_state{kind=\"$1\",object=\"$2\",uid=\"$3\",state="
-	m=$(metrics) || return 1
-	[ "$(echo "$m" | grep -cF "$s\"$4\"} 1")" = 1 ] &&
-		[ "$(echo "$m" | grep -F "$s" | grep -c '} 0$')" = 3 ]
+	_sp="iommu_account_quota_state{kind=\"$1\",object=\"$2\",uid=\"$3\",state="
+	_m=$(metrics) || return 1
+	[ "$(echo "$_m" | grep -cF "$_sp\"$4\"} 1")" = 1 ] &&
+		[ "$(echo "$_m" | grep -F "$_sp" | grep -c '} 0$')" = 3 ]
 }
 journal_count() { grep -c "$1" "$tmp/journal.txt"; }
 hook_count() { hook_lines "$@" | wc -l; }
@@ -249,6 +249,17 @@ check "history --openmetrics: the used series ends at the pot, then the limit se
 live_series() { metrics | sed -n 's/^\(iommu_account_quota_used_[a-z_]*{kind="uid-pot",object="1000",[^}]*}\) .*/\1/p'; }
 check "history --openmetrics: its series is the exporter's own (name and labels: $(live_series))" \
 	sh -c '[ -n "$2" ] && echo "$1" | grep -qF "$2 "' _ "$om" "$(live_series)"
+# --list and --until: the objects the file holds, to a fixed time (the
+# daemon goes on appending), against the samples history itself shows.
+# (The times are shown to the millisecond: until is the last one's, plus one.)
+t_until=$(jq -r '.[-1].time' "$tmp/hist.json" | awk '{ printf "%.3f", $1 + 0.001 }')
+n_until=$(iommu-accountctl -j history uid-pot:1000 --file "$tmp/hist" --until "@$t_until" | jq length)
+check "history --list --until: uid-pot:1000 with the $n_until samples history shows up to then, last FAILURE" \
+	jqt "any(.[]; .kind == \"uid-pot\" and .object == 1000 and .unit == \"bytes\" and .uid == 1000 and
+		.samples == $n_until and .samples >= 3 and .state == \"FAILURE\")" \
+	"$(iommu-accountctl -j history --list --file "$tmp/hist" --until "@$t_until")"
+check "history --until before the first sample: none, said so" \
+	sh -c 'iommu-accountctl history --list --file "$1" --until @1000 | grep -q "^no sample in "' _ "$tmp/hist"
 check "history: the file stays within max_size (262144 bytes)" \
 	sh -c '[ "$(stat -c %s "$1")" -le 262144 ]' _ "$tmp/hist"
 out=$(iommu-accountctl history uid-pot:1000 --file "$tmp/hist" --since @4000000000)

@@ -31,6 +31,8 @@ struct ia_ctx {
 	const char *daemon;	/* --daemon ADDR:PORT */
 	const char *hist_file;	/* history --file PATH */
 	const char *hist_since;	/* history --since T */
+	const char *hist_until;	/* history --until T */
+	bool hist_list;		/* history --list */
 	bool hist_openmetrics;	/* history --openmetrics */
 	const char *spec_file;	/* plan --file SPEC ("-": stdin) */
 	struct ia_plan_spec *plan;	/* plan's workload, parsed before connecting */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iommu-accountctl history KIND:ID [--since T] [--file PATH] [--openmetrics]:
- * the samples iommu-accountd kept of one object (its [history] file), oldest
- * first, as a table, JSON (-j) or OpenMetrics. Needs neither the module nor
- * the daemon: a post-mortem reads the file alone. T is a time ago ("90s",
- * "30m", "2h", "1d") or "@EPOCH"; by default the file's keep (24 h).
+ * iommu-accountctl history KIND:ID [--since T] [--until T] [--file PATH]
+ * [--openmetrics]: the samples iommu-accountd kept of one object (its
+ * [history] file), oldest first, as a table, JSON (-j) or OpenMetrics;
+ * history --list: the objects the file holds, with their samples' span.
+ * Needs neither the module nor the daemon: a post-mortem reads the file
+ * alone. T is a time ago ("90s", "30m", "2h", "1d") or "@EPOCH"; --since is
+ * by default the file's keep (24 h), --until now.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,7 +22,7 @@ struct hsel {
 	struct ia_ctx *ctx;
 	const struct ia_hist_info *info;
 	uint32_t kind, id;
-	double since;
+	double since, until;
 	unsigned int n;
 	int pass;		/* OpenMetrics: 0 used, 1 limit */
 	char unit[32];		/* OpenMetrics: the kind's unit as a name's part */
@@ -40,7 +42,7 @@ static int show(const struct ia_hist_rec *r, void *arg)
 	time_t t = (time_t)r->t;
 	struct tm tm;
 
-	if (r->kind != h->kind || r->id != h->id || r->t < h->since)
+	if (r->kind != h->kind || r->id != h->id || r->t < h->since || r->t > h->until)
 		return 0;
 	h->n++;
 	if (h->ctx->hist_openmetrics) {
@@ -85,6 +87,93 @@ static int show(const struct ia_hist_rec *r, void *arg)
 	return 0;
 }
 
+/* --list: every sample's object and figures, then sorted by object and time. */
+struct hlist {
+	struct hl {
+		double t;
+		uint32_t id, uid;
+		uint8_t kind, state;
+	} *v;
+	size_t n, cap;
+	double since, until;
+};
+
+static int collect(const struct ia_hist_rec *r, void *arg)
+{
+	struct hlist *l = arg;
+	struct hl *nv;
+
+	if (r->t < l->since || r->t > l->until)
+		return 0;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4096;
+		nv = realloc(l->v, l->cap * sizeof(*l->v));
+		if (!nv)
+			return -1;
+		l->v = nv;
+	}
+	l->v[l->n++] = (struct hl){ r->t, r->id, r->uid, r->kind, r->state };
+	return 0;
+}
+
+static int hl_cmp(const void *a, const void *b)
+{
+	const struct hl *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static const char *when_str(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+/* One row per object: its samples, the first and last, its last state and uid. */
+static void list_objects(struct ia_ctx *ctx, const struct ia_hist_info *info, struct hlist *l)
+{
+	struct ia_json *j = &ctx->j;
+	char b1[32], b2[32];
+	size_t i, first;
+
+	qsort(l->v, l->n, sizeof(*l->v), hl_cmp);
+	if (!ctx->json && l->n)
+		printf("%-15s %10s %8s  %-19s  %-19s  %-8s %10s\n", "KIND", "OBJECT", "SAMPLES",
+		       "FIRST", "LAST", "STATE", "UID");
+	for (i = 0; i < l->n; i = first) {
+		const struct hl *last;
+
+		for (first = i + 1; first < l->n && l->v[first].kind == l->v[i].kind &&
+				    l->v[first].id == l->v[i].id; first++)
+			;
+		last = &l->v[first - 1];
+		if (ctx->json) {
+			ia_json_obj_open(j, NULL);
+			ia_json_str(j, "kind", info->kinds[l->v[i].kind]);
+			ia_json_u64(j, "object", l->v[i].id);
+			ia_json_str(j, "unit", info->units[l->v[i].kind]);
+			ia_json_u64(j, "samples", first - i);
+			ia_json_double(j, "first", "%.3f", l->v[i].t);
+			ia_json_double(j, "last", "%.3f", last->t);
+			ia_json_str(j, "state", state_name(last->state));
+			ia_json_u64(j, "uid", last->uid);
+			ia_json_obj_close(j);
+			continue;
+		}
+		printf("%-15s %10u %8zu  %-19s  %-19s  %-8s %10u\n", ia_tx(info->kinds[l->v[i].kind]),
+		       l->v[i].id, first - i, when_str(l->v[i].t, b1, sizeof(b1)),
+		       when_str(last->t, b2, sizeof(b2)), state_name(last->state), last->uid);
+	}
+}
+
 /* "90s", "30m", "2h", "1d" ago, or "@EPOCH": seconds since the epoch; -1 if neither. */
 static double parse_since(const char *s, double now)
 {
@@ -110,30 +199,62 @@ static double parse_since(const char *s, double now)
 	return -1;
 }
 
+/* --since or --until's T, as seconds since the epoch; -1 (said) if it is neither form. */
+static double time_arg(const char *opt, const char *v, double now)
+{
+	double t = parse_since(v, now);
+
+	if (t < 0)
+		fprintf(stderr, "iommu-accountctl: %s takes 90s, 30m, 2h, 1d or @EPOCH, not '%s'\n",
+			opt, v);
+	return t;
+}
+
 int cmd_history(struct ia_ctx *ctx)
 {
 	const char *path = ctx->hist_file ? ctx->hist_file : "/var/lib/iommu-accountd/history";
 	struct hsel h = { .ctx = ctx };
+	struct hlist l = { 0 };
 	struct ia_hist_info info;
-	char name[64], err[512], *colon;
+	char name[64], err[512], *colon = NULL;
 	struct timespec ts;
 	double now;
-	uint32_t k;
+	uint32_t k = 0;
 	int ret;
 
-	/* KIND:ID, the kind by the name the daemon wrote into the file. */
-	snprintf(name, sizeof(name), "%s", ctx->args[0]);
-	colon = strrchr(name, ':');
-	if (!colon || ia_parse_u32(colon + 1, &h.id)) {
-		fprintf(stderr, "iommu-accountctl: history takes KIND:ID (uid-pot:1000, "
-			"vfio-container:3), not '%s'\n", ctx->args[0]);
+	if (ctx->hist_list && (ctx->nargs || ctx->hist_openmetrics)) {
+		fprintf(stderr, "iommu-accountctl: history --list lists the objects of the file: "
+			"it takes no KIND:ID and no --openmetrics\n");
 		return IA_EXIT_USAGE;
 	}
-	*colon = 0;
-	if (!strcmp(name, "vfio"))
-		snprintf(name, sizeof(name), "vfio-container");
+	if (!ctx->hist_list) {
+		/* KIND:ID, the kind by the name the daemon wrote into the file. */
+		if (ctx->nargs == 1) {
+			snprintf(name, sizeof(name), "%s", ctx->args[0]);
+			colon = strrchr(name, ':');
+		}
+		if (!colon || ia_parse_u32(colon + 1, &h.id)) {
+			fprintf(stderr, "iommu-accountctl: history takes KIND:ID (uid-pot:1000, "
+				"vfio-container:3), or --list, not '%s'\n",
+				ctx->nargs ? ctx->args[0] : "");
+			return IA_EXIT_USAGE;
+		}
+		*colon = 0;
+		if (!strcmp(name, "vfio"))
+			snprintf(name, sizeof(name), "vfio-container");
+	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	h.until = INFINITY;
+	if (ctx->hist_since && (h.since = time_arg("--since", ctx->hist_since, now)) < 0)
+		return IA_EXIT_USAGE;
+	if (ctx->hist_until && (h.until = time_arg("--until", ctx->hist_until, now)) < 0)
+		return IA_EXIT_USAGE;
+	if (ctx->hist_since && h.until < h.since) {
+		fprintf(stderr, "iommu-accountctl: --until %s is before --since %s\n",
+			ctx->hist_until, ctx->hist_since);
+		return IA_EXIT_USAGE;
+	}
 	/* First the header alone: the kinds, and the keep for the default --since. */
 	ret = ia_hist_read(path, &info, NULL, NULL, err, sizeof(err));
 	if (ret) {
@@ -141,6 +262,21 @@ int cmd_history(struct ia_ctx *ctx)
 			" (iommu-accountd writes it where [history] path says; --file names "
 			"another)" : "");
 		return ret == -ENOENT ? IA_EXIT_NOENT : IA_EXIT_FAIL;
+	}
+	if (!ctx->hist_since)
+		h.since = now - info.keep_s;
+	if (ctx->hist_list) {
+		l.since = h.since;
+		l.until = h.until;
+		ia_ctl_list_open(ctx);
+		ret = ia_hist_read(path, &info, collect, &l, err, sizeof(err));
+		if (!ret)
+			list_objects(ctx, &info, &l);
+		ia_ctl_list_close(ctx);
+		if (!ret && !ctx->json && !l.n)
+			printf("no sample in %s in that time\n", path);
+		free(l.v);
+		goto done;
 	}
 	for (k = 0; k < IA_HIST_KINDS && strcmp(info.kinds[k], name); k++)
 		;
@@ -150,15 +286,6 @@ int cmd_history(struct ia_ctx *ctx)
 	}
 	h.kind = k;
 	h.info = &info;
-	h.since = now - info.keep_s;
-	if (ctx->hist_since) {
-		h.since = parse_since(ctx->hist_since, now);
-		if (h.since < 0) {
-			fprintf(stderr, "iommu-accountctl: --since takes 90s, 30m, 2h, 1d or @EPOCH, "
-				"not '%s'\n", ctx->hist_since);
-			return IA_EXIT_USAGE;
-		}
-	}
 	if (ctx->hist_openmetrics) {
 		ia_metric_unit(info.units[k], h.unit, sizeof(h.unit));
 		printf("# TYPE iommu_account_quota_used_%s gauge\n# UNIT iommu_account_quota_used_%s %s\n",
@@ -177,8 +304,9 @@ int cmd_history(struct ia_ctx *ctx)
 		ret = ia_hist_read(path, &info, show, &h, err, sizeof(err));
 		ia_ctl_list_close(ctx);
 		if (!ret && !ctx->json && !h.n)
-			printf("no sample of %s:%u in %s since then\n", name, h.id, path);
+			printf("no sample of %s:%u in %s in that time\n", name, h.id, path);
 	}
+done:
 	if (ret) {
 		fprintf(stderr, "iommu-accountctl: history: %s\n", err);
 		return IA_EXIT_FAIL;

@@ -15,14 +15,14 @@
 #include "ctl.h"
 
 enum { OPT_UID = 0x100, OPT_ID, OPT_COUNT, OPT_PID, OPT_KIND, OPT_MARGIN, OPT_DAEMON,
-       OPT_SINCE, OPT_FILE, OPT_OPENMETRICS, OPT_OFFLINE, OPT_POT, OPT_DEL, OPT_KERNEL, OPT_THP,
+       OPT_SINCE, OPT_UNTIL, OPT_LIST, OPT_FILE, OPT_OPENMETRICS, OPT_OFFLINE, OPT_POT, OPT_DEL, OPT_KERNEL, OPT_THP,
        OPT_LIMIT_FOR };
 
 /* Which of --uid / --id / --count a command takes. */
 enum { TAKES_UID = 1, TAKES_ID = 2, TAKES_COUNT = 4, TAKES_PID = 8, TAKES_KIND = 16,
        TAKES_MARGIN = 32, TAKES_DAEMON = 64,
        NO_NETLINK = 128 /* talks to iommu-accountd (or its files) only */,
-       TAKES_HIST = 256 /* --since, --openmetrics */, TAKES_FILE = 512,
+       TAKES_HIST = 256 /* --since, --until, --list, --openmetrics */, TAKES_FILE = 512,
        VARARGS = 1024 /* any number of arguments up to max_args */,
        TAKES_PLAN = 2048 /* --offline, --pot, --dma-entry-limit, --kernel, --thp, --limit-for */ };
 
@@ -52,8 +52,10 @@ static const struct {
 	  "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion" },
 	{ "top", cmd_top, TAKES_DAEMON | TAKES_COUNT | NO_NETLINK, 0, 0,
 	  "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state" },
-	{ "history", cmd_history, TAKES_HIST | TAKES_FILE | NO_NETLINK, 1, 1,
-	  "KIND:ID [--since T] [--file PATH] [--openmetrics]  what iommu-accountd kept of it" },
+	{ "history", cmd_history, TAKES_HIST | TAKES_FILE | NO_NETLINK, 0, 1,
+	  "KIND:ID [--since T] [--until T] [--file PATH] [--openmetrics] | --list [--since T] [--until T] "
+	  "[--file PATH]  "
+	  "what iommu-accountd kept of it; the objects it kept" },
 	{ "plan", cmd_plan, TAKES_UID | TAKES_PID | TAKES_FILE | VARARGS | TAKES_PLAN, 0,
 	  IA_PLAN_MAX_ITEMS,
 	  "[--uid N|--pid N] [--file SPEC] [ITEM ...] [--offline [--pot B] [--dma-entry-limit N] "
@@ -106,6 +108,8 @@ int main(int argc, char **argv)
 		{ "margin", required_argument, NULL, OPT_MARGIN },
 		{ "daemon", required_argument, NULL, OPT_DAEMON },
 		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "list", no_argument, NULL, OPT_LIST },
 		{ "file", required_argument, NULL, OPT_FILE },
 		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
@@ -168,13 +172,20 @@ int main(int argc, char **argv)
 			ctx.daemon = optarg;
 			break;
 		case OPT_SINCE:
+		case OPT_UNTIL:
+		case OPT_LIST:
 		case OPT_FILE:
 		case OPT_OPENMETRICS:
 			given |= c == OPT_FILE ? TAKES_FILE : TAKES_HIST;
-			optname = c == OPT_SINCE ? "--since" : c == OPT_FILE ? "--file" :
+			optname = c == OPT_SINCE ? "--since" : c == OPT_UNTIL ? "--until" :
+				  c == OPT_LIST ? "--list" : c == OPT_FILE ? "--file" :
 				  "--openmetrics";
 			if (c == OPT_SINCE)
 				ctx.hist_since = optarg;
+			else if (c == OPT_UNTIL)
+				ctx.hist_until = optarg;
+			else if (c == OPT_LIST)
+				ctx.hist_list = true;
 			else if (c == OPT_FILE)
 				ctx.hist_file = optarg;
 			else
