@@ -218,7 +218,8 @@ journal_record() {
 journal_failure_fields() {
 	r=$(journal_record FAILURE uid-pot)
 	hp=$(echo "$fr_got" | jq -r 'map(.pid | tostring) | join(" ")')
-	for f in PRIORITY=3 OBJECT=1000 UID=1000 COMM=pot_leak LIMIT=8388608 'PID=[1-9]' \
+	for f in PRIORITY=3 'MESSAGE_ID=2f39fb8a4b6140d3acefdb38e3b86146$' OBJECT=1000 UID=1000 COMM=pot_leak \
+		LIMIT=8388608 'PID=[1-9]' \
 		'USED=[0-9]' 'SEQ=[1-9]' 'RATE=' 'ETA_S=' 'CGROUP=' 'MESSAGE=FAILURE uid-pot 1000: ' \
 		"HOLDER_PIDS=$hp\$" 'HOLDERS=pot_leak\[[0-9]*\] uid 1000 in /system.slice/docker-' \
 		"CONTAINER_ID=$CID\$" 'RUNTIME=docker$' 'IDENTITY=container 4f1c2b3a4d5e… (docker)$' \

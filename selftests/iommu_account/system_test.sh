@@ -120,6 +120,16 @@ check "journal: that FAILURE says the mapper's RLIMIT_MEMLOCK (1 MiB) refused, n
 diag "journal: CGROUP=$(jq -r .CGROUP "$tmp/f2.json")"
 check "journal: its structured fields (PRIORITY err, CGROUP the unit's or its id, SEQ, KERNEL_TIME_NS)" \
 	jqe '.PRIORITY == "3" and (.CGROUP | test("ia-qemu-small.service$") or test("^[0-9]+$")) and (.SEQ | tonumber > 0) and (.KERNEL_TIME_NS | tonumber > 0)' "$tmp/f2.json"
+# journalctl -x: the packaged catalog (installed by dpkg, compiled by
+# systemd's trigger) explains the FAILURE with the entry's own fields.
+vfio_fail_id=b02ab295d8be45cb943835e4ce9c099e
+check "journal: the VFIO FAILURE has the catalog's MESSAGE_ID ($vfio_fail_id)" \
+	jqe ".MESSAGE_ID == \"$vfio_fail_id\"" "$tmp/f2.json"
+journalctl -x -q --no-pager -u iommu-accountd MESSAGE_ID="$vfio_fail_id" PID="$q2pid" \
+	--after-cursor="$c" -n 1 >"$tmp/f2.x" 2>&1
+sed 's/^/# journalctl -x: /' "$tmp/f2.x" | head -n 8
+check "journalctl -x explains it: the catalog's subject with QEMU's pid and container $(jq -r .OBJECT "$tmp/f2.json")" \
+	grep -qF "Subject: The kernel refused qemu-system-x86 [$q2pid] a DMA mapping: VFIO container $(jq -r .OBJECT "$tmp/f2.json") is full" "$tmp/f2.x"
 
 # (3) Guest RAM in many regions (12 DIMMs besides the base RAM) with
 # dma_entry_limit below what QEMU needs: an alert, then QEMU's ENOSPC.
@@ -278,6 +288,12 @@ check "journal: the uid's pot WARNING came before the FAILURE" \
 fail_of "$c" "$bpid" >"$tmp/fb.json"
 check "journal: the FAILURE names fio [$bpid], uid ia-fio, its scope, RLIMIT_MEMLOCK 300 KiB" \
 	jqe '.COMM == "fio" and .UID == "'"$fuid"'" and (.CGROUP | test("ia-fio-b.scope")) and .REFUSED_BY == "RLIMIT_MEMLOCK" and .MEMLOCK_LIMIT == "307200"' "$tmp/fb.json"
+pot_fail_id=2f39fb8a4b6140d3acefdb38e3b86146
+journalctl -x -q --no-pager MESSAGE_ID="$pot_fail_id" PID="$bpid" --after-cursor="$c" -n 1 >"$tmp/fb.x" 2>&1
+sed 's/^/# journalctl -x: /' "$tmp/fb.x" | head -n 8
+check "journalctl -x explains the pot's FAILURE: fio [$bpid], uid $fuid's pot, the limit 307200 is the process's own" \
+	eval 'grep -qF "Subject: The kernel refused fio [$bpid] locked memory: uid $fuid'"'"'s pot is full" "$tmp/fb.x" &&
+		grep -qF "the limit is each process'"'"'s own (307200 bytes for this one)" "$tmp/fb.x"'
 iommu-accountctl explain uid "$fuid" >"$tmp/explain.txt"
 sed 's/^/# explain: /' "$tmp/explain.txt"
 check "explain uid ia-fio names both scopes (the holder's and the refused one's)" \

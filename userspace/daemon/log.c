@@ -144,6 +144,40 @@ void iad_log(struct iad *d, int prio, const char *fmt, ...)
 	emit(prio, msg);
 }
 
+/*
+ * An alert's MESSAGE_ID (journalctl MESSAGE_ID=ID; journalctl -x explains it
+ * from daemon/iommu-accountd.catalog, installed in /usr/lib/systemd/catalog,
+ * which scripts/check keeps equal to these): one per state, and a FAILURE's
+ * by the kind refused, as what refused differs; a kind the catalog does not
+ * know has the generic FAILURE's.
+ */
+static const char *alert_message_id(const struct iad_alert *a, const char *kind)
+{
+	static const struct {
+		const char *kind, *id;
+	} failure[] = {
+		{ "uid-pot", "2f39fb8a4b6140d3acefdb38e3b86146" },
+		{ "vfio-container", "b02ab295d8be45cb943835e4ce9c099e" },
+		{ "qpair", "10cfa9996e834946b784afdc7345add8" },
+		{ "iommufd-ctx", "8de3bbd4687f4bad8a6a16af546510a0" },
+	};
+	size_t i;
+
+	switch (a->state) {
+	case IAD_WARNING:
+		return "391ab2ef4c644c23b8fb366c21f7b998";
+	case IAD_CRITICAL:
+		return "a26087489eb747839e9ce37b856190ee";
+	case IAD_FAILURE:
+		for (i = 0; i < sizeof(failure) / sizeof(failure[0]); i++)
+			if (!strcmp(kind, failure[i].kind))
+				return failure[i].id;
+		return "c957a2209604415e9cebb13eb709cd4b";
+	default:	/* CLEARED */
+		return "040fe02e99dd4927adfb0e8451333d6f";
+	}
+}
+
 static int alert_prio(const struct iad_alert *a)
 {
 	switch (a->state) {
@@ -272,6 +306,7 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 	holders_text(d, a, &holders, &hpids);
 	jadd(&j, "MESSAGE=%s", msg);
 	free(msg);
+	jadd(&j, "MESSAGE_ID=%s", alert_message_id(a, kind));
 	jadd(&j, "PRIORITY=%d", alert_prio(a));
 	jadd(&j, "SYSLOG_IDENTIFIER=iommu-accountd");
 	jadd(&j, "IOMMU_ACCOUNT_ALERT=%s", iad_alert_name(a));
