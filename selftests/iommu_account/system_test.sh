@@ -373,4 +373,28 @@ fail_of "$c" "$t2pid" >"$tmp/ft.json"
 check "testpmd refused (dma_entry_limit 0): the journal's FAILURE names dpdk-testpmd and dma_entry_limit" \
 	jqe '(.COMM | startswith("dpdk")) and .REFUSED_BY == "dma_entry_limit"' "$tmp/ft.json"
 
+# Who the packaged daemon is, and who reads its history: the system user
+# and group the package made (sysusers.d); a member of the group reads the
+# file with iommu-accountctl, another user is refused by the kernel.
+mainpid=$(systemctl show -p MainPID --value iommu-accountd)
+# (Effective ids from /proc/PID/status: ps cuts names over 8 characters.)
+ids=$(awk '/^Uid:/ { u = $3 } /^Gid:/ { g = $3 } END { print u ":" g }' "/proc/$mainpid/status")
+check "the daemon runs as the package's user iommu-accountd, group iommu-account ($ids)" \
+	eval '[ "$ids" = "$(id -u iommu-accountd):$(getent group iommu-account | cut -d: -f3)" ]'
+hist=/var/lib/iommu-accountd/history
+diag "history: $(stat -c '%U:%G %a %s bytes' "$hist" 2>&1); its directory $(stat -c '%U:%G %a' "${hist%/*}" 2>&1)"
+check "history: the file is iommu-accountd:iommu-account 0640, its directory 0750 (not /var/lib/private)" \
+	eval '[ "$(stat -c "%U:%G %a" "$hist")" = "iommu-accountd:iommu-account 640" ] &&
+		[ "$(stat -c "%U:%G %a" "${hist%/*}")" = "iommu-accountd:iommu-account 750" ] && [ ! -L "${hist%/*}" ]'
+useradd -r -M -s /usr/sbin/nologin -G iommu-account ia-reader 2>/dev/null
+rrc=0
+setpriv --reuid=ia-reader --regid=ia-reader --init-groups iommu-accountctl -j history --list >"$tmp/hlist.json" \
+	2>"$tmp/hlist.err" || rrc=$?
+check "history: ia-reader, in group iommu-account, lists what the daemon kept (uid-pot $fuid among it)" \
+	rc_jqt "$rrc" "any(.[]; .kind == \"uid-pot\" and .object == $fuid and .samples >= 1)" "$(cat "$tmp/hlist.json")"
+nrc=0
+setpriv --reuid=ia-qemu --regid=ia-qemu --init-groups iommu-accountctl history --list >/dev/null 2>"$tmp/hno.err" || nrc=$?
+check "history: ia-qemu, not in the group, is refused (exit 6, Permission denied)" \
+	eval '[ "$nrc" = 6 ] && grep -q "Permission denied" "$tmp/hno.err"'
+
 ktap_finish

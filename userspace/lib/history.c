@@ -190,6 +190,15 @@ int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double
 		ia_hist_close(h);
 		return -EPERM;
 	}
+	/*
+	 * Readable by the daemon's group (the package's iommu-account), whatever
+	 * the umask or the mode an older version left: on the fd just checked.
+	 */
+	if (st.st_uid == geteuid() && (st.st_mode & 07777) != 0640 && fchmod(h->fd, 0640)) {
+		hist_err(err, errlen, errno, "%s: chmod 0640: %s", path);
+		ia_hist_close(h);
+		return -EPERM;
+	}
 	if (flock(h->fd, LOCK_EX | LOCK_NB)) {
 		e = errno;
 		if (e == EWOULDBLOCK)

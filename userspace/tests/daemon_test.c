@@ -1698,13 +1698,19 @@ static void history_ring_bounded_oldest_first(void **state)
 	struct ia_hist h;
 	struct stat st;
 	uint32_t id = 0;
+	mode_t old_mask;
 	FILE *f;
 	int i;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/history", dir);
+	/* Made 0640 (its group reads it) under the unit's umask, and kept so. */
+	old_mask = umask(077);
 	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	umask(old_mask);
+	assert_int_equal(0, stat(path, &st));
+	assert_int_equal(0640, st.st_mode & 07777);
 	ia_hist_set_kind(&h, 1, "uid-pot", "bytes");
 	while (id < 250) {
 		int n = 250 - id < 7 ? (int)(250 - id) : 7;
@@ -1726,9 +1732,12 @@ static void history_ring_bounded_oldest_first(void **state)
 	assert_string_equal("uid-pot", info.kinds[1]);
 	assert_string_equal("bytes", info.units[1]);
 	assert_true(info.keep_s == 3600);
-	/* The same size: kept. Another: started anew. */
+	/* The same size: kept (an older version's 0600 made 0640). Another: started anew. */
+	assert_int_equal(0, chmod(path, 0600));
 	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
 	assert_false(h.restarted);
+	assert_int_equal(0, stat(path, &st));
+	assert_int_equal(0640, st.st_mode & 07777);
 	ia_hist_close(&h);
 	assert_int_equal(0, ia_hist_open(&h, path, max * 2, 3600, err, sizeof(err)));
 	assert_true(h.restarted);
