@@ -37,6 +37,7 @@ void iad_config_defaults(struct iad_config *c)
 	c->history_max = 16 << 20;
 	c->history_keep_s = 86400;
 	c->holders = 5;
+	c->series_budget = 10000;
 }
 
 /* Where each key was set: a check across keys names the later line. */
@@ -206,6 +207,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		}
 		if (!strcmp(name, "holders"))
 			return !num(p, name, value, 0, 100, &c->holders);
+		if (!strcmp(name, "series_budget"))
+			return !num(p, name, value, 0, 10000000, &c->series_budget);
 		if (!strcmp(name, "detail")) {
 			if (strcmp(value, "full") && strcmp(value, "objects")) {
 				snprintf(p->why, sizeof(p->why),

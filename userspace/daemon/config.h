@@ -48,6 +48,7 @@ struct iad_config {
 	unsigned int exec_queue;	/* [exec] queue */
 	char listen[128];		/* [exporter] listen; "" = off */
 	double holders;			/* [exporter] holders: top N per uid; 0 = none */
+	double series_budget;		/* [exporter] series_budget: 0 = none */
 	bool objects_only;		/* [exporter] detail = objects: no process or cgroup */
 	bool legacy_names;		/* [exporter] legacy_names: 0.2.0's names too */
 	char history[4096];		/* [history] path (PATH_MAX); "" = off */

@@ -68,6 +68,57 @@ static void holder_series(FILE *f, struct iad *d)
 		label_value(f, id.unit);
 		fprintf(f, "\"} %llu\n", (unsigned long long)d->hs[i].bytes);
 	}
+	if (!d->nho)
+		return;
+	head(f, "iommu_account_holder_pot_other_bytes", "gauge",
+	     "Pot bytes held by a uid's cgroups beyond its top [exporter] holders, summed: with its "
+	     "holder series, what the uid's processes hold.");
+	for (i = 0; i < d->nho; i++)
+		fprintf(f, "iommu_account_holder_pot_other_bytes{uid=\"%u\"} %llu\n", d->ho[i].uid,
+			(unsigned long long)d->ho[i].bytes);
+}
+
+/*
+ * The exposition's own size, appended to @buf (@len bytes, open_memstream's):
+ * its series (samples) counted, these three included, against [exporter]
+ * series_budget, over which it says so. NULL if out of memory.
+ */
+static char *series_count(struct iad *d, char *buf, size_t *len)
+{
+	uint64_t n = 0, budget = (uint64_t)d->cfg.series_budget;
+	char *p, *nb, tail[768];
+	int tl;
+
+	for (p = buf; p < buf + *len; p++) {
+		if (*p != '#')
+			n++;
+		p = memchr(p, '\n', (size_t)(buf + *len - p));
+		if (!p)
+			break;
+	}
+	n += budget ? 3 : 1;
+	tl = snprintf(tail, sizeof(tail),
+		      "# HELP iommu_account_exporter_series Series in this exposition, these included.\n"
+		      "# TYPE iommu_account_exporter_series gauge\n"
+		      "iommu_account_exporter_series %llu\n", (unsigned long long)n);
+	if (budget)
+		tl += snprintf(tail + tl, sizeof(tail) - (size_t)tl,
+			       "# HELP iommu_account_exporter_series_budget [exporter] series_budget.\n"
+			       "# TYPE iommu_account_exporter_series_budget gauge\n"
+			       "iommu_account_exporter_series_budget %llu\n"
+			       "# HELP iommu_account_exporter_over_budget 1 while this exposition has "
+			       "more series than [exporter] series_budget.\n"
+			       "# TYPE iommu_account_exporter_over_budget gauge\n"
+			       "iommu_account_exporter_over_budget %d\n",
+			       (unsigned long long)budget, n > budget);
+	nb = realloc(buf, *len + (size_t)tl + 1);
+	if (!nb) {
+		free(buf);
+		return NULL;
+	}
+	memcpy(nb + *len, tail, (size_t)tl + 1);
+	*len += (size_t)tl;
+	return nb;
 }
 
 static void labels(struct iad *d, FILE *f, const struct iad_obj *ob)
@@ -313,8 +364,11 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 	head(f, "iommu_account_poll_duration_seconds", "gauge", "Duration of the last poll.");
 	fprintf(f, "iommu_account_poll_duration_seconds %.6f\n", d->last_poll_s);
 	holder_series(f, d);
-	fclose(f);
-	return buf;
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return series_count(d, buf, len);
 }
 
 /*

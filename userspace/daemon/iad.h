@@ -114,6 +114,13 @@ struct iad {
 		bool cut;		/* ... which it cut (longer than PATH_MAX - 1) */
 	} *hs;
 	size_t nhs;
+	/* ... and per uid with more cgroups than that, the rest summed */
+	struct iad_hother {
+		uint32_t uid;
+		uint32_t cgroups;	/* how many cgroups the rest is */
+		uint64_t bytes;
+	} *ho;
+	size_t nho;
 	double hs_at;			/* when they were taken; 0: never since connecting */
 	bool hs_moved;			/* the last dump followed a change */
 	bool hs_stale;			/* an event came since the last dump */
@@ -121,8 +128,16 @@ struct iad {
 };
 
 /* --- source.c --- */
-/* Free the holder series (d->hs). */
+/* Free the holder series (d->hs, d->ho). */
 void iad_hseries_free(struct iad *d);
+/*
+ * The holder series from @n per-process entries @v (uid, cgroup, bytes,
+ * path; several of one cgroup are summed): per uid its top [exporter]
+ * holders cgroups in d->hs, the rest of its cgroups summed in d->ho, so the
+ * two add up to what the uid's processes hold. Takes @v; 0 or -ENOMEM
+ * (d->hs and d->ho then as they were).
+ */
+int iad_hseries_set(struct iad *d, struct iad_hseries *v, size_t n);
 int iad_source_init(struct iad *d);
 void iad_source_fini(struct iad *d);
 /* Connect when down; poll when due. Returns the seconds until next due. */

@@ -287,8 +287,10 @@ void iad_hseries_free(struct iad *d)
 	for (i = 0; i < d->nhs; i++)
 		free(d->hs[i].path);
 	free(d->hs);
+	free(d->ho);
 	d->hs = NULL;
-	d->nhs = 0;
+	d->ho = NULL;
+	d->nhs = d->nho = 0;
 	d->hs_at = 0;
 }
 
@@ -297,21 +299,15 @@ struct hs_poll {
 	size_t n, cap;
 };
 
-/* Per (uid, cgroup), the pot bytes its processes hold (GET_PROC attributes them). */
+/* One entry per process holding pot bytes: summed per cgroup afterwards. */
 static int hs_cb(const struct ia_proc *p, void *arg)
 {
 	struct hs_poll *hp = arg;
 	uint64_t held = ia_consumers_total(p->consumer);
 	struct iad_hseries *nv;
-	size_t i;
 
 	if (!held)
 		return 0;
-	for (i = 0; i < hp->n; i++)
-		if (hp->v[i].uid == p->uid && hp->v[i].cgroup_id == p->cgroup_id) {
-			hp->v[i].bytes += held;
-			return 0;
-		}
 	if (hp->n == hp->cap) {
 		nv = realloc(hp->v, (hp->cap = hp->cap ? hp->cap * 2 : 64) * sizeof(*nv));
 		if (!nv)
@@ -327,6 +323,15 @@ static int hs_cb(const struct ia_proc *p, void *arg)
 	return 0;
 }
 
+static int by_uid_cgroup(const void *a, const void *b)
+{
+	const struct iad_hseries *x = a, *y = b;
+
+	if (x->uid != y->uid)
+		return x->uid < y->uid ? -1 : 1;
+	return x->cgroup_id < y->cgroup_id ? -1 : x->cgroup_id > y->cgroup_id;
+}
+
 static int by_uid_bytes(const void *a, const void *b)
 {
 	const struct iad_hseries *x = a, *y = b;
@@ -336,16 +341,68 @@ static int by_uid_bytes(const void *a, const void *b)
 	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->path, y->path);
 }
 
+int iad_hseries_set(struct iad *d, struct iad_hseries *v, size_t n)
+{
+	struct iad_hother *ho = NULL;
+	size_t i, k = 0, m = 0, nho = 0, rank = 0;
+
+	/* One per (uid, cgroup): sorted, then each run summed (n log n, not n²). */
+	qsort(v, n, sizeof(*v), by_uid_cgroup);
+	for (i = 0; i < n; i++) {
+		if (m && v[m - 1].uid == v[i].uid && v[m - 1].cgroup_id == v[i].cgroup_id) {
+			v[m - 1].bytes += v[i].bytes;
+			free(v[i].path);
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	qsort(v, m, sizeof(*v), by_uid_bytes);
+	for (i = 0; i < m; i++) {
+		rank = i && v[i].uid == v[i - 1].uid ? rank + 1 : 0;
+		if (rank < (size_t)d->cfg.holders) {
+			v[k++] = v[i];
+			continue;
+		}
+		/* Beyond the top: into the uid's rest (the entry before is its own, if any). */
+		if (!nho || ho[nho - 1].uid != v[i].uid) {
+			struct iad_hother *nv = realloc(ho, (nho + 1) * sizeof(*ho));
+
+			if (!nv) {
+				free(ho);
+				for (; i < m; i++)
+					free(v[i].path);
+				for (i = 0; i < k; i++)
+					free(v[i].path);
+				free(v);
+				return -ENOMEM;
+			}
+			ho = nv;
+			ho[nho++] = (struct iad_hother){ v[i].uid, 0, 0 };
+		}
+		ho[nho - 1].cgroups++;
+		ho[nho - 1].bytes += v[i].bytes;
+		free(v[i].path);
+	}
+	iad_hseries_free(d);
+	d->hs = v;
+	d->nhs = k;
+	d->ho = ho;
+	d->nho = nho;
+	d->hs_at = d->now > 0 ? d->now : 1;
+	return 0;
+}
+
 /*
  * The exporter's holder series: GET_PROC's dump of the processes holding
  * charges, summed per uid and cgroup, the top [exporter] holders of each
- * uid kept (bounded cardinality). A failed dump keeps the last series.
+ * uid kept and the rest summed (bounded cardinality, the parts still add
+ * up). A failed dump keeps the last series.
  */
 static void holders_poll(struct iad *d)
 {
 	bool moved = d->poll_changed || d->hs_stale || d->hs_moved;
 	struct hs_poll hp = { 0 };
-	size_t i, k = 0, rank = 0;
+	size_t i;
 
 	if (!d->cfg.listen[0] || d->cfg.holders < 1 || d->cfg.objects_only)
 		return;
@@ -368,18 +425,7 @@ static void holders_poll(struct iad *d)
 		free(hp.v);
 		return;
 	}
-	qsort(hp.v, hp.n, sizeof(*hp.v), by_uid_bytes);
-	for (i = 0; i < hp.n; i++) {
-		rank = i && hp.v[i].uid == hp.v[i - 1].uid ? rank + 1 : 0;
-		if (rank < (size_t)d->cfg.holders)
-			hp.v[k++] = hp.v[i];
-		else
-			free(hp.v[i].path);
-	}
-	iad_hseries_free(d);
-	d->hs = hp.v;
-	d->nhs = k;
-	d->hs_at = d->now > 0 ? d->now : 1;
+	iad_hseries_set(d, hp.v, hp.n);
 }
 
 static int poll_once(struct iad *d, bool first)

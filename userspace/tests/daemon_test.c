@@ -975,6 +975,93 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	iad_objs_free(&d.objs);
 }
 
+/* Count the samples (lines not starting with '#') of an exposition. */
+static unsigned int samples_in(const char *txt)
+{
+	unsigned int n = 0;
+	const char *p;
+
+	for (p = txt; *p; p = strchr(p, '\n') + 1) {
+		if (*p != '#')
+			n++;
+		if (!strchr(p, '\n'))
+			break;
+	}
+	return n;
+}
+
+/*
+ * The holder series bounded: per uid its top [exporter] holders cgroups,
+ * one series for the rest summed, so a uid's series add up to what its
+ * processes hold (several processes of a cgroup summed first); the
+ * exposition counts its own series against series_budget and says when it
+ * is over.
+ */
+static void holders_bounded_rest_summed_series_counted(void **state)
+{
+	static struct iad d;
+	struct iad_hseries *v = calloc(7, sizeof(*v));
+	uint64_t sum = 0;
+	char *txt, want[256];
+	size_t len, i;
+
+	(void)state;
+	assert_non_null(v);
+	memset(&d, 0, sizeof(d));
+	sinks(&d);
+	iad_config_defaults(&d.cfg);
+	d.cfg.holders = 2;
+	d.up = true;
+	/* uid 1000: cgroup 3 twice (two processes), 4 cgroups; uid 1001: one. */
+	v[0] = (struct iad_hseries){ 1000, 3, 15, strdup("/c"), false };
+	v[1] = (struct iad_hseries){ 1000, 1, 10, strdup("/a"), false };
+	v[2] = (struct iad_hseries){ 1001, 9, 7, strdup("/z"), false };
+	v[3] = (struct iad_hseries){ 1000, 2, 20, strdup("/b"), false };
+	v[4] = (struct iad_hseries){ 1000, 3, 15, strdup("/c"), false };
+	v[5] = (struct iad_hseries){ 1000, 4, 5, strdup("/d"), false };
+	v[6] = (struct iad_hseries){ 1000, 5, 1, strdup("/e"), false };
+	for (i = 0; i < 7; i++)
+		assert_non_null(v[i].path);
+	assert_int_equal(0, iad_hseries_set(&d, v, 7));
+	assert_int_equal(3, d.nhs);
+	assert_int_equal(1000, d.hs[0].uid);
+	assert_int_equal(3, d.hs[0].cgroup_id);
+	assert_int_equal(30, d.hs[0].bytes);
+	assert_int_equal(2, d.hs[1].cgroup_id);
+	assert_int_equal(1001, d.hs[2].uid);
+	assert_int_equal(1, d.nho);
+	assert_int_equal(1000, d.ho[0].uid);
+	assert_int_equal(3, d.ho[0].cgroups);
+	assert_int_equal(16, d.ho[0].bytes);
+	for (i = 0; i < d.nhs; i++)
+		if (d.hs[i].uid == 1000)
+			sum += d.hs[i].bytes;
+	assert_int_equal(66, sum + d.ho[0].bytes);
+	txt = iad_metrics_text(&d, &len);
+	assert_non_null(txt);
+	assert_int_equal(len, strlen(txt));
+	assert_non_null(strstr(txt, "\niommu_account_holder_pot_other_bytes{uid=\"1000\"} 16\n"));
+	assert_null(strstr(txt, "iommu_account_holder_pot_other_bytes{uid=\"1001\"}"));
+	/* Its own count, itself included; under the default budget of 10,000. */
+	snprintf(want, sizeof(want), "\niommu_account_exporter_series %u\n", samples_in(txt));
+	assert_non_null(strstr(txt, want));
+	assert_non_null(strstr(txt, "\niommu_account_exporter_series_budget 10000\n"));
+	assert_non_null(strstr(txt, "\niommu_account_exporter_over_budget 0\n"));
+	free(txt);
+	d.cfg.series_budget = 5;
+	txt = iad_metrics_text(&d, &len);
+	assert_non_null(strstr(txt, "\niommu_account_exporter_over_budget 1\n"));
+	free(txt);
+	d.cfg.series_budget = 0;
+	txt = iad_metrics_text(&d, &len);
+	snprintf(want, sizeof(want), "\niommu_account_exporter_series %u\n", samples_in(txt));
+	assert_non_null(strstr(txt, want));
+	assert_null(strstr(txt, "budget"));
+	free(txt);
+	iad_hseries_free(&d);
+	assert_int_equal(0, d.nho);
+}
+
 static void exporter_port_in_use_said_and_others_go_on(void **state)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -2106,6 +2193,7 @@ int main(void)
 		cmocka_unit_test(exec_hung_hook_is_killed_and_alerting_goes_on),
 		cmocka_unit_test(exec_missing_program_is_said_once),
 		cmocka_unit_test(metrics_text_has_every_object_and_counter),
+		cmocka_unit_test(holders_bounded_rest_summed_series_counted),
 		cmocka_unit_test(exporter_port_in_use_said_and_others_go_on),
 		cmocka_unit_test(exporter_serves_a_scrape_beside_2000_half_requests),
 		cmocka_unit_test(exporter_http_keeps_connections_and_answers_pipelined_requests),
