@@ -78,6 +78,17 @@ static int num(struct parse *p, const char *name, const char *v, double lo, doub
 	return 0;
 }
 
+/* yes or no. */
+static int yes_no(struct parse *p, const char *name, const char *v, bool *out)
+{
+	if (strcmp(v, "yes") && strcmp(v, "no")) {
+		snprintf(p->why, sizeof(p->why), "%s: '%s' is neither yes nor no", name, v);
+		return -1;
+	}
+	*out = !strcmp(v, "yes");
+	return 0;
+}
+
 static int thr_key(struct parse *p, const char *name, const char *v, double *val, bool *has)
 {
 	double d;
@@ -115,14 +126,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			return !num(p, name, value, 1, 86400 * 7, &c->trend_window_s);
 		if (!strcmp(name, "persist"))
 			return !num(p, name, value, 0, 86400, &c->persist_s);
-		if (!strcmp(name, "events")) {
-			if (!strcmp(value, "yes") || !strcmp(value, "no")) {
-				c->events = !strcmp(value, "yes");
-				return 1;
-			}
-			snprintf(p->why, sizeof(p->why), "events: '%s' is neither yes nor no", value);
-			return 0;
-		}
+		if (!strcmp(name, "events"))
+			return !yes_no(p, name, value, &c->events);
 		if (!strcmp(name, "log")) {
 			static const char *const logs[] = { "auto", "journal", "syslog", "stderr" };
 
@@ -218,15 +223,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			c->objects_only = !strcmp(value, "objects");
 			return 1;
 		}
-		if (!strcmp(name, "legacy_names")) {
-			if (strcmp(value, "yes") && strcmp(value, "no")) {
-				snprintf(p->why, sizeof(p->why),
-					 "legacy_names: '%s' is neither yes nor no", value);
-				return 0;
-			}
-			c->legacy_names = !strcmp(value, "yes");
-			return 1;
-		}
+		if (!strcmp(name, "legacy_names"))
+			return !yes_no(p, name, value, &c->legacy_names);
 	} else if (!strcmp(section, "history")) {
 		if (!strcmp(name, "path")) {
 			if (strlen(value) >= sizeof(c->history) ||
