@@ -25,7 +25,7 @@ VERSION := $(shell cat $(CURDIR)/VERSION)
 DKMS_SRC = $(DESTDIR)/usr/src/iommu-account-$(VERSION)
 DEMO_KERNEL ?= 6.12
 
-.PHONY: all module userspace selftests install install-module install-tools clean check check-one check-quick demo bench \
+.PHONY: all module userspace selftests install install-module install-tools clean check check-one check-quick demo bench image \
 	dkms-source dkms-install dkms-remove deb check-packages sign
 
 all: module userspace selftests
@@ -104,6 +104,12 @@ deb:
 	$(LINTIAN) --fail-on error,warning --info build/deb/iommu-account_$(VERSION)_*.changes
 	@ls build/deb/*.deb
 
+# The container image (Containerfile) from the tools package: buildah, in
+# the lab over a debootstrapped trixie base (scripts/image).
+image: deb
+	scripts/deps --image
+	scripts/image build/deb
+
 # Not kbuild's clean: it deletes every *.ko and *.[aios] below M=, which
 # includes the cached kernels and the trixie root under .cache/.
 clean:
@@ -120,7 +126,7 @@ check-one:
 	ONLY=$(TEST) scripts/check $(KERNEL)
 
 check:
-	scripts/deps
+	scripts/deps --image
 	scripts/check $(KERNELS)
 
 # The host checks (no packages) and the core selftests on one plain kernel,
