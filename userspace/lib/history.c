@@ -78,10 +78,11 @@ static uint32_t rec_crc(const struct ia_hist_rec *r)
 	return ia_crc32(0, r, offsetof(struct ia_hist_rec, crc));
 }
 
-/* A record as written: its checksum matches and its time is a time. */
+/* A record as written: its checksum matches, its time is a time, its kind one of the header's. */
 static bool rec_ok(const struct ia_hist_rec *r)
 {
-	return r->crc == rec_crc(r) && isfinite(r->t) && r->t >= 0;
+	/* (Readers index the header's tables by the kind.) */
+	return r->crc == rec_crc(r) && isfinite(r->t) && r->t >= 0 && r->kind < IA_HIST_KINDS;
 }
 
 /* A header that can be trusted, for a ring of @cap (0: any). */

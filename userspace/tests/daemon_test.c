@@ -1952,14 +1952,19 @@ static void history_damage_and_truncation_counted(void **state)
 	r.t = NAN;
 	r.crc = ia_crc32(0, &r, offsetof(struct ia_hist_rec, crc));
 	assert_int_equal(40, pwrite(fd, &r, 40, 1024 + 20 * 40));
+	/* Sample 30 of a kind beyond the header's table, its checksum matching. */
+	assert_int_equal(40, pread(fd, &r, 40, 1024 + 30 * 40));
+	r.kind = IA_HIST_KINDS;
+	r.crc = ia_crc32(0, &r, offsetof(struct ia_hist_rec, crc));
+	assert_int_equal(40, pwrite(fd, &r, 40, 1024 + 30 * 40));
 	close(fd);
 	n = 0;
 	assert_int_equal(0, ia_hist_read(path, &info, hist_count_cb, &n, err, sizeof(err)));
-	assert_int_equal(48, n);
-	assert_int_equal(2, info.damaged);
+	assert_int_equal(47, n);
+	assert_int_equal(3, info.damaged);
 	/* The daemon's next start finds them too. */
 	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
-	assert_int_equal(2, h.damaged);
+	assert_int_equal(3, h.damaged);
 	assert_false(h.restarted);
 	ia_hist_close(&h);
 	/* Cut short after 30 samples: 20 missing, 28 read. */
