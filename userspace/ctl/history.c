@@ -96,6 +96,7 @@ struct hlist {
 	} *v;
 	size_t n, cap;
 	double since, until;
+	bool oom;		/* out of memory: the list would be short */
 };
 
 static int collect(const struct ia_hist_rec *r, void *arg)
@@ -108,8 +109,10 @@ static int collect(const struct ia_hist_rec *r, void *arg)
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 4096;
 		nv = realloc(l->v, l->cap * sizeof(*l->v));
-		if (!nv)
+		if (!nv) {
+			l->oom = true;
 			return -1;
+		}
 		l->v = nv;
 	}
 	l->v[l->n++] = (struct hl){ r->t, r->id, r->uid, r->kind, r->state };
@@ -270,6 +273,10 @@ int cmd_history(struct ia_ctx *ctx)
 		l.until = h.until;
 		ia_ctl_list_open(ctx);
 		ret = ia_hist_read(path, &info, collect, &l, err, sizeof(err));
+		if (!ret && l.oom) {
+			snprintf(err, sizeof(err), "%s: out of memory after %zu samples", path, l.n);
+			ret = -ENOMEM;
+		}
 		if (!ret)
 			list_objects(ctx, &info, &l);
 		ia_ctl_list_close(ctx);
