@@ -33,16 +33,31 @@ static const char *state_name(uint8_t s)
 	return s < 4 ? state_names[s] : "?";
 }
 
+/* A sample's time, local, to the second. */
+static const char *when_str(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+/* Whether @r is in the window --since and --until give. */
+static bool in_window(const struct hsel *h, const struct ia_hist_rec *r)
+{
+	return r->t >= h->since && r->t <= h->until;
+}
+
 static int show(const struct ia_hist_rec *r, void *arg)
 {
 	struct hsel *h = arg;
 	const char *unit = h->info->units[h->kind], *kind = h->info->kinds[h->kind];
 	struct ia_json *j = &h->ctx->j;
 	char when[32], b1[32], b2[32], util[16];
-	time_t t = (time_t)r->t;
-	struct tm tm;
 
-	if (r->kind != h->kind || r->id != h->id || r->t < h->since || r->t > h->until)
+	if (r->kind != h->kind || r->id != h->id || !in_window(h, r))
 		return 0;
 	h->n++;
 	if (h->ctx->hist_openmetrics) {
@@ -74,8 +89,7 @@ static int show(const struct ia_hist_rec *r, void *arg)
 	if (h->n == 1)
 		printf("%-19s %-15s %8s %11s %11s %6s  %s\n", "TIME", "KIND", "OBJECT", "USED",
 		       "LIMIT", "UTIL", "STATE");
-	localtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	when_str(r->t, when, sizeof(when));
 	if (r->has_limit && r->limit)
 		snprintf(util, sizeof(util), "%.1f%%", 100.0 * (double)r->used / (double)r->limit);
 	else
@@ -95,7 +109,7 @@ struct hlist {
 		uint8_t kind, state;
 	} *v;
 	size_t n, cap;
-	double since, until;
+	const struct hsel *sel;	/* the window (--since, --until) */
 	bool oom;		/* out of memory: the list would be short */
 };
 
@@ -104,7 +118,7 @@ static int collect(const struct ia_hist_rec *r, void *arg)
 	struct hlist *l = arg;
 	struct hl *nv;
 
-	if (r->t < l->since || r->t > l->until)
+	if (!in_window(l->sel, r))
 		return 0;
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 4096;
@@ -128,16 +142,6 @@ static int hl_cmp(const void *a, const void *b)
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
 	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-static const char *when_str(double t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	localtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
-	return buf;
 }
 
 /* One row per object: its samples, the first and last, its last state and uid. */
@@ -269,8 +273,7 @@ int cmd_history(struct ia_ctx *ctx)
 	if (!ctx->hist_since)
 		h.since = now - info.keep_s;
 	if (ctx->hist_list) {
-		l.since = h.since;
-		l.until = h.until;
+		l.sel = &h;
 		ia_ctl_list_open(ctx);
 		ret = ia_hist_read(path, &info, collect, &l, err, sizeof(err));
 		if (!ret && l.oom) {
