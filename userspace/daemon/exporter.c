@@ -240,15 +240,52 @@ static void obj_metric(struct iad *d, FILE *f, int m, const char *name,
 #define MAX_UNITS (IA_MAX_QUOTA_KINDS + 1)
 
 /*
+ * The objects' units as metric name parts, found once per exposition: the
+ * distinct ones in the order of their first object, and each object's
+ * index among them. Objects are sorted by kind, so a kind is looked up
+ * and made a name part once. -ENOMEM or 0.
+ */
+struct unit_parts {
+	char name[MAX_UNITS][32];
+	unsigned int n;
+	unsigned char *of;
+};
+
+static int unit_parts(struct iad *d, struct unit_parts *up)
+{
+	char unit[32];
+	unsigned int u = 0;
+	size_t i;
+
+	up->n = 0;
+	up->of = malloc(d->objs.n ? d->objs.n : 1);
+	if (!up->of)
+		return -ENOMEM;
+	for (i = 0; i < d->objs.n; i++) {
+		if (i && d->objs.v[i]->kind == d->objs.v[i - 1]->kind) {
+			up->of[i] = up->of[i - 1];
+			continue;
+		}
+		ia_metric_unit(iad_kind_unit(d, d->objs.v[i]->kind), unit, sizeof(unit));
+		for (u = 0; u < up->n && strcmp(up->name[u], unit); u++)
+			;
+		if (u == up->n && up->n < MAX_UNITS)	/* (at most one per kind, and "units") */
+			memcpy(up->name[up->n++], unit, sizeof(unit));
+		up->of[i] = (unsigned char)u;
+	}
+	return 0;
+}
+
+/*
  * One family of @m: for a PER_UNIT metric, one per unit among the objects
  * (each under its own HELP and TYPE, its samples together, as the format
  * requires), in the order of each unit's first object.
  */
-static void obj_family(struct iad *d, FILE *f, int m)
+static void obj_family(struct iad *d, FILE *f, int m, const struct unit_parts *up)
 {
 	const struct metric *mt = &obj_metrics[m];
-	char name[96], units[MAX_UNITS][32], unit[32];
-	unsigned int nu = 0, u;
+	char name[96];
+	unsigned int u;
 	size_t i;
 
 	if (!(mt->flags & PER_UNIT)) {
@@ -257,21 +294,12 @@ static void obj_family(struct iad *d, FILE *f, int m)
 			obj_metric(d, f, m, mt->name, d->objs.v[i]);
 		return;
 	}
-	for (i = 0; i < d->objs.n; i++) {
-		ia_metric_unit(iad_kind_unit(d, d->objs.v[i]->kind), unit, sizeof(unit));
-		for (u = 0; u < nu && strcmp(units[u], unit); u++)
-			;
-		if (u == nu && nu < MAX_UNITS)
-			memcpy(units[nu++], unit, sizeof(unit));
-	}
-	for (u = 0; u < nu; u++) {
-		snprintf(name, sizeof(name), "%.60s_%.31s", mt->name, units[u]);
+	for (u = 0; u < up->n; u++) {
+		snprintf(name, sizeof(name), "%.60s_%.31s", mt->name, up->name[u]);
 		head(f, name, mt->type, mt->help);
-		for (i = 0; i < d->objs.n; i++) {
-			ia_metric_unit(iad_kind_unit(d, d->objs.v[i]->kind), unit, sizeof(unit));
-			if (!strcmp(unit, units[u]))
+		for (i = 0; i < d->objs.n; i++)
+			if (up->of[i] == u)
 				obj_metric(d, f, m, name, d->objs.v[i]);
-		}
 	}
 }
 
@@ -300,18 +328,25 @@ static void counter(FILE *f, const char *name, const char *help, uint64_t v)
 
 char *iad_metrics_text(struct iad *d, size_t *len)
 {
+	struct unit_parts up;
 	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
+	FILE *f;
 	int m, s;
 
-	if (!f)
+	if (unit_parts(d, &up))
 		return NULL;
+	f = open_memstream(&buf, len);
+	if (!f) {
+		free(up.of);
+		return NULL;
+	}
 	head(f, "iommu_account_up", "gauge", "Whether the module answers (1) or not (0).");
 	fprintf(f, "iommu_account_up %d\n", d->up);
 	build_info(d, f);
 	for (m = 0; m < M_NOBJ; m++)
 		if (!(obj_metrics[m].flags & LEGACY) || d->cfg.legacy_names)
-			obj_family(d, f, m);
+			obj_family(d, f, m, &up);
+	free(up.of);
 	head(f, "iommu_account_alerts_total", "counter",
 	     "Alerts raised, by the state entered (CLEARED: back to ok).");
 	for (s = 0; s < IAD_NSTATES; s++)
