@@ -148,5 +148,6 @@ bench:
 	scripts/deps
 	scripts/bench
 	scripts/bench-daemon
+	scripts/bench-daemon --cardinality "1 100 1000 5000 100x8"
 	scripts/bench-qpair
 	scripts/bench-clients --doc

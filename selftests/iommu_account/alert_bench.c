@@ -11,14 +11,24 @@
  *
  * alert_bench uids N UID0: N processes, one per uid UID0..UID0+N-1, that
  * stay until stdin closes (the daemon's footprint with N tracked uids).
+ *
+ * alert_bench holders N PER UID0 CGROUP: N uids UID0..UID0+N-1 with PER
+ * processes each, every process in a cgroup of its own below CGROUP (a
+ * cgroup v2 directory, made and removed here) and holding one 4 KiB
+ * io_uring buffer of its uid's pot; prints "holders N PER ready R refused
+ * F" (F: registrations the kernel refused) and stays until stdin closes
+ * (the exporter's cardinality: uids, their cgroups and processes).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -131,12 +141,95 @@ static int uids(int n, int uid0)
 	return 0;
 }
 
+/* One holder: into cgroup @dir, then uid @uid, one 4 KiB buffer registered. */
+static char hold_one(const char *dir, uid_t uid)
+{
+	struct rlimit rl = { 1 << 20, 1 << 20 };
+	char path[600];
+	int fd, ring;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		return 'c';
+	close(fd);
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return 'u';
+	ring = ring_setup(4);
+	if (ring < 0 || ring_sparse_buffers(ring, 1) || ring_set_buffer(ring, 0, 4096))
+		return 'r';
+	return 'y';
+}
+
+static int holders(int n, int per, int uid0, const char *root)
+{
+	int total = n * per, i, ready = 0, refused = 0, other = 0, p[2];
+	pid_t *pids = calloc(total, sizeof(*pids));
+	char dir[512], c;
+
+	if (!pids || total <= 0 || pipe(p) || (mkdir(root, 0755) && errno != EEXIST)) {
+		perror("alert_bench holders");
+		return 1;
+	}
+	for (i = 0; i < total; i++) {
+		snprintf(dir, sizeof(dir), "%s/h%d", root, i);
+		if (mkdir(dir, 0755) && errno != EEXIST) {
+			perror(dir);
+			break;
+		}
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			perror("fork");
+			break;
+		}
+		if (!pids[i]) {
+			close(p[0]);
+			c = hold_one(dir, uid0 + i / per);
+			if (write(p[1], &c, 1) != 1)
+				_exit(2);
+			close(p[1]);
+			pause();
+			_exit(0);
+		}
+	}
+	close(p[1]);
+	while (read(p[0], &c, 1) == 1) {
+		if (c == 'y')
+			ready++;
+		else if (c == 'r')
+			refused++;
+		else
+			other++;
+		if (ready + refused + other == i)
+			break;
+	}
+	printf("holders %d %d ready %d refused %d failed %d\n", n, per, ready, refused,
+	       other + total - i);
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+	for (i = 0; i < total; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	while (wait(NULL) > 0)
+		;
+	for (i = 0; i < total; i++) {
+		snprintf(dir, sizeof(dir), "%s/h%d", root, i);
+		rmdir(dir);
+	}
+	rmdir(root);
+	return ready == total ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "latency"))
 		return latency(atoi(argv[2]), atoi(argv[3]), argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "uids"))
 		return uids(atoi(argv[2]), atoi(argv[3]));
-	fprintf(stderr, "usage: alert_bench latency ROUNDS UID0 SOCKET | uids N UID0\n");
+	if (argc == 6 && !strcmp(argv[1], "holders"))
+		return holders(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argv[5]);
+	fprintf(stderr, "usage: alert_bench latency ROUNDS UID0 SOCKET | uids N UID0 |"
+		" holders N PER UID0 CGROUP\n");
 	return 2;
 }
