@@ -17,8 +17,11 @@
 
 #include "ctl.h"
 
-/* The body of GET @path from @addr ("host:port"), malloc'ed; NULL + message. */
-static char *http_get(const char *addr, const char *path)
+/*
+ * The body of GET @path from @addr ("host:port"), malloc'ed, and its status
+ * in @code; NULL + message when there is no HTTP answer.
+ */
+static char *http_fetch(const char *addr, const char *path, unsigned int *code)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
 	struct timeval tv = { .tv_sec = 5 };
@@ -77,14 +80,56 @@ static char *http_get(const char *addr, const char *path)
 		return NULL;
 	buf[len] = 0;
 	body = strstr(buf, "\r\n\r\n");
-	if (strncmp(buf, "HTTP/1.", 7) || !body || strncmp(buf + 8, " 200", 4)) {
-		fprintf(stderr, "iommu-accountctl: iommu-accountd at %s answered: %.60s\n", addr,
+	if (strncmp(buf, "HTTP/1.", 7) || !body || sscanf(buf + 8, " %3u", code) != 1) {
+		fprintf(stderr, "iommu-accountctl: %s answered what is not HTTP: %.60s\n", addr,
 			buf);
 		free(buf);
 		return NULL;
 	}
 	memmove(buf, body + 4, strlen(body + 4) + 1);
 	return buf;
+}
+
+/* The body of GET @path when it is 200; NULL + message otherwise. */
+static char *http_get(const char *addr, const char *path)
+{
+	unsigned int code = 0;
+	char *body = http_fetch(addr, path, &code);
+
+	if (body && code != 200) {
+		fprintf(stderr, "iommu-accountctl: iommu-accountd at %s answered %u: %.200s\n",
+			addr, code, body);
+		free(body);
+		return NULL;
+	}
+	return body;
+}
+
+/*
+ * iommu-accountctl probe live|ready [--daemon ADDR:PORT]: the daemon's
+ * GET /healthz or /readyz, for a container's liveness and readiness probes
+ * where the runtime runs a command (podman's kube play turns an httpGet
+ * probe into curl, which the image does not have): its line on stdout,
+ * exit 0 when it answered 200, 1 otherwise (not reachable, not ready: the
+ * reason on stderr).
+ */
+int cmd_probe(struct ia_ctx *ctx)
+{
+	const char *addr = ctx->daemon ? ctx->daemon : "127.0.0.1:9847";
+	const char *what = ctx->args[0];
+	unsigned int code = 0;
+	char *body;
+
+	if (strcmp(what, "live") && strcmp(what, "ready")) {
+		fprintf(stderr, "iommu-accountctl: probe takes live or ready, not '%s'\n", what);
+		return 2;
+	}
+	body = http_fetch(addr, what[0] == 'l' ? "/healthz" : "/readyz", &code);
+	if (!body)
+		return 1;
+	fputs(body, code == 200 ? stdout : stderr);
+	free(body);
+	return code == 200 ? 0 : 1;
 }
 
 /* @s's bytes from its hex form (KEY_hex); NULL if it is not one. */

@@ -103,6 +103,7 @@ void ia_ctl_reset_briefs_free(struct ia_reset_brief *l);
 void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *kind,
 		       const char *unit);
 int cmd_alerts(struct ia_ctx *ctx);
+int cmd_probe(struct ia_ctx *ctx);
 int cmd_top(struct ia_ctx *ctx);
 
 /* A JSON value (ctl/jsonr.c): strings as their bytes, numbers as their text. */

@@ -50,6 +50,9 @@ static const struct {
 	  "[--kind NAME] [--uid N|--pid N]  every quota object of every kind: used, limit, owner" },
 	{ "alerts", cmd_alerts, TAKES_DAEMON | NO_NETLINK, 0, 0,
 	  "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion" },
+	{ "probe", cmd_probe, TAKES_DAEMON | NO_NETLINK, 1, 1,
+	  "live|ready [--daemon ADDR:PORT]  is iommu-accountd alive, does the module answer it "
+	  "(exit 0 or 1): a container's probes" },
 	{ "top", cmd_top, TAKES_DAEMON | TAKES_COUNT | NO_NETLINK, 0, 0,
 	  "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state" },
 	{ "history", cmd_history, TAKES_HIST | TAKES_FILE | NO_NETLINK, 0, 1,

@@ -484,6 +484,39 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 	return buf;
 }
 
+/*
+ * GET /healthz: 200 while the daemon's loop serves (a liveness probe: a
+ * restart would not bring the module). GET /readyz: 200 once the module
+ * answers, 503 and why not while it does not (not loaded, refused, out of
+ * the supported range): a readiness probe, so a node without the module
+ * shows not-ready, not a crash loop. The reason is the daemon's own text,
+ * one line (it may name a module path; never tenant bytes).
+ */
+static char *probe_text(struct iad *d, bool ready, unsigned int *code, size_t *len)
+{
+	char *body = NULL, *c;
+	int n;
+
+	if (!ready)
+		n = asprintf(&body, "ok\n");
+	else if (d->up)
+		n = asprintf(&body, "ready: iommu_account %s on %s\n", d->st.module_version,
+			     d->st.kernel_release);
+	else {
+		*code = 503;
+		n = asprintf(&body, "not ready: %s\n",
+			     d->down_why[0] ? d->down_why : "iommu_account has not answered yet");
+	}
+	if (n < 0)
+		return NULL;
+	/* One line: a reason of several is joined. */
+	for (c = body; *c && c[1]; c++)
+		if (*c == '\n')
+			*c = ' ';
+	*len = (size_t)n;
+	return body;
+}
+
 /* The exporter's paths (http.c serves them). */
 static char *route(void *cls, const char *path, unsigned int *code, const char **type,
 		   size_t *len)
@@ -492,6 +525,10 @@ static char *route(void *cls, const char *path, unsigned int *code, const char *
 	char *body;
 
 	*type = "text/plain; version=0.0.4; charset=utf-8";
+	if (!strcmp(path, "/healthz") || !strcmp(path, "/readyz")) {
+		*type = "text/plain; charset=utf-8";
+		return probe_text(d, path[1] == 'r', code, len);
+	}
 	if (!strcmp(path, "/metrics"))
 		return iad_metrics_text(d, len);
 	if (!strcmp(path, "/alerts")) {
@@ -500,7 +537,7 @@ static char *route(void *cls, const char *path, unsigned int *code, const char *
 	}
 	*code = 404;
 	*type = "text/plain; charset=utf-8";
-	body = strdup("iommu-accountd: /metrics (Prometheus), /alerts (alert states)\n");
+	body = strdup("iommu-accountd: /metrics (Prometheus), /alerts (alert states), /healthz, /readyz\n");
 	if (body)
 		*len = strlen(body);
 	return body;

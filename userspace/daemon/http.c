@@ -176,6 +176,7 @@ static const char *reason(unsigned int code)
 	case 405: return "Method Not Allowed";
 	case 413: return "Content Too Large";
 	case 431: return "Request Header Fields Too Large";
+	case 503: return "Service Unavailable";
 	case 505: return "HTTP Version Not Supported";
 	default: return "Internal Server Error";
 	}

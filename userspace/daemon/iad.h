@@ -74,6 +74,7 @@ struct iad {
 	struct ia_client ev;		/* the events group */
 	struct nl_sock *ctrl;		/* nlctrl notifications */
 	bool up;			/* the module answers */
+	char down_why[1100];		/* why not, while !up (GET /readyz says it) */
 	bool events;			/* subscribed to its events */
 	bool said_waiting, said_noevents;
 	bool resync;			/* poll at once */

@@ -41,6 +41,7 @@ static int ctrl_msg(struct nl_msg *msg, void *arg)
 		return NL_OK;
 	if (g->cmd == CTRL_CMD_DELFAMILY && d->up) {
 		iad_log(d, LOG_WARNING, "iommu_account was unloaded: source down, waiting for it");
+		snprintf(d->down_why, sizeof(d->down_why), "iommu_account was unloaded");
 		d->up = false;
 		d->said_waiting = true;
 	} else if (g->cmd == CTRL_CMD_NEWFAMILY) {
@@ -489,6 +490,7 @@ static int connect_source(struct iad *d)
 	int err = ia_client_open(&d->req);
 
 	if (err) {
+		snprintf(d->down_why, sizeof(d->down_why), "%s", d->req.errmsg);
 		ia_client_close(&d->req);
 		if (!d->said_waiting)
 			iad_log(d, LOG_WARNING, "%s; waiting for it", d->req.errmsg);
@@ -500,10 +502,13 @@ static int connect_source(struct iad *d)
 	d->last_seq = 0;
 	err = poll_once(d, true);
 	if (err) {
+		snprintf(d->down_why, sizeof(d->down_why), "the first poll of iommu_account failed: %s",
+			 strerror(err < 0 ? -err : err));
 		disconnect(d);
 		return err;
 	}
 	d->up = true;
+	d->down_why[0] = 0;
 	d->said_waiting = false;
 	d->reconnects++;
 	iad_log(d, LOG_NOTICE, "source up: iommu_account %s on %s, %u quota kind(s), "

@@ -1409,6 +1409,39 @@ static void exporter_http_keeps_connections_and_answers_pipelined_requests(void 
 }
 
 /*
+ * The probes: /healthz answers 200 while the daemon serves; /readyz 503 with
+ * the daemon's reason while the module does not answer (a node outside the
+ * supported range is not-ready, not a crash loop), 200 once it does.
+ */
+static void exporter_probes_say_live_and_ready_from_the_source_state(void **state)
+{
+	static char buf[65536];
+	uint16_t port;
+
+	(void)state;
+	port = http_up();
+	http_d.up = false;
+	snprintf(http_d.down_why, sizeof(http_d.down_why),
+		 "iommu_account is not loaded: no module for 9.9.9-amd64\n(run: modprobe iommu_account)");
+	http_exchange(port, "GET /healthz HTTP/1.0\r\n\r\n", 25, buf, sizeof(buf));
+	assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_non_null(strstr(buf, "\r\n\r\nok\n"));
+	http_exchange(port, "GET /readyz HTTP/1.0\r\n\r\n", 24, buf, sizeof(buf));
+	assert_int_equal(strncmp(buf, "HTTP/1.1 503 Service Unavailable\r\n", 34), 0);
+	/* One line: the reason's own line break is a space. */
+	assert_non_null(strstr(buf, "\r\n\r\nnot ready: iommu_account is not loaded: no module for "
+				    "9.9.9-amd64 (run: modprobe iommu_account)\n"));
+	http_d.up = true;
+	snprintf(http_d.st.module_version, sizeof(http_d.st.module_version), "0.2.0");
+	snprintf(http_d.st.kernel_release, sizeof(http_d.st.kernel_release), "6.12.1-amd64");
+	http_exchange(port, "GET /readyz HTTP/1.0\r\n\r\n", 24, buf, sizeof(buf));
+	assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_non_null(strstr(buf, "\r\n\r\nready: iommu_account 0.2.0 on 6.12.1-amd64\n"));
+	http_d.up = false;
+	http_down();
+}
+
+/*
  * What a scraper never sends gets its status and a closed connection, and
  * the server goes on serving: each request below on a connection of its
  * own, then a scrape.
@@ -2204,6 +2237,7 @@ int main(void)
 		cmocka_unit_test(exporter_http_keeps_connections_and_answers_pipelined_requests),
 		cmocka_unit_test(alerts_read_back_whole_by_iommu_accountctl),
 		cmocka_unit_test(exporter_http_refuses_bad_requests_with_their_status),
+		cmocka_unit_test(exporter_probes_say_live_and_ready_from_the_source_state),
 		cmocka_unit_test(exporter_http_survives_clients_that_vanish),
 		cmocka_unit_test(exporter_http_closes_connections_a_forked_hook_still_holds),
 		cmocka_unit_test(journal_entries_in_the_native_protocol),
