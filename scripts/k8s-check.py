@@ -12,10 +12,12 @@ is held to the keys and meta labels Prometheus documents); iommu-accountd --chec
 configuration; and here, the structure Kubernetes requires of a DaemonSet
 (apps/v1, a selector that matches the template's labels, every volume mount
 backed by a volume) and what this project promises of it (hostPID and
-hostNetwork, CAP_SYS_ADMIN only and nothing else, no service account token,
-the host's cgroup namespace entered, the metrics port the configuration
-listens on, the image of this VERSION; the modprobe variant the same but
-for its init container with CAP_SYS_MODULE alone).
+hostNetwork, CAP_SYS_ADMIN and CAP_SYS_PTRACE and nothing else, seccomp
+RuntimeDefault, the namespace's Pod Security labels, no service account
+token, the host's cgroup namespace entered, the metrics port the
+configuration listens on and the probes asking it, the image of this
+VERSION; the modprobe variant the same but for its init container with
+CAP_SYS_MODULE alone, whose failure is said and not fatal).
 
 Prints "ok - NAME" or "not ok - NAME: why" per check; exits 1 on any failure."""
 import copy
@@ -84,8 +86,13 @@ def daemonset(name):
                 return f"{c['name']}: privileged or may escalate"
         (main,) = ps["containers"]
         caps = main["securityContext"]["capabilities"]
-        if caps.get("add") != ["SYS_ADMIN"] or caps.get("drop") != ["ALL"]:
-            return f"the daemon's capabilities: {caps} (CAP_SYS_ADMIN only)"
+        if caps.get("add") != ["SYS_ADMIN", "SYS_PTRACE"] or caps.get("drop") != ["ALL"]:
+            return f"the daemon's capabilities: {caps} (CAP_SYS_ADMIN and CAP_SYS_PTRACE only)"
+        if ps.get("securityContext", {}).get("seccompProfile", {}).get("type") != "RuntimeDefault":
+            return "the pod's seccompProfile is not RuntimeDefault"
+        ns = d["Namespace"]["metadata"].get("labels", {})
+        if ns.get("pod-security.kubernetes.io/enforce") != "privileged":
+            return "the namespace has no Pod Security enforce label (privileged: hostPID, hostNetwork)"
         cmd = main["command"]
         if cmd[:2] != ["nsenter", "--cgroup=/proc/1/ns/cgroup"] or "iommu-accountd" not in cmd:
             return "the daemon does not enter the host's cgroup namespace"
@@ -96,9 +103,13 @@ def daemonset(name):
         listen = [ln.split("=", 1)[1].strip() for ln in conf.splitlines()
                   if ln.strip().startswith("listen")][0]
         port = int(listen.rsplit(":", 1)[1])
-        if main["ports"][0]["containerPort"] != port or \
-           main["readinessProbe"]["httpGet"]["port"] != port:
+        if main["ports"][0]["containerPort"] != port:
             return f"the metrics port is not the configuration's ({port})"
+        for probe, word in (("livenessProbe", "live"), ("readinessProbe", "ready")):
+            pc = main[probe]["exec"]["command"]
+            if pc[:3] != ["iommu-accountctl", "probe", word] or \
+               pc[3:] != [f"--daemon=127.0.0.1:{port}"]:
+                return f"{probe}: {pc} (iommu-accountctl probe {word} on port {port})"
         with tempfile.NamedTemporaryFile("w", suffix=".conf") as f:
             f.write(conf)
             f.flush()
@@ -115,8 +126,10 @@ def modprobe_variant():
     ps = copy.deepcopy(b["DaemonSet"]["spec"]["template"]["spec"])
     (init,) = ps.pop("initContainers")
     caps = init["securityContext"]["capabilities"]
-    if caps != {"drop": ["ALL"], "add": ["SYS_MODULE"]} or init["command"][0] != "modprobe":
-        return f"the init container: {init['command']}, {caps}"
+    cmd = " ".join(init["command"])
+    if caps != {"drop": ["ALL"], "add": ["SYS_MODULE"]} or \
+       not cmd.startswith("/bin/sh -c modprobe iommu_account ||"):
+        return f"the init container: {init['command']}, {caps} (modprobe, its failure said, not fatal)"
     ps["volumes"] = [v for v in ps["volumes"] if v["name"] != "modules"]
     b["DaemonSet"]["spec"]["template"]["spec"] = ps
     return None if a == b else "it differs from daemonset.yaml beyond its init container"
