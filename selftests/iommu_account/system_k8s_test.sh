@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# system_k8s_test.sh: the system lane (scripts/vm/run --system) runs the
+# shipped DaemonSet (Documentation/kubernetes/daemonset-modprobe.yaml) with
+# Debian's podman (`podman kube play`, crun), from the image `make image`
+# built from this run's packages (its OCI archive): scripts/check adds both
+# to the lane. The packaged daemon is stopped and the module unloaded
+# first, so that what runs is the pod's:
+#   - its init container loads the module (CAP_SYS_MODULE);
+#   - the daemon runs with the shipped securityContext, read from the
+#     kernel (/proc/PID/status, mountinfo, the namespaces): CAP_SYS_ADMIN
+#     and CAP_SYS_PTRACE only, no new privileges, seccomp filtering, a
+#     read-only root, the host's pid, network and cgroup namespaces;
+#   - its probes (the manifest's commands) answer: liveness as podman's
+#     healthcheck, readiness (podman has none) by podman exec of the
+#     probe's command;
+#   - /metrics, scraped from outside the pod, shows a real charge (a 4 KiB
+#     io_uring buffer of a uid, in a cgroup of the host) as the kernel
+#     counts it, and the cgroup as the host names it;
+#   - on a node without the module (hidden, as on a kernel outside the
+#     supported range), the init container says so and the pod stays up:
+#     not ready, iommu_account_up 0, no restart.
+# The pod's memory (its cgroup's memory.current, the daemon's RSS) is
+# reported: the DaemonSet's requests and limits come from it. Runs last in
+# the boot (it stops the packaged daemon, then starts it again). KTAP; root
+# in the guest only.
+. "$(dirname "$0")/ktap_lib.sh"
+[ -n "${IA_SYSTEM:-}" ] || { echo "1..0 # SKIP: only in the system lane (scripts/vm/run --system)"; exit 0; }
+
+diag() { echo "# $*"; }
+lib=/usr/local/lib/ia
+tmp=$(mktemp -d)
+ds=$lib/daemonset-modprobe.yaml
+img=$(ls "$lib"/iommu-account-*.oci.tar 2>/dev/null | head -n 1)
+kver=$(uname -r)
+ko_dir=/usr/lib/modules/$kver/updates/dkms
+pod=iommu-accountd-pod
+daemon=$pod-iommu-accountd
+init=$pod-modprobe
+get() { python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1" 2>/dev/null; }
+cleanup() {
+	exec 3>&- 2>/dev/null
+	[ -n "${hpid:-}" ] && wait "$hpid" 2>/dev/null
+	podman kube play --down "$ds" >/dev/null 2>&1
+	if [ -n "$(ls "$tmp"/iommu_account.ko* 2>/dev/null)" ]; then
+		mv "$tmp"/iommu_account.ko* "$ko_dir/" && depmod "$kver"
+	fi
+	rmdir /sys/fs/cgroup/ia-k8s/h0 /sys/fs/cgroup/ia-k8s 2>/dev/null
+	modprobe iommu_account
+	systemctl start iommu-accountd
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+check "the lane has the image's OCI archive and the shipped manifest (scripts/check adds them)" \
+	eval '[ -f "$img" ] && [ -f "$ds" ]' || { ktap_finish; exit; }
+check "Debian's podman and crun are installed" eval 'command -v podman >/dev/null && command -v crun >/dev/null'
+systemctl stop iommu-accountd
+modprobe -r iommu_account
+check "the packaged daemon is stopped and the module unloaded (the pod's own start follows)" \
+	eval '[ ! -e /sys/module/iommu_account ]'
+# The containers' storage in memory: overlay over the 9p root is refused.
+mkdir -p /var/lib/containers /etc/containers
+mount -t tmpfs -o size=1g ia-containers /var/lib/containers
+printf '[storage]\ndriver = "overlay"\nrunroot = "/run/containers/storage"\ngraphroot = "/var/lib/containers/storage"\n' \
+	>/etc/containers/storage.conf
+t0=$(date +%s)
+check "podman loads the image built from the packages ($(basename "$img"))" \
+	eval 'podman load -q -i "$img" >"$tmp/load.out" 2>&1'
+diag "podman load: $(($(date +%s) - t0)) s under TCG; $(cat "$tmp/load.out");" \
+	"$(podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep iommu-account)"
+
+# --- the pod on a node with the module
+check "podman kube play of the shipped DaemonSet" eval 'podman kube play "$ds" >"$tmp/play.out" 2>&1' ||
+	shows play="$tmp/play.out"
+state() { podman inspect --format '{{.State.Status}} {{.State.ExitCode}} {{.RestartCount}}' "$1" 2>/dev/null; }
+# An init container of kube play runs once and is removed: what it did is the
+# module in the kernel, and the pod's containers started (podman starts them
+# only after their init containers succeeded); what it said is in its log
+# (podman's journald driver keeps it).
+init_log() { podman logs $init 2>/dev/null || journalctl -q -o cat CONTAINER_NAME=$init; }
+check "its init container loaded the module, and the daemon's container runs after it" \
+	until_ok 1200 eval '[ -e /sys/module/iommu_account ] && [ "$(state $daemon | cut -d" " -f1)" = running ]' ||
+	shows init="$(init_log >"$tmp/init.log" 2>&1; echo "$tmp/init.log")"
+dpid=$(podman inspect --format '{{.State.Pid}}' $daemon)
+st=/proc/$dpid/status
+check "pid $dpid is iommu-accountd (nsenter executed it)" eval '[ "$(cat /proc/$dpid/comm)" = iommu-accountd ]'
+# CAP_SYS_ADMIN (21) and CAP_SYS_PTRACE (19): 0x280000.
+check "its capabilities are CAP_SYS_ADMIN and CAP_SYS_PTRACE only (effective, permitted, bounding)" \
+	eval '[ "$(awk "/^Cap(Eff|Prm|Bnd):/ {print \$2}" $st | sort -u)" = 0000000000280000 ]' || shows status="$st"
+check "no new privileges, seccomp filtering (RuntimeDefault)" \
+	eval 'grep -q "^NoNewPrivs:[[:space:]]*1$" $st && grep -q "^Seccomp:[[:space:]]*2$" $st'
+check "its root is mounted read-only" \
+	eval 'awk "\$5 == \"/\" {print \$6}" /proc/$dpid/mountinfo | grep -q "^ro"'
+same_ns() { [ "$(readlink /proc/$dpid/ns/$1)" = "$(readlink /proc/1/ns/$1)" ]; }
+check "the host's pid, network and cgroup namespaces (hostPID, hostNetwork, nsenter --cgroup)" \
+	eval 'same_ns pid && same_ns net && same_ns cgroup'
+check "liveness: podman's healthcheck (the manifest's probe command) is healthy" \
+	until_ok 1200 eval 'podman healthcheck run $daemon >/dev/null 2>&1'
+check "readiness: the probe's command answers ready: iommu_account on $kver" \
+	until_ok 1200 eval 'podman exec $daemon iommu-accountctl probe ready --daemon=127.0.0.1:9847 2>&1 |
+		grep -q "^ready: iommu_account .* on $kver$"'
+check "/metrics from outside the pod: iommu_account_up 1" \
+	until_ok 1200 eval 'get http://127.0.0.1:9847/metrics | grep -q "^iommu_account_up 1$"'
+
+# A real charge: one 4 KiB io_uring buffer of uid 20301, in a cgroup of the host.
+huid=20301
+mkfifo "$tmp/hold"
+alert_bench holders 1 1 $huid /sys/fs/cgroup/ia-k8s <"$tmp/hold" >"$tmp/holders.out" 2>&1 &
+hpid=$!
+exec 3>"$tmp/hold"
+check "a process of uid $huid holds a 4 KiB io_uring buffer (the kernel: 4096 in its pot)" \
+	until_ok 1200 eval 'grep -q "ready 1 refused 0" "$tmp/holders.out" &&
+		iommu-accountctl -j uids | jq -e ".[] | select(.uid == $huid) | .locked_bytes == 4096" >/dev/null' ||
+	shows holders="$tmp/holders.out"
+series="iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"$huid\",uid=\"$huid\"} 4096"
+check "the pod's /metrics has it: $series" \
+	until_ok 1200 eval 'get http://127.0.0.1:9847/metrics >"$tmp/m.txt" && grep -qxF "$series" "$tmp/m.txt"'
+check "and its holder by the host's cgroup path (/ia-k8s/h0): the host's cgroup namespace entered" \
+	until_ok 1200 eval 'get http://127.0.0.1:9847/metrics >"$tmp/m.txt" &&
+		grep -q "^iommu_account_holder_pot_bytes{uid=\"$huid\",cgroup=\"/ia-k8s/h0\",.*} 4096$" "$tmp/m.txt"' ||
+	shows holder="$(grep "holder_pot" "$tmp/m.txt" >"$tmp/h.txt"; echo "$tmp/h.txt")"
+exec 3>&-
+wait "$hpid"
+hpid=""
+# The footprint, for the manifest's requests and limits.
+cg=$(sed -n 's/^0:://p' /proc/$dpid/cgroup)
+diag "the pod's footprint: the daemon's container's cgroup memory.current" \
+	"$(($(cat /sys/fs/cgroup$cg/memory.current 2>/dev/null || echo 0) / 1024)) KiB," \
+	"memory.peak $(($(cat /sys/fs/cgroup$cg/memory.peak 2>/dev/null || echo 0) / 1024)) KiB;" \
+	"iommu-accountd $(awk '/^VmRSS/ {print $2, $3}' $st) RSS"
+check "podman kube play --down removes the pod" eval 'podman kube play --down "$ds" >/dev/null 2>&1'
+
+# --- the pod on a node without the module (as on a kernel outside the range)
+modprobe -r iommu_account
+mv "$ko_dir"/iommu_account.ko* "$tmp/" && depmod "$kver"
+check "the module is unloaded and gone from this kernel's modules" \
+	eval '[ ! -e /sys/module/iommu_account ] && ! modinfo iommu_account >/dev/null 2>&1'
+check "podman kube play of the same DaemonSet" eval 'podman kube play "$ds" >"$tmp/play2.out" 2>&1' ||
+	shows play="$tmp/play2.out"
+check "its init container says there is no module for $kver, and the daemon's container runs after it" \
+	until_ok 1200 eval '[ "$(state $daemon | cut -d" " -f1)" = running ] &&
+		init_log 2>&1 | grep -q "no iommu_account module for $kver"' ||
+	shows init="$(init_log >"$tmp/init.log" 2>&1; echo "$tmp/init.log")"
+check "the daemon runs, reporting iommu_account_up 0" \
+	until_ok 1200 eval 'get http://127.0.0.1:9847/metrics | grep -q "^iommu_account_up 0$"'
+check "readiness says not ready and why (the module is not loaded)" \
+	eval '! podman exec $daemon iommu-accountctl probe ready --daemon=127.0.0.1:9847 >"$tmp/ready.out" 2>&1 &&
+		grep -q "^not ready: .*iommu_account" "$tmp/ready.out"' || shows ready="$tmp/ready.out"
+check "liveness stays healthy (a restart would not bring the module)" \
+	eval 'podman healthcheck run $daemon >/dev/null 2>&1'
+check "the daemon was never restarted (running, restart count 0)" \
+	eval '[ "$(state $daemon | cut -d" " -f1,3)" = "running 0" ]'
+ktap_finish
