@@ -79,12 +79,16 @@ def daemonset(name):
             for m in c.get("volumeMounts", []):
                 if m["name"] not in vols:
                     return f"{c['name']}: mount {m['name']} has no volume"
-            if c["image"] != f"iommu-account:{version}":
-                return f"{c['name']}: image {c['image']}, VERSION says {version}"
+            want = f"iommu-account-proxy:{version}" if c["name"] == "tls-proxy" \
+                else f"iommu-account:{version}"
+            if c["image"] != want:
+                return f"{c['name']}: image {c['image']}, {want} wanted (VERSION)"
             sc = c["securityContext"]
             if sc.get("privileged") or sc.get("allowPrivilegeEscalation") is not False:
                 return f"{c['name']}: privileged or may escalate"
-        (main,) = ps["containers"]
+        main, proxy = ps["containers"]
+        if (main["name"], proxy["name"]) != ("iommu-accountd", "tls-proxy"):
+            return "the containers are not iommu-accountd and tls-proxy"
         caps = main["securityContext"]["capabilities"]
         if caps.get("add") != ["SYS_ADMIN", "SYS_PTRACE"] or caps.get("drop") != ["ALL"]:
             return f"the daemon's capabilities: {caps} (CAP_SYS_ADMIN and CAP_SYS_PTRACE only)"
@@ -103,8 +107,27 @@ def daemonset(name):
         listen = [ln.split("=", 1)[1].strip() for ln in conf.splitlines()
                   if ln.strip().startswith("listen")][0]
         port = int(listen.rsplit(":", 1)[1])
-        if main["ports"][0]["containerPort"] != port:
-            return f"the metrics port is not the configuration's ({port})"
+        if not listen.startswith("127.0.0.1:") or main.get("ports"):
+            return f"the daemon listens on {listen}, not the node's loopback only"
+        # The proxy: TLS on its declared port, to the daemon's loopback, a
+        # client certificate required and verified, nobody, no capability.
+        st = {}
+        for ln in cm["data"]["stunnel.conf"].splitlines():
+            if "=" in ln and not ln.lstrip().startswith(";"):
+                k, v = (x.strip() for x in ln.split("=", 1))
+                st[k] = v
+        psc = proxy["securityContext"]
+        if st.get("connect") != listen or st.get("requireCert") != "yes" or \
+           st.get("verifyChain") != "yes" or not st.get("CAfile") or \
+           int(st.get("accept", "0")) != proxy["ports"][0]["containerPort"] or \
+           proxy["ports"][0]["name"] != "https-metrics":
+            return f"stunnel.conf: {st} (to {listen}, client certificates required, on https-metrics)"
+        if psc.get("runAsUser") != 65534 or psc.get("capabilities") != {"drop": ["ALL"]} or \
+           not psc.get("readOnlyRootFilesystem"):
+            return f"tls-proxy: {psc} (nobody, no capability, read-only root)"
+        tls = [v for v in ps["volumes"] if v["name"] == "tls"][0]
+        if tls["secret"]["secretName"] != "iommu-accountd-tls":
+            return "tls-proxy: its certificates are not the Secret iommu-accountd-tls"
         for probe, word in (("livenessProbe", "live"), ("readinessProbe", "ready")):
             pc = main[probe]["exec"]["command"]
             if pc[:3] != ["iommu-accountctl", "probe", word] or \
@@ -174,14 +197,51 @@ def scrape_config():
                 for lab in rc.get("source_labels", []):
                     if not lab.startswith(POD_META):
                         return f"{lab} is not a meta label of role pod"
-            job["static_configs"] = [{"targets": ["node.example:9847"]}]
+            job["static_configs"] = [{"targets": ["node.example:9848"]}]
+        tc = job.get("tls_config", {})
+        if job.get("scheme") != "https" or not all(tc.get(k) for k in ("ca_file", "cert_file", "key_file")):
+            return "the scrape is not https with a client certificate"
     with tempfile.TemporaryDirectory() as t:
+        # promtool wants the client's files to exist: empty ones, here.
+        for job in conf["scrape_configs"]:
+            for k in ("ca_file", "cert_file", "key_file"):
+                if k in job.get("tls_config", {}):
+                    job["tls_config"][k] = f"{t}/{k}"
+                    open(f"{t}/{k}", "w").close()
         with open(f"{t}/prometheus.yml", "w") as f:
             yaml.safe_dump(conf, f)
         shutil.copy(f"{root}/Documentation/prometheus/iommu-account.rules.yml", t)
         r = subprocess.run(["promtool", "check", "config", f"{t}/prometheus.yml"],
                            capture_output=True, text=True)
         return (r.stdout + r.stderr).strip() if r.returncode else None
+
+
+def podmonitor():
+    pm = docs("podmonitor.yaml")["PodMonitor"]
+    ds = docs("daemonset.yaml")["DaemonSet"]
+    tl = ds["spec"]["template"]["metadata"]["labels"]
+    if pm["apiVersion"] != "monitoring.coreos.com/v1" or \
+       any(tl.get(k) != v for k, v in pm["spec"]["selector"]["matchLabels"].items()):
+        return "not a monitoring.coreos.com/v1 PodMonitor selecting the DaemonSet's pods"
+    ports = {p["name"] for c in ds["spec"]["template"]["spec"]["containers"] for p in c.get("ports", [])}
+    for ep in pm["spec"]["podMetricsEndpoints"]:
+        tc = ep.get("tlsConfig", {})
+        if ep["port"] not in ports or ep.get("scheme") != "https" or \
+           not all(k in tc for k in ("ca", "cert", "keySecret")):
+            return f"{ep['port']}: not a port of the pods ({ports}), or not https with a client certificate"
+    return None
+
+
+def kustomization():
+    with open(f"{kd}/kustomization.yaml") as f:
+        k = yaml.safe_load(f)
+    if k.get("kind") != "Kustomization" or not k.get("resources"):
+        return "not a Kustomization with resources"
+    for r in k["resources"]:
+        if not os.path.isfile(f"{kd}/{r}"):
+            return f"resource {r}: no such file here"
+        docs(r)  # each parses, every document has a kind
+    return None
 
 
 check("yamllint of every manifest", yamllint)
@@ -191,6 +251,9 @@ check("daemonset-modprobe.yaml: the same, its configuration accepted",
 check("daemonset-modprobe.yaml: only the modprobe init container (CAP_SYS_MODULE) added",
       modprobe_variant)
 check("prometheusrule.yaml: the tested rules, promtool check rules", prometheusrule)
-check("scrape-config.yaml: Kubernetes discovery of role pod, the rest by promtool check config",
-      scrape_config)
+check("scrape-config.yaml: Kubernetes discovery of role pod, https with a client certificate, "
+      "the rest by promtool check config", scrape_config)
+check("podmonitor.yaml: the DaemonSet's pods, port https-metrics, TLS with a client certificate",
+      podmonitor)
+check("kustomization.yaml: its resources are the files here, each parsed", kustomization)
 sys.exit(1 if any(w for _, w in results) else 0)
