@@ -14,6 +14,10 @@
 #   - its probes (the manifest's commands) answer: liveness as podman's
 #     healthcheck, readiness (podman has none) by podman exec of the
 #     probe's command;
+#   - the daemon answers the node's loopback only; the tls-proxy container
+#     (stunnel, nobody, no capability) serves the node's port 9848 with
+#     TLS, to a client whose certificate the Secret's CA signed only: one
+#     without a certificate, a stranger's, and another pod's are refused;
 #   - /metrics, scraped from outside the pod, shows a real charge (a 4 KiB
 #     io_uring buffer of a uid, in a cgroup of the host) as the kernel
 #     counts it, and the cgroup as the host names it;
@@ -31,17 +35,20 @@ diag() { echo "# $*"; }
 lib=/usr/local/lib/ia
 tmp=$(mktemp -d)
 ds=$lib/daemonset-modprobe.yaml
-img=$(ls "$lib"/iommu-account-*.oci.tar 2>/dev/null | head -n 1)
+img=$(ls "$lib"/iommu-account-[0-9]*.oci.tar 2>/dev/null | head -n 1)
+pimg=$(ls "$lib"/iommu-account-proxy-[0-9]*.oci.tar 2>/dev/null | head -n 1)
 kver=$(uname -r)
 ko_dir=/usr/lib/modules/$kver/updates/dkms
 pod=iommu-accountd-pod
 daemon=$pod-iommu-accountd
 init=$pod-modprobe
+proxy=$pod-tls-proxy
 get() { python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1" 2>/dev/null; }
 cleanup() {
 	exec 3>&- 2>/dev/null
 	[ -n "${hpid:-}" ] && wait "$hpid" 2>/dev/null
 	podman kube play --down "$ds" >/dev/null 2>&1
+	podman kube play --down "$tmp/secret.yaml" >/dev/null 2>&1
 	if [ -n "$(ls "$tmp"/iommu_account.ko* 2>/dev/null)" ]; then
 		mv "$tmp"/iommu_account.ko* "$ko_dir/" && depmod "$kver"
 	fi
@@ -52,8 +59,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check "the lane has the image's OCI archive and the shipped manifest (scripts/check adds them)" \
-	eval '[ -f "$img" ] && [ -f "$ds" ]' || { ktap_finish; exit; }
+check "the lane has the images' OCI archives and the shipped manifest (scripts/check adds them)" \
+	eval '[ -f "$img" ] && [ -f "$pimg" ] && [ -f "$ds" ]' || { ktap_finish; exit; }
 check "Debian's podman and crun are installed" eval 'command -v podman >/dev/null && command -v crun >/dev/null'
 systemctl stop iommu-accountd
 modprobe -r iommu_account
@@ -65,10 +72,79 @@ mount -t tmpfs -o size=1g ia-containers /var/lib/containers
 printf '[storage]\ndriver = "overlay"\nrunroot = "/run/containers/storage"\ngraphroot = "/var/lib/containers/storage"\n' \
 	>/etc/containers/storage.conf
 t0=$(date +%s)
-check "podman loads the image built from the packages ($(basename "$img"))" \
-	eval 'podman load -q -i "$img" >"$tmp/load.out" 2>&1'
-diag "podman load: $(($(date +%s) - t0)) s under TCG; $(cat "$tmp/load.out");" \
-	"$(podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep iommu-account)"
+check "podman loads the images built from the packages ($(basename "$img"), $(basename "$pimg"))" \
+	eval 'podman load -q -i "$img" >"$tmp/load.out" 2>&1 && podman load -q -i "$pimg" >>"$tmp/load.out" 2>&1'
+diag "podman load: $(($(date +%s) - t0)) s under TCG; $(tr '\n' ' ' <"$tmp/load.out");" \
+	"$(podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep iommu-account | tr '\n' ' ')"
+
+# The proxy's certificates, as a user makes them: a CA, the proxy's
+# certificate (named iommu-accountd), a client's the CA signed, and a
+# stranger's (self-signed); the Secret the DaemonSet names, played first.
+pki=$tmp/pki
+mkdir -p "$pki"
+key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$pki/$1.key" 2>/dev/null; }
+signed() {	# NAME CN EXT: a certificate for NAME's key, signed by the CA
+	key "$1"
+	openssl req -new -key "$pki/$1.key" -subj "/CN=$2" -out "$pki/$1.csr" 2>/dev/null &&
+		printf '%s\n' "$3" "authorityKeyIdentifier=keyid" "subjectKeyIdentifier=hash" >"$pki/$1.ext" &&
+		openssl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+			-days 2 -extfile "$pki/$1.ext" -out "$pki/$1.crt" 2>/dev/null
+}
+key ca
+# A CA by RFC 5280 (Python's ssl, strict since 3.13, wants its key usage).
+openssl req -x509 -new -key "$pki/ca.key" -subj /CN=ia-lane-ca -days 2 \
+	-addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+	-out "$pki/ca.crt" 2>/dev/null
+signed tls iommu-accountd "subjectAltName=DNS:iommu-accountd
+extendedKeyUsage=serverAuth"
+signed client prometheus "extendedKeyUsage=clientAuth"
+key stranger
+openssl req -x509 -new -key "$pki/stranger.key" -subj /CN=prometheus -days 2 -out "$pki/stranger.crt" 2>/dev/null
+b64() { base64 -w0 "$pki/$1"; }
+cat >"$tmp/secret.yaml" <<EOF
+apiVersion: v1
+kind: Secret
+metadata:
+  name: iommu-accountd-tls
+  namespace: iommu-account
+type: Opaque
+data:
+  tls.crt: $(b64 tls.crt)
+  tls.key: $(b64 tls.key)
+  ca.crt: $(b64 ca.crt)
+EOF
+check "the proxy's certificates and the Secret iommu-accountd-tls (openssl; podman kube play)" \
+	eval 'openssl verify -CAfile "$pki/ca.crt" "$pki/tls.crt" "$pki/client.crt" >/dev/null &&
+		podman kube play "$tmp/secret.yaml" >"$tmp/secret.out" 2>&1' || shows secret="$tmp/secret.out"
+# tls_get CERT|-: GET /metrics through the proxy on port 9848, as Prometheus
+# does (the server's name iommu-accountd, the lane's CA), with the client
+# certificate CERT (its key beside it) or none; the answer, or why not.
+tls_get() {
+	python3 - "$pki" "$1" <<'EOF'
+import socket, ssl, sys
+pki, who = sys.argv[1], sys.argv[2]
+ctx = ssl.create_default_context(cafile=f"{pki}/ca.crt")
+if who != "-":
+    ctx.load_cert_chain(f"{pki}/{who}.crt", f"{pki}/{who}.key")
+try:
+    with socket.create_connection(("127.0.0.1", 9848), timeout=10) as s:
+        with ctx.wrap_socket(s, server_hostname="iommu-accountd") as t:
+            t.sendall(b"GET /metrics HTTP/1.0\r\nHost: iommu-accountd\r\n\r\n")
+            data = b""
+            while True:
+                b = t.recv(65536)
+                if not b:
+                    break
+                data += b
+except (OSError, ssl.SSLError) as e:
+    print(f"refused: {type(e).__name__}: {e}")
+    sys.exit(1)
+if not data:
+    print("refused: closed without an answer")
+    sys.exit(1)
+sys.stdout.write(data.decode())
+EOF
+}
 
 # --- the pod on a node with the module
 check "podman kube play of the shipped DaemonSet" eval 'podman kube play "$ds" >"$tmp/play.out" 2>&1' ||
@@ -103,6 +179,41 @@ check "readiness: the probe's command answers ready: iommu_account on $kver" \
 check "/metrics from outside the pod: iommu_account_up 1" \
 	until_ok 1200 eval 'get http://127.0.0.1:9847/metrics | grep -q "^iommu_account_up 1$"'
 
+# --- the node's address: TLS and client certificates only
+# Listening sockets from the kernel (/proc/net/tcp, state 0A): the daemon's
+# 9847 (0x2677) on 127.0.0.1 only, the proxy's 9848 (0x2678) on every address.
+listening() { awk -v a="$1" '$4 == "0A" && $2 == a {f=1} END {exit !f}' /proc/net/tcp /proc/net/tcp6; }
+others_on_9847() { awk '$4 == "0A" && $2 ~ /:2677$/ && $2 != "0100007F:2677" {f=1} END {exit !f}' /proc/net/tcp /proc/net/tcp6; }
+check "the daemon listens on 127.0.0.1:9847 only, nothing else on 9847 (the kernel's sockets)" \
+	eval 'listening 0100007F:2677 && ! others_on_9847'
+check "the tls-proxy container runs, stunnel on port 9848 of every address" \
+	until_ok 1200 eval '[ "$(state $proxy | cut -d" " -f1)" = running ] &&
+		{ listening 00000000:2678 || listening 00000000000000000000000000000000:2678; }' ||
+	shows proxy="$(podman logs $proxy >"$tmp/proxy.log" 2>&1; echo "$tmp/proxy.log")"
+ppid_=$(podman inspect --format '{{.State.Pid}}' $proxy)
+check "stunnel runs as nobody (65534) with no capability" \
+	eval 'grep -q "^Uid:[[:space:]]*65534[[:space:]]" /proc/$ppid_/status &&
+		grep -q "^CapEff:[[:space:]]*0000000000000000$" /proc/$ppid_/status'
+check "a scrape with the client certificate the CA signed: 200, iommu_account_up 1 (as Prometheus)" \
+	until_ok 600 eval 'tls_get client >"$tmp/tls.out" 2>&1 && grep -q "^HTTP/1.1 200 OK" "$tmp/tls.out" &&
+		grep -q "^iommu_account_up 1" "$tmp/tls.out"' || shows tls="$tmp/tls.out"
+check "a scrape without a client certificate is refused (no HTTP answer)" \
+	eval '! tls_get - >"$tmp/tls0.out" 2>&1 && ! grep -q "^HTTP/" "$tmp/tls0.out"' || shows tls="$tmp/tls0.out"
+check "a scrape with a certificate the CA did not sign is refused" \
+	eval '! tls_get stranger >"$tmp/tls1.out" 2>&1 && ! grep -q "^HTTP/" "$tmp/tls1.out"' || shows tls="$tmp/tls1.out"
+# Another pod (the proxy's image has openssl): TLS without a certificate,
+# its request sent; the proxy never passes it to the daemon.
+printf 'GET /metrics HTTP/1.0\r\n\r\n' >"$tmp/req"
+ptag=$(podman image ls --format "{{.Tag}}" localhost/iommu-account-proxy | head -n 1)
+another_pod() {
+	podman run --rm -i --network host -v "$pki/ca.crt:/ca.crt:ro" --entrypoint openssl \
+		"localhost/iommu-account-proxy:$ptag" s_client -connect 127.0.0.1:9848 \
+		-servername iommu-accountd -CAfile /ca.crt -quiet <"$tmp/req" >"$tmp/pod.out" 2>&1
+}
+check "another pod's unauthenticated scrape (openssl s_client, no certificate) is refused" \
+	eval 'another_pod; ! grep -q "^HTTP/" "$tmp/pod.out" && grep -qi "alert\|error" "$tmp/pod.out"' ||
+	shows pod="$tmp/pod.out"
+
 # A real charge: one 4 KiB io_uring buffer of uid 20301, in a cgroup of the host.
 huid=20301
 mkfifo "$tmp/hold"
@@ -128,7 +239,8 @@ cg=$(sed -n 's/^0:://p' /proc/$dpid/cgroup)
 diag "the pod's footprint: the daemon's container's cgroup memory.current" \
 	"$(($(cat /sys/fs/cgroup$cg/memory.current 2>/dev/null || echo 0) / 1024)) KiB," \
 	"memory.peak $(($(cat /sys/fs/cgroup$cg/memory.peak 2>/dev/null || echo 0) / 1024)) KiB;" \
-	"iommu-accountd $(awk '/^VmRSS/ {print $2, $3}' $st) RSS"
+	"iommu-accountd $(awk '/^VmRSS/ {print $2, $3}' $st) RSS; the proxy (stunnel)" \
+	"$(awk '/^VmRSS/ {print $2, $3}' /proc/$ppid_/status) RSS"
 check "podman kube play --down removes the pod" eval 'podman kube play --down "$ds" >/dev/null 2>&1'
 
 # --- the pod on a node without the module (as on a kernel outside the range)
