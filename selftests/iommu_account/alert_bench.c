@@ -16,7 +16,8 @@
  * processes each, every process in a cgroup of its own below CGROUP (a
  * cgroup v2 directory, made and removed here) and holding one 4 KiB
  * io_uring buffer of its uid's pot; prints "holders N PER ready R refused
- * F" (F: registrations the kernel refused) and stays until stdin closes
+ * F failed X" (F: registrations the kernel refused; X: holders that could
+ * not be made or set up otherwise) and stays until stdin closes
  * (the exporter's cardinality: uids, their cgroups and processes).
  */
 #include <errno.h>
@@ -113,11 +114,30 @@ static int latency(int rounds, int uid0, const char *path)
 	return missing ? 1 : 0;
 }
 
+/*
+ * What was printed goes out; then, once stdin closes, the @n children in
+ * @pids (0 or less: never forked; @pids NULL: none known) are killed and
+ * every child is reaped.
+ */
+static void release_at_eof(const pid_t *pids, int n)
+{
+	char c;
+	int i;
+
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+	for (i = 0; i < n && pids; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	while (wait(NULL) > 0)
+		;
+}
+
 static int uids(int n, int uid0)
 {
 	pid_t *pids = calloc(n, sizeof(*pids));
 	int i;
-	char c;
 
 	for (i = 0; i < n && pids; i++) {
 		pids[i] = fork();
@@ -130,14 +150,7 @@ static int uids(int n, int uid0)
 		}
 	}
 	printf("uids %d ready\n", i);
-	fflush(stdout);
-	while (read(0, &c, 1) > 0)
-		;
-	for (i = 0; i < n && pids; i++)
-		if (pids[i] > 0)
-			kill(pids[i], SIGKILL);
-	while (wait(NULL) > 0)
-		;
+	release_at_eof(pids, n);
 	return 0;
 }
 
@@ -205,14 +218,7 @@ static int holders(int n, int per, int uid0, const char *root)
 	}
 	printf("holders %d %d ready %d refused %d failed %d\n", n, per, ready, refused,
 	       other + total - i);
-	fflush(stdout);
-	while (read(0, &c, 1) > 0)
-		;
-	for (i = 0; i < total; i++)
-		if (pids[i] > 0)
-			kill(pids[i], SIGKILL);
-	while (wait(NULL) > 0)
-		;
+	release_at_eof(pids, total);
 	for (i = 0; i < total; i++) {
 		snprintf(dir, sizeof(dir), "%s/h%d", root, i);
 		rmdir(dir);
