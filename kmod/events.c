@@ -421,6 +421,19 @@ static void ia_ev_workfn(struct work_struct *w)
 	kfree(ev);
 }
 
+static atomic64_t ia_kind_refusals_total[IA_KIND_MAX + 1];
+
+void ia_kind_refused(enum ia_kind kind, u64 n)
+{
+	if ((unsigned int)kind <= IA_KIND_MAX)
+		atomic64_add(n, &ia_kind_refusals_total[kind]);
+}
+
+u64 ia_kind_refusals(enum ia_kind kind)
+{
+	return (unsigned int)kind <= IA_KIND_MAX ? atomic64_read(&ia_kind_refusals_total[kind]) : 0;
+}
+
 u64 ia_events_dropped(void)
 {
 	unsigned long flags;

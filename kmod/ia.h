@@ -280,6 +280,13 @@ bool ia_events_wanted(void);
 /* Give @ev its sequence number and queue it; any context, never sleeps. */
 void ia_event_queue(struct ia_event *ev);
 u64 ia_events_dropped(void);
+/*
+ * Per kind, the refusals since load of every object, those gone included
+ * (STATUS's quota-kind refusals): each source adds its refusals where it
+ * counts them in its object, so the total outlives the object. Any context.
+ */
+void ia_kind_refused(enum ia_kind kind, u64 n);
+u64 ia_kind_refusals(enum ia_kind kind);
 /* The sequence number of the last event sent (0: none yet). */
 u64 ia_events_sent(void);
 void ia_events_exit(void);

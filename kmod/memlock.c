@@ -266,6 +266,7 @@ void ia_ml_refused_in(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages
 
 	lockdep_assert_held(&ia_ml_lock);
 	u->refusals++;
+	ia_kind_refused(IA_KIND_UID_POT, 1);
 	ia_ml_event_init(&ev, IA_EV_FAILURE, u->uid, consumer, pages, pot, limit);
 	ev.err = err;
 	ev.ioas = ioas;

@@ -388,6 +388,7 @@ static void ia_fd_ctx_refused(struct ia_fd_ctx *c, const struct ia_ml_rec *r, u6
 		ev.locked_bytes = (u64)READ_ONCE(current->mm->locked_vm) << PAGE_SHIFT;
 	ev.ioas = ia_fd_ioas_mapping();
 	c->refusals++;
+	ia_kind_refused(IA_KIND_IOMMUFD_CTX, 1);
 	c->has_last = true;
 	c->last = (struct ia_failure){ .time_ns = ev.time_ns, .err = ENOMEM, .size = ev.size,
 				       .who = ev.who, .cgroup_id = ev.cgroup_id, .ioas = ev.ioas };

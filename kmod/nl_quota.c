@@ -38,6 +38,7 @@ static bool ia_quota_kind_on(const struct ia_quota_kind *k, const struct ia_feat
 
 int ia_nl_put_quota_kinds(struct sk_buff *msg, const struct ia_feature_info *feat)
 {
+	const int pad = IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_PAD;
 	const struct ia_quota_kind *k;
 	struct nlattr *nest;
 	unsigned int i;
@@ -50,7 +51,9 @@ int ia_nl_put_quota_kinds(struct sk_buff *msg, const struct ia_feature_info *fea
 		if (!nest ||
 		    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_KIND, k->kind) ||
 		    nla_put_string(msg, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_NAME, k->name) ||
-		    nla_put_string(msg, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_UNIT, k->unit))
+		    nla_put_string(msg, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_UNIT, k->unit) ||
+		    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_REFUSALS,
+				      ia_kind_refusals(k->kind), pad))
 			return -EMSGSIZE;
 		nla_nest_end(msg, nest);
 	}

@@ -133,6 +133,9 @@ static void ia_pub_read_locked(struct ia_pub *p, struct ia_quota_rec *q)
 		bad = IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT;
 	p->seen[0] = max(sub, p->seen[0]);
 	p->seen[1] = max(comp, p->seen[1]);
+	/* The kind's total takes what the publisher reported since the last read. */
+	if (rej > p->seen[2])
+		ia_kind_refused(p->kind, rej - p->seen[2]);
 	p->seen[2] = max(rej, p->seen[2]);
 	p->seen[3] = max(dtot, p->seen[3]);
 	if (bad && !(p->flags & bad)) {
@@ -324,13 +327,12 @@ static int ia_pub_release(struct inode *inode, struct file *f)
 	mutex_unlock(&ia_pub_lock);
 	cancel_delayed_work_sync(&p->rej_work);
 
-	/* Reported once, with its last values. */
-	if (!p->quiet && ia_events_wanted()) {
-		spin_lock(&p->lock);
-		ia_pub_read_locked(p, &q);
+	/* Its last values: into the kind's refusals, and reported once. */
+	spin_lock(&p->lock);
+	ia_pub_read_locked(p, &q);
+	if (!p->quiet && ia_events_wanted())
 		ia_pub_event(p, &q, IA_EV_GONE, 0, 0);
-		spin_unlock(&p->lock);
-	}
+	spin_unlock(&p->lock);
 	ia_pub_free(p);
 	return 0;
 }

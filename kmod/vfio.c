@@ -380,6 +380,9 @@ static void ia_vfio_map_failed(struct ia_vfio_container *c,
 	u32 count;
 
 	c->info.fail[ia_vfio_errno_class(err)]++;
+	/* The container's refusals (get-quota's) are its ENOSPC: so is the kind's total. */
+	if (ia_vfio_errno_class(err) == IA_FAIL_ENOSPC)
+		ia_kind_refused(IA_KIND_VFIO_CONTAINER, 1);
 	c->info.has_last = true;
 	c->info.last = (struct ia_failure){
 		.time_ns = now,

@@ -42,12 +42,13 @@ if [ -e /dev/iommu ]; then
 else
 	kinds_json="" kinds_words=""
 fi
-check "status -j: JSON with features, vfio_untracked, quota kinds, events_seq and the budgets" \
+check "status -j: JSON with features, vfio_untracked, quota kinds (with their refusals), events_seq and the budgets" \
 	rc_jqt $rc '(.features[0].name | type) == "string" and .vfio_untracked == 0 and
 		(.events_seq | type) == "number" and (.events_suppressed | type) == "number" and
 		(.failures_dropped | type) == "number" and (.budget | type) == "array" and
-		.quota_kinds == [{"name": "vfio-container", "unit": "entries"},
-			{"name": "uid-pot", "unit": "bytes"}, {"name": "qpair", "unit": "descriptors"}'"$kinds_json"']' "$json"
+		[.quota_kinds[] | {name, unit}] == [{"name": "vfio-container", "unit": "entries"},
+			{"name": "uid-pot", "unit": "bytes"}, {"name": "qpair", "unit": "descriptors"}'"$kinds_json"'] and
+		all(.quota_kinds[]; (.refusals | type) == "number")' "$json"
 
 iommu-accountctl quotas --kind nosuch 2>"$tmp/err"; rc=$?
 check "quotas --kind nosuch: exit 4, names the kinds' source" sh -c "[ $rc = 4 ] && grep -q \"follows no kind 'nosuch'\" '$tmp/err'"

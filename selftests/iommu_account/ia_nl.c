@@ -216,6 +216,23 @@ static int status_cb(const struct nlmsghdr *nlh, void *arg)
 		case IOMMU_ACCOUNT_A_STATUS_PAGE_SIZE:
 			st->page_size = mnl_attr_get_u32(a);
 			break;
+		case IOMMU_ACCOUNT_A_STATUS_QUOTA_KIND: {
+			uint32_t kind = UINT32_MAX;
+			uint64_t n = 0;
+			bool has = false;
+
+			mnl_attr_for_each_nested(f, a) {
+				if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_KIND)
+					kind = mnl_attr_get_u32(f);
+				else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_REFUSALS)
+					has = true, n = mnl_attr_get_u64(f);
+			}
+			if (kind < 8) {
+				st->has_kind_refusals[kind] = has;
+				st->kind_refusals[kind] = n;
+			}
+			break;
+		}
 		case IOMMU_ACCOUNT_A_STATUS_FEATURE: {
 			struct ia_feature *ft;
 

@@ -61,6 +61,9 @@ struct ia_status {
 	uint32_t vfio_untracked;
 	int nfeat;
 	struct ia_feature feat[16];
+	/* Per quota kind (by its number): the kernel's refusals since load. */
+	bool has_kind_refusals[8];
+	uint64_t kind_refusals[8];
 };
 
 struct ia_owner {

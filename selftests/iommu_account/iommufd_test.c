@@ -751,13 +751,15 @@ TEST_F(iofd, mapped_before_load_unattributed)
  */
 TEST_F(iofd, rlimit_mode_charges_the_process)
 {
-	const uint32_t uid = 42104;
+	const uint32_t uid = 42104, ctxk = IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX;
 	struct fd_agent f = { 0 };
+	struct ia_status st0, st;
 	struct ia_event ev;
 	struct ia_quota q;
 	struct ia_uid u;
 	int64_t lck0, ids;
 
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st0));
 	ASSERT_EQ(0, fd_agent_start(&f, FD_MM, uid, 2 * MiB, self->cdev, 1));
 	ids = fd_call(&f, OP_IDS, 0, 0, 0);
 	ASSERT_LT(0, ids);
@@ -783,6 +785,12 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	EXPECT_EQ(2, q.mappings);
 	EXPECT_EQ(1, q.devices);
 	EXPECT_EQ(1, q.refusals);
+	/* The kind's count took it; the pot's (this mode does not charge it) did not. */
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
+	EXPECT_TRUE(st.has_kind_refusals[ctxk]);
+	EXPECT_EQ(st0.kind_refusals[ctxk] + 1, st.kind_refusals[ctxk]);
+	EXPECT_EQ(st0.kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT],
+		  st.kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT]);
 	EXPECT_TRUE(q.has_last);
 	EXPECT_EQ(ENOMEM, q.last_err);
 	EXPECT_EQ((uint32_t)ids, q.last_ioas);

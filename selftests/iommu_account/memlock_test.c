@@ -165,7 +165,8 @@ TEST_F(ml, shared_pot_refusal_event)
 	struct ia_uid u, uo;
 	struct ia_proc p;
 	struct ia_event ev, warn, crit;
-	uint64_t base, cga, cgb, cgc;
+	struct ia_status st;
+	uint64_t base, cga, cgb, cgc, kref0;
 	int ia, ib, ic, i, ret, n = 0;
 
 	ia = cg_new(_metadata, self, &cga);
@@ -186,6 +187,9 @@ TEST_F(ml, shared_pot_refusal_event)
 	EXPECT_EQ(2, u.cgroups);
 	ASSERT_EQ(0, ia_get_uid(&self->nl, other, &uo));
 
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
+	ASSERT_TRUE(st.has_kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT]);
+	kref0 = st.kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT];
 	ASSERT_EQ(0, agent_register(&a, 3 * MiB));
 	for (;;) {
 		ret = agent_register(&b, 1 * MiB);
@@ -195,6 +199,9 @@ TEST_F(ml, shared_pot_refusal_event)
 		ASSERT_GT(16, n);
 	}
 	EXPECT_EQ(-ENOMEM, ret);
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
+	/* The kind's count took this refusal (one; nothing else refuses here meanwhile). */
+	EXPECT_EQ(kref0 + 1, st.kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT]);
 	EXPECT_EQ(8 * MiB - base, 3 * MiB + n * MiB) TH_LOG("base %llu, %d MiB registered",
 							     (unsigned long long)base, n);
 	ASSERT_EQ(0, agent_register(&c, 1 * MiB));

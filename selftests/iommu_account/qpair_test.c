@@ -339,10 +339,13 @@ TEST_F(qp, two_qpairs_reject_half_each_round)
 	struct ia_quota q[MAXQ];
 	struct ev_tally t[2] = { 0 };
 	const struct ia_quota *a;
+	struct ia_status st0, st;
 	uint32_t id[2];
 	struct iaq_counters c;
 	int r, i, n;
 
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st0));
+	ASSERT_TRUE(st0.has_kind_refusals[QPAIR]);
 	open_pair(_metadata, m, "nvme0", false, id);
 	for (r = 1; r <= 4; r++) {
 		for (i = 0; i < 2; i++)
@@ -407,6 +410,9 @@ TEST_F(qp, two_qpairs_reject_half_each_round)
 	EXPECT_EQ(1, t[0].gone);
 	EXPECT_EQ(1, t[1].gone);
 	EXPECT_EQ(0, count_qpairs(&self->nl));
+	/* The kind's refusals kept the 4,096 rejections the two qpairs reported. */
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
+	EXPECT_EQ(st0.kind_refusals[QPAIR] + 4096, st.kind_refusals[QPAIR]);
 }
 
 /* The same load with deferral: nothing rejected, every operation completed once. */

@@ -162,6 +162,47 @@ TEST_F(vfio, enospc_event_after_thresholds)
 }
 
 /*
+ * The kind's refusals (STATUS) are the kernel's ENOSPC answers, every
+ * container's, and outlive the container: a VM refused at birth and gone
+ * before anyone read its container is still counted (the shipped
+ * Prometheus alert is on this count).
+ */
+TEST_F(vfio, kind_refusals_count_every_enospc_and_outlive_the_container)
+{
+	const uint32_t k = IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER;
+	struct ia_status st0, st1, st2;
+	struct ia_container ct;
+	struct vfio_ctr c;
+	int i, ret, enospc = 0, other = 0;
+
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st0));
+	ASSERT_TRUE(st0.has_kind_refusals[k]);
+	ASSERT_EQ(0, vfio_set_entry_limit(10));
+	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
+	/* 10 fit; 15 more asked, each refused by the kernel itself. */
+	for (i = 0; i < 25; i++) {
+		ret = vfio_map(&c, 0x100000 + i * PAGE, PAGE);
+		if (ret == -ENOSPC)
+			enospc++;
+		else if (ret)
+			other++;
+	}
+	EXPECT_EQ(15, enospc);
+	EXPECT_EQ(0, other);
+	/* A refusal for another reason (EINVAL: an unaligned size) is not the quota's. */
+	EXPECT_EQ(-EINVAL, vfio_map(&c, 0x900000, PAGE + 1));
+	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
+	EXPECT_EQ((uint64_t)enospc, ct.fail_enospc);
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st1));
+	EXPECT_EQ(st0.kind_refusals[k] + enospc, st1.kind_refusals[k]);
+	vfio_ctr_close(&c);
+	/* Gone: no container of ours, and its refusals are still in the kind's. */
+	EXPECT_EQ(-ENOENT, ia_container_of_pid(&self->nl, getpid(), &ct));
+	ASSERT_EQ(0, ia_get_status(&self->nl, &st2));
+	EXPECT_EQ(st0.kind_refusals[k] + enospc, st2.kind_refusals[k]);
+}
+
+/*
  * A child holding a container on @group with @n live 4 KiB mappings; it
  * writes one byte to @ready_fd once they are in, then waits to be killed.
  */

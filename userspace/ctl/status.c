@@ -51,6 +51,8 @@ int cmd_status(struct ia_ctx *ctx)
 			ia_json_obj_open(j, NULL);
 			ia_json_str(j, "name", st.kinds[i].name);
 			ia_json_str(j, "unit", st.kinds[i].unit);
+			if (st.kinds[i].has_refusals)
+				ia_json_u64(j, "refusals", st.kinds[i].refusals);
 			ia_json_obj_close(j);
 		}
 		ia_json_arr_close(j);
@@ -67,6 +69,10 @@ int cmd_status(struct ia_ctx *ctx)
 	for (i = 0; i < st.nkinds; i++)
 		printf(" %s (%s)", st.kinds[i].name, st.kinds[i].unit);
 	printf("%s\n", st.nkinds ? "" : " none");
+	for (i = 0; i < st.nkinds; i++)
+		if (st.kinds[i].has_refusals)
+			printf("  %-14s %llu refusals since load (gone objects' included)\n",
+			       st.kinds[i].name, (unsigned long long)st.kinds[i].refusals);
 	printf("events dropped  %llu\nprobes missed   %llu\n",
 	       (unsigned long long)st.events_dropped, (unsigned long long)st.probes_missed);
 	if (st.has_budget) {

@@ -124,6 +124,8 @@ struct ia_quota_kind {
 	uint32_t kind;			/* IOMMU_ACCOUNT_QUOTA_KIND_* */
 	char name[32];			/* "uid-pot" */
 	char unit[16];			/* "bytes", "entries" */
+	bool has_refusals;		/* false: a module without them */
+	uint64_t refusals;		/* since load, every object's, gone ones included */
 };
 
 /* The uids with events over their budget STATUS lists, at most. */

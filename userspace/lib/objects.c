@@ -144,6 +144,8 @@ static void parse_quota_kind(struct nlattr *nest, struct ia_quota_kind *k)
 	k->kind = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_KIND);
 	stra(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_NAME, k->name, sizeof(k->name));
 	stra(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_UNIT, k->unit, sizeof(k->unit));
+	k->has_refusals = tb[IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_REFUSALS];
+	k->refusals = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_REFUSALS);
 }
 
 static void parse_budget(struct nlattr *nest, struct ia_event_budget *b)
