@@ -320,6 +320,31 @@ static void build_info(struct iad *d, FILE *f)
 	fputs("\"} 1\n", f);
 }
 
+/*
+ * The kernel's refusals per kind since the module loaded, objects gone
+ * included: a VM that fails to start on ENOSPC takes its container's series
+ * with it before any scrape, this stays (the shipped IommuAccountQuotaRefused
+ * is on it). Every kind the module follows has a sample, 0 included, so
+ * increase() sees the first refusal.
+ */
+static void kind_refusals(struct iad *d, FILE *f)
+{
+	unsigned int i;
+	bool any = false;
+
+	for (i = 0; i < d->st.nkinds && d->up; i++) {
+		if (!d->st.kinds[i].has_refusals)
+			continue;
+		if (!any)
+			head(f, "iommu_account_kind_refusals_total", "counter",
+			     "Refusals of the kind since the module loaded, every object's, gone ones included (the kernel's count).");
+		any = true;
+		fputs("iommu_account_kind_refusals_total{kind=\"", f);
+		label_value(f, d->st.kinds[i].name);
+		fprintf(f, "\"} %llu\n", (unsigned long long)d->st.kinds[i].refusals);
+	}
+}
+
 static void counter(FILE *f, const char *name, const char *help, uint64_t v)
 {
 	head(f, name, "counter", help);
@@ -347,6 +372,7 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 		if (!(obj_metrics[m].flags & LEGACY) || d->cfg.legacy_names)
 			obj_family(d, f, m, &up);
 	free(up.of);
+	kind_refusals(d, f);
 	head(f, "iommu_account_alerts_total", "counter",
 	     "Alerts raised, by the state entered (CLEARED: back to ok).");
 	for (s = 0; s < IAD_NSTATES; s++)

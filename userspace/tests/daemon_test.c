@@ -815,10 +815,11 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	d.up = true;
 	/* The kinds and units as STATUS gives them; kind 9 the module did not announce. */
 	d.st.nkinds = 4;
-	d.st.kinds[0] = (struct ia_quota_kind){ 0, "vfio-container", "entries" };
-	d.st.kinds[1] = (struct ia_quota_kind){ 1, "uid-pot", "bytes" };
-	d.st.kinds[2] = (struct ia_quota_kind){ 2, "qpair", "descriptors" };
-	d.st.kinds[3] = (struct ia_quota_kind){ 3, "kind-of-a-future", "Slots\"}{x" };
+	/* Each kind's refusals since load; the future kind from a module without them. */
+	d.st.kinds[0] = (struct ia_quota_kind){ 0, "vfio-container", "entries", true, 3 };
+	d.st.kinds[1] = (struct ia_quota_kind){ 1, "uid-pot", "bytes", true, 0 };
+	d.st.kinds[2] = (struct ia_quota_kind){ 2, "qpair", "descriptors", true, 12 };
+	d.st.kinds[3] = (struct ia_quota_kind){ 3, "kind-of-a-future", "Slots\"}{x", false, 0 };
 	snprintf(d.st.module_version, sizeof(d.st.module_version), "9.9.9");
 	snprintf(d.st.kernel_release, sizeof(d.st.kernel_release), "6.12.1-\"x");
 	a = pot_1000(&d, IAD_WARNING);
@@ -864,6 +865,11 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	assert_non_null(strstr(txt, "iommu_account_up 1\n"));
 	assert_non_null(strstr(txt, "iommu_account_build_info{version=\"" IA_VERSION "\","
 				    "module_version=\"9.9.9\",kernel=\"6.12.1-\\\"x\"} 1\n"));
+	/* The kernel's per-kind refusals, 0 included (increase() needs it), gone objects' too. */
+	assert_non_null(strstr(txt, "# TYPE iommu_account_kind_refusals_total counter\n"
+				    "iommu_account_kind_refusals_total{kind=\"vfio-container\"} 3\n"
+				    "iommu_account_kind_refusals_total{kind=\"uid-pot\"} 0\n"
+				    "iommu_account_kind_refusals_total{kind=\"qpair\"} 12\n#"));
 	/* One unit per name: used and limit by the kind's unit, each family once. */
 	assert_non_null(strstr(txt, "iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
 	assert_non_null(strstr(txt, "iommu_account_quota_limit_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 8192\n"));
