@@ -246,6 +246,18 @@ check "history --openmetrics: the used series ends at the pot, then the limit se
 	sh -c 'echo "$1" | grep -q "^iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} $2 [0-9.]*$" &&
 		echo "$1" | grep -q "^iommu_account_quota_limit_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 8388608 " &&
 		[ "$(echo "$1" | tail -n 1)" = "# EOF" ]' _ "$om" "$potused"
+# The FAILURE's flight record in the history: its holders (pid, bytes) are
+# the flight record's, GET_PROC's above; each one's cgroup id is the
+# cgroup v2 directory's own (its inode), as the live holder series say.
+hist_holders() { jq -c '[.[] | select(.state == "FAILURE" and .holders) | .holders[] | {pid, held}]' "$tmp/hist.json"; }
+check "history: the FAILURE carries its holders, as the flight record ($fr_got): $(hist_holders)" \
+	sh -c '[ "$1" = "$2" ]' _ "$(hist_holders)" "$fr_got"
+check "history: each holder's cgroup_id is its cgroup's ($(stat -c %i "$dockcg"), the Docker scope's)" \
+	jq -e "[.[] | select(.state == \"FAILURE\" and .holders) | .holders[].cgroup_id] | length > 0 and
+		all(. == $(stat -c %i "$dockcg"))" "$tmp/hist.json"
+om_holder="iommu_account_failure_holder_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\",pid=\"$(echo "$fr_got" | jq '.[0].pid')\",cgroup_id=\"$(stat -c %i "$dockcg")\"} $potheld "
+check "history --openmetrics: the FAILURE's holder as iommu_account_failure_holder_bytes (cgroup_id joins the live holder series)" \
+	sh -c 'echo "$1" | grep -qF "$2"' _ "$om" "$om_holder"
 # A backfill joins the live series: the same name and the same labels.
 live_series() { metrics | sed -n 's/^\(iommu_account_quota_used_[a-z_]*{kind="uid-pot",object="1000",[^}]*}\) .*/\1/p'; }
 check "history --openmetrics: its series is the exporter's own (name and labels: $(live_series))" \

@@ -4,6 +4,9 @@
  * [--openmetrics]: the samples iommu-accountd kept of one object (its
  * [history] file), oldest first, as a table, JSON (-j) or OpenMetrics;
  * history --list: the objects the file holds, with their samples' span.
+ * A FAILURE the daemon raised from an event is followed in the file by its
+ * flight record's holders (format 3): shown under it, in JSON as its
+ * "holders", in OpenMetrics as iommu_account_failure_holder_UNIT.
  * Needs neither the module nor the daemon: a post-mortem reads the file
  * alone. T is a time ago ("90s", "30m", "2h", "1d") or "@EPOCH"; --since is
  * by default the file's keep (24 h), --until now.
@@ -16,7 +19,7 @@
 
 #include "ctl.h"
 
-static const char *const state_names[] = { "OK", "WARNING", "CRITICAL", "FAILURE" };
+static const char *const state_names[] = { "OK", "WARNING", "CRITICAL", "FAILURE", "HOLDER" };
 
 struct hsel {
 	struct ia_ctx *ctx;
@@ -24,13 +27,17 @@ struct hsel {
 	uint32_t kind, id;
 	double since, until;
 	unsigned int n;
-	int pass;		/* OpenMetrics: 0 used, 1 limit */
+	int pass;		/* OpenMetrics: 0 used, 1 limit, 2 the holders at FAILUREs */
 	char unit[32];		/* OpenMetrics: the kind's unit as a name's part */
+	/* The last record read was this object's FAILURE sample: its holders follow. */
+	bool at_failure;
+	struct ia_hist_rec failure;
+	bool json_open, json_holders;	/* JSON: the last sample's object, its holders, open */
 };
 
 static const char *state_name(uint8_t s)
 {
-	return s < 4 ? state_names[s] : "?";
+	return s <= IA_HIST_HOLDER ? state_names[s] : "?";
 }
 
 /* A sample's time, local, to the second. */
@@ -50,19 +57,72 @@ static bool in_window(const struct hsel *h, const struct ia_hist_rec *r)
 	return r->t >= h->since && r->t <= h->until;
 }
 
+/* JSON: close the last sample's object (and its holders). */
+static void json_close_sample(struct hsel *h)
+{
+	struct ia_json *j = &h->ctx->j;
+
+	if (h->json_holders)
+		ia_json_arr_close(j);
+	if (h->json_open)
+		ia_json_obj_close(j);
+	h->json_holders = h->json_open = false;
+}
+
+/* A holder of the FAILURE just shown (h->failure): under it, or as its series. */
+static void show_holder(struct hsel *h, const struct ia_hist_rec *r)
+{
+	const char *unit = h->info->units[h->kind], *kind = h->info->kinds[h->kind];
+	struct ia_json *j = &h->ctx->j;
+	char b1[32];
+
+	if (h->ctx->hist_openmetrics) {
+		if (h->pass != 2)
+			return;
+		printf("iommu_account_failure_holder_%s{kind=\"", h->unit);
+		ia_fput_label(stdout, kind);
+		printf("\",object=\"%u\",uid=\"%u\",pid=\"%u\",cgroup_id=\"%llu\"} %llu %.3f\n",
+		       r->id, h->failure.uid, r->pid, (unsigned long long)r->cgroup_id,
+		       (unsigned long long)r->held, r->t);
+		return;
+	}
+	if (h->ctx->json) {
+		if (!h->json_holders)
+			ia_json_arr_open(j, "holders");
+		h->json_holders = true;
+		ia_json_obj_open(j, NULL);
+		ia_json_u64(j, "pid", r->pid);
+		ia_json_u64(j, "held", r->held);
+		ia_json_u64(j, "cgroup_id", r->cgroup_id);
+		ia_json_obj_close(j);
+		return;
+	}
+	printf("%-19s %-15s %8s   held by pid %u (cgroup id %llu): %s\n", "", "", "", r->pid,
+	       (unsigned long long)r->cgroup_id, ia_amount(unit, (double)r->held, b1, sizeof(b1)));
+}
+
 static int show(const struct ia_hist_rec *r, void *arg)
 {
 	struct hsel *h = arg;
 	const char *unit = h->info->units[h->kind], *kind = h->info->kinds[h->kind];
 	struct ia_json *j = &h->ctx->j;
 	char when[32], b1[32], b2[32], util[16];
+	bool mine = r->kind == h->kind && r->id == h->id && in_window(h, r);
 
-	if (r->kind != h->kind || r->id != h->id || !in_window(h, r))
+	/* A holder belongs to the FAILURE sample right before it (an orphan: its went with the ring). */
+	if (r->state == IA_HIST_HOLDER) {
+		if (mine && h->at_failure && r->t == h->failure.t)
+			show_holder(h, r);
 		return 0;
+	}
+	h->at_failure = mine && r->state == IA_HIST_FAILURE;
+	if (!mine)
+		return 0;
+	h->failure = *r;
 	h->n++;
 	if (h->ctx->hist_openmetrics) {
 		/* The exporter's names and labels: a backfill joins the live series. */
-		if (h->pass == 1 && !r->has_limit)
+		if (h->pass == 2 || (h->pass == 1 && !r->has_limit))
 			return 0;
 		printf("iommu_account_quota_%s_%s{kind=\"", h->pass ? "limit" : "used", h->unit);
 		ia_fput_label(stdout, kind);
@@ -71,7 +131,9 @@ static int show(const struct ia_hist_rec *r, void *arg)
 		return 0;
 	}
 	if (h->ctx->json) {
+		json_close_sample(h);
 		ia_json_obj_open(j, NULL);
+		h->json_open = true;
 		ia_json_double(j, "time", "%.3f", r->t);
 		ia_json_str(j, "kind", kind);
 		ia_json_u64(j, "object", r->id);
@@ -83,7 +145,6 @@ static int show(const struct ia_hist_rec *r, void *arg)
 			ia_json_null(j, "limit");
 		ia_json_str(j, "state", state_name(r->state));
 		ia_json_u64(j, "uid", r->uid);
-		ia_json_obj_close(j);
 		return 0;
 	}
 	if (h->n == 1)
@@ -118,7 +179,7 @@ static int collect(const struct ia_hist_rec *r, void *arg)
 	struct hlist *l = arg;
 	struct hl *nv;
 
-	if (!in_window(l->sel, r))
+	if (!in_window(l->sel, r) || r->state == IA_HIST_HOLDER)
 		return 0;
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 4096;
@@ -307,11 +368,20 @@ int cmd_history(struct ia_ctx *ctx)
 			       "# UNIT iommu_account_quota_limit_%s %s\n", h.unit, h.unit, h.unit);
 			ret = ia_hist_read(path, &info, show, &h, err, sizeof(err));
 		}
+		h.pass = 2;
+		if (!ret) {
+			printf("# TYPE iommu_account_failure_holder_%s gauge\n"
+			       "# UNIT iommu_account_failure_holder_%s %s\n"
+			       "# HELP iommu_account_failure_holder_%s What each holder held at a FAILURE "
+			       "(its flight record).\n", h.unit, h.unit, h.unit, h.unit);
+			ret = ia_hist_read(path, &info, show, &h, err, sizeof(err));
+		}
 		if (!ret)
 			printf("# EOF\n");
 	} else {
 		ia_ctl_list_open(ctx);
 		ret = ia_hist_read(path, &info, show, &h, err, sizeof(err));
+		json_close_sample(&h);
 		ia_ctl_list_close(ctx);
 		if (!ret && !ctx->json && !h.n)
 			printf("no sample of %s:%u in %s in that time\n", name, h.id, path);

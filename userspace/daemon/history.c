@@ -85,6 +85,80 @@ void iad_history_open(struct iad *d)
 				 d->st.kinds[i].unit);
 }
 
+static struct ia_hist_rec hist_sample(struct iad_obj *ob, double t)
+{
+	struct ia_hist_rec r = {
+		.t = t, .kind = (uint8_t)ob->kind, .id = ob->id, .used = ob->used,
+		.limit = ob->has_limit ? ob->limit : 0, .has_limit = ob->has_limit,
+		.uid = ob->uid, .state = (uint8_t)ob->state,
+	};
+
+	ob->hist_written = true;
+	ob->hist_used = ob->used;
+	ob->hist_limit = ob->limit;
+	ob->hist_has_limit = ob->has_limit;
+	ob->hist_state = (uint8_t)ob->state;
+	ob->hist_t = t;
+	return r;
+}
+
+static void hist_write(struct iad *d, const struct ia_hist_rec *r, size_t n)
+{
+	size_t i;
+	int ret;
+
+	if (!n)
+		return;
+	ret = ia_hist_append(&d->hist, r, n);
+	if (!ret)
+		return;
+	iad_log(d, LOG_WARNING, "history: writing %s: %s; going on without it "
+		"(trying again every 30 s)", d->hist_path, strerror(-ret));
+	iad_history_close(d);
+	d->hist_said = true;
+	d->hist_retry_at = d->now + IAD_HIST_RETRY_S;
+	d->hist_write_errors++;
+	/* What was not written is written at the retry: a sample of each. */
+	for (i = 0; i < d->objs.n; i++)
+		d->objs.v[i]->hist_written = false;
+}
+
+void iad_history_failure(struct iad *d, struct iad_obj *ob, const struct iad_who *who, double t)
+{
+	struct ia_hist_rec r[1 + IAD_HOLDERS];
+	const struct iad_holder *h = ob->holders;
+	struct iad_holder mapper;
+	unsigned int i, nh = ob->nholders;
+	struct timespec ts;
+
+	if (!d->hist.hdr || ob->kind >= IA_HIST_KINDS)
+		return;
+	/* An event without the kernel's time: now. */
+	if (!(t > 0)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	}
+	/*
+	 * A poll between the refusal and its event may have written a sample
+	 * after the kernel's time: an object's samples stay in time order (a
+	 * backfill refuses them out of order), a millisecond after that one.
+	 */
+	if (ob->hist_written && t <= ob->hist_t)
+		t = ob->hist_t + 0.001;
+	if (!nh && who && who->present) {
+		mapper = (struct iad_holder){ .who = *who, .held = ob->used };
+		h = &mapper;
+		nh = 1;
+	}
+	r[0] = hist_sample(ob, t);
+	for (i = 0; i < nh && i < IAD_HOLDERS; i++)
+		r[1 + i] = (struct ia_hist_rec){
+			.t = t, .kind = (uint8_t)ob->kind, .id = ob->id, .state = IA_HIST_HOLDER,
+			.held = h[i].held, .cgroup_id = h[i].who.cgroup_id, .pid = h[i].who.pid,
+		};
+	hist_write(d, r, 1 + i);
+}
+
 void iad_history_poll(struct iad *d)
 {
 	struct ia_hist_rec *r;
@@ -114,32 +188,8 @@ void iad_history_poll(struct iad *d)
 		    ob->hist_has_limit == ob->has_limit && ob->hist_limit == ob->limit &&
 		    ob->hist_state == ob->state && wall - ob->hist_t < IAD_HIST_KEYFRAME_S)
 			continue;
-		r[n++] = (struct ia_hist_rec){
-			.t = wall, .kind = ob->kind, .id = ob->id, .used = ob->used,
-			.limit = ob->has_limit ? ob->limit : 0, .has_limit = ob->has_limit,
-			.uid = ob->uid, .state = (uint8_t)ob->state,
-		};
-		ob->hist_written = true;
-		ob->hist_used = ob->used;
-		ob->hist_limit = ob->limit;
-		ob->hist_has_limit = ob->has_limit;
-		ob->hist_state = (uint8_t)ob->state;
-		ob->hist_t = wall;
+		r[n++] = hist_sample(ob, wall);
 	}
-	if (n) {
-		int ret = ia_hist_append(&d->hist, r, n);
-
-		if (ret) {
-			iad_log(d, LOG_WARNING, "history: writing %s: %s; going on without it "
-				"(trying again every 30 s)", d->hist_path, strerror(-ret));
-			iad_history_close(d);
-			d->hist_said = true;
-			d->hist_retry_at = d->now + IAD_HIST_RETRY_S;
-			d->hist_write_errors++;
-			/* What was not written is written at the retry: a sample of each. */
-			for (i = 0; i < d->objs.n; i++)
-				d->objs.v[i]->hist_written = false;
-		}
-	}
+	hist_write(d, r, n);
 	free(r);
 }

@@ -154,6 +154,13 @@ void iad_source_ctrl(struct iad *d);
 void iad_history_open(struct iad *d);
 /* After a poll: a sample of every object that changed, and of each every 5 min. */
 void iad_history_poll(struct iad *d);
+/*
+ * A FAILURE raised from an event: @ob's sample at @t (the kernel's time of
+ * the refusal) and its flight record's holders (or @who, a container's
+ * mapper, when it has none) at once, so that an object refused and gone
+ * before the next poll is in the history too.
+ */
+void iad_history_failure(struct iad *d, struct iad_obj *ob, const struct iad_who *who, double t);
 void iad_history_close(struct iad *d);
 /* --- kinds.c --- */
 /* The kind's name ("kind-N" when the module does not say). */

@@ -879,6 +879,7 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 			a.holders = ob->holders;
 			a.nholders = ob->nholders;
 			iad_raise(d, &a);
+			iad_history_failure(d, ob, &who, (double)ev->time_ns / 1e9);
 		}
 		/* Its refusal count moved with this failure: no second FAILURE from the poll. */
 		ob->refusals_known = false;

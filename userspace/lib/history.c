@@ -30,7 +30,13 @@
 
 #include "ia.h"
 
-#define IA_HIST_MAGIC "IAHIST02"
+/*
+ * Format 3 adds holder records (state IA_HIST_HOLDER) to format 2's: a
+ * format 2 file is read as it is, and the daemon takes it over by writing
+ * format 3's header on it (its samples are format 3's).
+ */
+#define IA_HIST_MAGIC "IAHIST03"
+#define IA_HIST_MAGIC_V2 "IAHIST02"
 #define IA_HIST_MAGIC_V1 "IAHIST01"
 
 struct ia_hist_hdr {
@@ -82,13 +88,19 @@ static uint32_t rec_crc(const struct ia_hist_rec *r)
 static bool rec_ok(const struct ia_hist_rec *r)
 {
 	/* (Readers index the header's tables by the kind.) */
-	return r->crc == rec_crc(r) && isfinite(r->t) && r->t >= 0 && r->kind < IA_HIST_KINDS;
+	return r->crc == rec_crc(r) && isfinite(r->t) && r->t >= 0 && r->kind < IA_HIST_KINDS &&
+	       r->state <= IA_HIST_HOLDER;
+}
+
+static bool magic_ok(const struct ia_hist_hdr *hd)
+{
+	return !memcmp(hd->magic, IA_HIST_MAGIC, 8) || !memcmp(hd->magic, IA_HIST_MAGIC_V2, 8);
 }
 
 /* A header that can be trusted, for a ring of @cap (0: any). */
 static bool hdr_ok(const struct ia_hist_hdr *hd, uint64_t cap)
 {
-	return !memcmp(hd->magic, IA_HIST_MAGIC, 8) && hd->crc == hdr_crc(hd) &&
+	return magic_ok(hd) && hd->crc == hdr_crc(hd) &&
 	       hd->rec_size == sizeof(struct ia_hist_rec) && hd->cap && (!cap || hd->cap == cap) &&
 	       hd->head < hd->cap && hd->count <= hd->cap && isfinite(hd->keep_s);
 }
@@ -217,12 +229,10 @@ int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double
 		snprintf(h->why, sizeof(h->why), "%s",
 			 n != sizeof(*hd) ? "shorter than a header" :
 			 !memcmp(hd->magic, IA_HIST_MAGIC_V1, 8) ? "an older format, without checksums" :
-			 memcmp(hd->magic, IA_HIST_MAGIC, 8) ? "not a history file" :
+			 !magic_ok(hd) ? "not a history file" :
 			 hd->crc != hdr_crc(hd) ? "its header is damaged (checksum)" :
 			 hd->cap != cap ? "another size (max_size)" : "its header is inconsistent");
 		memset(hd, 0, sizeof(*hd));
-		memcpy(hd->magic, IA_HIST_MAGIC, 8);
-		hd->version = 2;
 		hd->rec_size = sizeof(struct ia_hist_rec);
 		hd->cap = cap;
 		if (ftruncate(h->fd, 0)) {
@@ -242,6 +252,9 @@ int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double
 			 strerror(e));
 		return -e;
 	}
+	/* Format 3 from now on, a format 2 file's samples kept (they are format 3's). */
+	memcpy(hd->magic, IA_HIST_MAGIC, 8);
+	hd->version = 3;
 	hd->keep_s = keep_s;
 	hd->crc = hdr_crc(hd);
 	/* Readable at once, empty or not. */
@@ -343,7 +356,7 @@ int ia_hist_read(const char *path, struct ia_hist_info *info,
 		snprintf(err, errlen, "%s: %s", path,
 			 !memcmp(hd.magic, IA_HIST_MAGIC_V1, 8) ?
 			 "an iommu-accountd history of an older format (the daemon starts it anew)" :
-			 !memcmp(hd.magic, IA_HIST_MAGIC, 8) ?
+			 magic_ok(&hd) ?
 			 "an iommu-accountd history whose header is damaged (checksum): unreadable" :
 			 "not an iommu-accountd history file (or damaged)");
 		return -EINVAL;

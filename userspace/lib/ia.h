@@ -392,13 +392,33 @@ const char *ia_identity_str(const struct ia_identity *id, char *buf, size_t len)
 
 #define IA_HIST_KINDS 16
 
-/* One sample of one object. */
+/* A record's state: the object's alert state, or a holder at a FAILURE. */
+enum { IA_HIST_OK, IA_HIST_WARNING, IA_HIST_CRITICAL, IA_HIST_FAILURE, IA_HIST_HOLDER };
+
+/*
+ * One sample of one object; or (state IA_HIST_HOLDER, format 3) one holder
+ * of the object at the FAILURE sample written just before it, with the same
+ * time, kind and id: what the process held in the kind's unit, its cgroup v2
+ * id and its pid (its uid is the object's: a pot's holders are its uid's
+ * processes, another kind's holder is its owner).
+ */
 struct ia_hist_rec {
 	double t;			/* CLOCK_REALTIME, seconds */
-	uint64_t used, limit;		/* limit valid when has_limit */
-	uint32_t id, uid;
+	union {
+		uint64_t used;
+		uint64_t held;		/* a holder */
+	};
+	union {
+		uint64_t limit;		/* valid when has_limit */
+		uint64_t cgroup_id;	/* a holder */
+	};
+	uint32_t id;
+	union {
+		uint32_t uid;
+		uint32_t pid;		/* a holder */
+	};
 	uint8_t kind;			/* < IA_HIST_KINDS */
-	uint8_t state;			/* the daemon's: 0 OK, 1 WARNING, 2 CRITICAL, 3 FAILURE */
+	uint8_t state;			/* IA_HIST_OK .. IA_HIST_FAILURE (the daemon's), IA_HIST_HOLDER */
 	uint8_t has_limit;
 	uint8_t pad;
 	uint32_t crc;			/* written and checked by history.c */
