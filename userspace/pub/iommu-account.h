@@ -30,6 +30,7 @@
 #ifndef IOMMU_ACCOUNT_PUB_H
 #define IOMMU_ACCOUNT_PUB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
