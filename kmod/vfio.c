@@ -375,13 +375,14 @@ static bool ia_vfio_flush_pending;
 static void ia_vfio_map_failed(struct ia_vfio_container *c,
 			       const struct vfio_iommu_type1_dma_map *map, int err)
 {
+	int class = ia_vfio_errno_class(err);
 	u64 now = ktime_get_real_ns();
 	struct ia_event ev;
 	u32 count;
 
-	c->info.fail[ia_vfio_errno_class(err)]++;
+	c->info.fail[class]++;
 	/* The container's refusals (get-quota's) are its ENOSPC: so is the kind's total. */
-	if (ia_vfio_errno_class(err) == IA_FAIL_ENOSPC)
+	if (class == IA_FAIL_ENOSPC)
 		ia_kind_refused(IA_KIND_VFIO_CONTAINER, 1);
 	c->info.has_last = true;
 	c->info.last = (struct ia_failure){
