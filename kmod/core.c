@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 /*
- * The core: features, owners and the snapshot idiom. The feature table is written from module
- * notifiers and init while netlink readers copy it, so both sides take the
- * same lock.
+ * The core: features, owners, the snapshot idiom and quota lists. The
+ * feature table is written from module notifiers and init while netlink
+ * readers copy it, so both sides take the same lock.
  *
  * Locking: ia_feat_lock (irqsave) guards the feature table and is a leaf:
  * nothing is called under it, and no other lock of this module is held
@@ -97,6 +97,19 @@ void *ia_snapshot_take(size_t hdr, size_t elem, unsigned int cap, ia_snap_fill_t
 		cap = n + n / 4 + 16;
 	}
 	return ERR_PTR(-EAGAIN);
+}
+
+void ia_quota_list_free(struct ia_quota_list *l)
+{
+	unsigned int i;
+
+	if (IS_ERR_OR_NULL(l))
+		return;
+	for (i = 0; i < l->nr; i++) {
+		ia_cgpath_put(l->rec[i].last_cgpath);
+		kvfree(l->rec[i].extra);
+	}
+	kvfree(l);
 }
 
 void ia_owner_current(struct ia_owner *o)

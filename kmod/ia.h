@@ -41,6 +41,8 @@
 #include <uapi/linux/iommu_account.h>
 #include <uapi/linux/iommu_account_dev.h>
 
+struct ia_source;		/* source.h */
+
 struct cgroup;
 struct cgroup_namespace;
 
@@ -191,9 +193,24 @@ struct ia_ioas_info {
 	u64 bytes, pinned;
 };
 
+/* A published object's own figures (kind qpair: pub.c). */
+struct ia_quota_pub {
+	char name[IOMMU_ACCOUNT_QUOTA_NAME_LEN];
+	u64 cgroup_id;
+	u64 peak, submitted, completed, deferred_now, deferred_total;
+	u32 warn, crit;			/* per mille */
+};
+
+/* An iommufd context's own figures (kind iommufd-ctx: memlock_iommufd.c). */
+struct ia_quota_fd {
+	u32 mode;			/* IOMMU_ACCOUNT_IOMMUFD_MODE_* */
+	u32 mappings, devices;
+};
+
 /*
  * One quota object of any kind, in the shape GET_QUOTA replies with (and
- * qpair events carry): what is used of what limit, and whose it is.
+ * qpair events carry): what is used of what limit, and whose it is; then
+ * the kind's own figures, which its struct ia_quota_kind puts (source.h).
  */
 struct ia_quota_rec {
 	u32 kind, id;
@@ -202,23 +219,18 @@ struct ia_quota_rec {
 	kuid_t uid;
 	struct ia_owner owner;
 	u64 refusals;
-	/* kinds published through /dev/iommu-account (pub.c) */
-	bool pub;
-	char name[IOMMU_ACCOUNT_QUOTA_NAME_LEN];
-	u64 cgroup_id;
-	u64 peak, submitted, completed, deferred_now, deferred_total;
-	u32 warn, crit;			/* per mille */
-	u32 flags;			/* IOMMU_ACCOUNT_QUOTA_FLAGS_*: pub and fdctx */
-	/* an iommufd context (memlock_iommufd.c) */
-	bool fdctx;
-	u32 fd_mode;			/* IOMMU_ACCOUNT_IOMMUFD_MODE_* */
-	u32 mappings, devices;
-	struct ia_ioas_info *ioas;	/* its IOAS, kvmalloc'd; freed with the record */
-	u32 nr_ioas;
+	u32 flags;			/* IOMMU_ACCOUNT_QUOTA_FLAGS_* (the kind's) */
 	/* the last refusal (pot: with the refused process's cgroup) */
 	bool has_last;
 	struct ia_failure last;
 	struct ia_cgpath *last_cgpath;	/* pot: its path (a reference); put with the record */
+	/* the kind's array (iommufd-ctx: its IOAS), kvmalloc'd; freed with the record */
+	void *extra;
+	u32 nr_extra;
+	union {				/* by kind */
+		struct ia_quota_pub pub;
+		struct ia_quota_fd fd;
+	};
 };
 
 /* What charged the per-uid pot (the spec's consumer enum). */
@@ -445,7 +457,7 @@ struct ia_uid_snap {
 	struct ia_uid_rec rec[];
 };
 
-int ia_uid_init(void);
+int ia_uid_init(const struct ia_source *self);
 /* Thread groups alive now (a hint for sizing a snapshot; more may come). */
 unsigned int ia_count_processes(void);
 /* The cgroup v2 id of @task (its directory's inode number), 0 without cgroups. */
@@ -463,7 +475,7 @@ struct ia_cgpath *ia_cgroup_cgpath_ns(struct cgroup *cgrp, struct cgroup_namespa
 				      char *scratch);
 struct ia_cgpath *ia_cgpath_get(struct ia_cgpath *p);
 void ia_cgpath_put(struct ia_cgpath *p);
-void ia_uid_exit(void);
+void ia_uid_exit(const struct ia_source *self);
 /* Snapshot of every user (@f: by_uid alone applies), sorted by uid; kvfree() it. */
 struct ia_uid_snap *ia_uid_snapshot(const struct ia_filter *f);
 
@@ -520,15 +532,7 @@ struct ia_group_dev {
 /* The process that bound PCI device @name to an iommufd context, if one did. */
 bool ia_iommufd_dev_owner(const char *name, struct ia_owner *o);
 
-struct ia_quota_list;
-
-/*
- * The iommufd contexts (kind iommufd-ctx) that @f passes (id, owner uid and
- * pid), sorted by id; kvfree() it. Empty when contexts are not followed.
- */
-struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_filter *f);
-/* Contexts are followed (their hooks took). */
-bool ia_iommufd_ctx_followed(void);
+/* Its quota kind, iommufd-ctx, is its part's in the table of sources (source.h). */
 
 struct ia_group_snap {
 	unsigned int ndev;
@@ -538,8 +542,8 @@ struct ia_group_snap {
 
 struct pci_dev;
 
-int ia_vfio_init(void);
-void ia_vfio_exit(void);
+int ia_vfio_init(const struct ia_source *self);
+void ia_vfio_exit(const struct ia_source *self);
 /* The containers @f passes (id, owner), sorted by id; free with ia_container_snap_free(). */
 struct ia_container_snap *ia_container_snapshot(const struct ia_filter *f);
 void ia_container_snap_free(struct ia_container_snap *s);
@@ -581,7 +585,7 @@ struct ia_reset_snap {
 	struct ia_reset_info *r;
 };
 
-int ia_reset_init(void);
+int ia_reset_init(const struct ia_source *self);
 /*
  * "DDDD:BB:DD.F" or "BB:DD.F": the device, referenced; ERR_PTR -EINVAL,
  * -ENODEV, or -EOPNOTSUPP for a bridge.
@@ -626,8 +630,8 @@ struct ia_memlock_procs {
 	struct ia_memlock_proc p[];	/* sorted by pid */
 };
 
-int ia_memlock_init(void);
-void ia_memlock_exit(void);
+int ia_memlock_init(const struct ia_source *self);
+void ia_memlock_exit(const struct ia_source *self);
 /* Snapshots; ia_memlock_uids_free() and kvfree() them. */
 struct ia_memlock_uids *ia_memlock_uids(void);
 void ia_memlock_uids_free(struct ia_memlock_uids *s);
@@ -680,18 +684,17 @@ struct ia_quota_list {
 	struct ia_quota_rec rec[];	/* sorted by id */
 };
 
-/* A list and what its records allocated (an iommufd context's IOAS); NULL: none. */
+/*
+ * A list and what its records hold (their extra arrays, their cgroup paths'
+ * references); NULL: none (core.c).
+ */
 void ia_quota_list_free(struct ia_quota_list *l);
 
 /* --- source: quotas published by applications (pub.c) --------------------- */
 
-int ia_pub_init(void);
-void ia_pub_exit(void);
-/* The published objects of @kind (-1: all) that @f passes (id, owner); kvfree() it. */
-struct ia_quota_list *ia_pub_snapshot(s64 kind, const struct ia_filter *f);
-void ia_pub_thresholds_get(struct ia_thresholds *t, u32 *margin);
-/* New thresholds of the kind, applied at once to objects without their own. */
-void ia_pub_thresholds_set(const struct ia_thresholds *t, u32 margin);
+int ia_pub_init(const struct ia_source *self);
+void ia_pub_exit(const struct ia_source *self);
+/* Its quota kind, qpair (ia_qpair_kind), is declared in source.h. */
 
 /* --- netlink (nl.c) ---------------------------------------------------------- */
 

@@ -11,9 +11,9 @@
  * 2. kallsyms lookups are found, once (wrapper/kallsyms.c): every source
  *    resolves its symbols with them, and reports a feature off without them;
  *    then the livepatch watch (wrapper/hook.c), before any hook is placed;
- * 3. the sources, which do not depend on one another: uid.c, memlock.c,
- *    vfio.c, pub.c, reset.c. Each records its features (core.c) and may
- *    queue events, which events.c drops while no sink is registered;
+ * 3. the sources, in the order of their table (sources.c): uid, memlock
+ *    (with its consumers), vfio, published quotas, reset. They do not
+ *    depend on one another;
  * 4. the netlink family last: it registers the event sink, and no request
  *    ever meets a source that is not ready.
  * Exit goes the other way, the livepatch watch first; events.c is flushed
@@ -23,6 +23,7 @@
 #include <linux/module.h>
 
 #include "ia.h"
+#include "source.h"
 #include "wrapper/hook.h"
 #include "wrapper/kallsyms.h"
 
@@ -37,37 +38,19 @@ static int __init ia_init(void)
 	ret = ia_hooks_livepatch_init();
 	if (ret)
 		return ret;
-	ret = ia_uid_init();
+	ret = ia_sources_init();
 	if (ret)
 		goto err_klp;
-	ret = ia_memlock_init();
-	if (ret)
-		goto err_uid;
-	ret = ia_vfio_init();
-	if (ret)
-		goto err_memlock;
-	ret = ia_pub_init();
-	if (ret)
-		goto err_vfio;
-	ret = ia_reset_init();
-	if (ret)
-		goto err_pub;
 	ret = ia_netlink_init();
 	if (ret)
-		goto err_pub;
+		goto err_sources;
 	pr_info("loaded, version %s\n", IA_VERSION);
 	return 0;
 
-err_pub:
-	ia_pub_exit();
-err_vfio:
-	ia_vfio_exit();
-err_memlock:
-	ia_memlock_exit();
-err_uid:
-	ia_uid_exit();
-	ia_events_exit();
+err_sources:
+	ia_sources_exit();
 err_klp:
+	ia_events_exit();
 	ia_hooks_livepatch_exit();
 	return ret;
 }
@@ -77,10 +60,7 @@ static void __exit ia_exit(void)
 	/* First: no handover runs while the sources take their hooks down. */
 	ia_hooks_livepatch_exit();
 	ia_netlink_exit();
-	ia_pub_exit();
-	ia_vfio_exit();
-	ia_memlock_exit();
-	ia_uid_exit();
+	ia_sources_exit();
 	ia_events_exit();
 }
 

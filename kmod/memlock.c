@@ -55,10 +55,12 @@
 #include <linux/workqueue.h>
 
 #include "memlock.h"
+#include "source.h"
 #include "wrapper/kallsyms.h"
 
 DEFINE_SPINLOCK(ia_ml_lock);
 bool ia_ml_exiting;
+bool ia_ml_iommufd_on;
 /* A refused process's cgroup path is built here, under ia_ml_lock. */
 static char ia_ml_cgbuf[IA_CGPATH_BUF];
 
@@ -103,19 +105,21 @@ struct ia_ml_rec *ia_ml_rec_of(const void *key)
 }
 
 struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
-				enum ia_consumer consumer)
+				enum ia_consumer consumer, const struct ia_ml_rec_ops *ops)
 {
-	struct hlist_node *n = ia_spare_get(&ia_ml_spare);
+	struct hlist_node *n = ops->size ? NULL : ia_spare_get(&ia_ml_spare);
 	struct ia_ml_rec *r;
 
 	if (n) {
 		r = hlist_entry(n, struct ia_ml_rec, hnode);
 		memset(r, 0, sizeof(*r));
 	} else {
-		r = kzalloc(sizeof(*r), GFP_ATOMIC);
+		/* A consumer's own record embeds the ledger's at its start. */
+		r = kzalloc(ops->size ?: sizeof(*r), GFP_ATOMIC);
 		if (!r)
 			return NULL;
 	}
+	r->ops = ops;
 	r->key = key;
 	r->ctx = ctx;
 	r->uid = uid;
@@ -128,12 +132,12 @@ struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 
 static void ia_ml_rec_del(struct ia_ml_rec *r)
 {
-	if (r->fdctx)
-		ia_fd_ctx_put(r);
+	if (r->ops->del)
+		r->ops->del(r);
 	hash_del(&r->hnode);
 	hash_del(&r->cnode);
 	put_pid(r->pid);
-	if (!READ_ONCE(ia_ml_exiting) && ia_spare_put(&ia_ml_spare, &r->hnode))
+	if (!r->ops->size && !READ_ONCE(ia_ml_exiting) && ia_spare_put(&ia_ml_spare, &r->hnode))
 		return;
 	kfree(r);
 }
@@ -164,8 +168,8 @@ void ia_ml_release(struct ia_ml_rec *r, u64 pages)
 		pages = r->pages;
 	}
 	r->pages -= pages;
-	if (r->fdctx)
-		ia_fd_ctx_unpinned(r, pages);
+	if (r->ops->unpinned)
+		r->ops->unpinned(r, pages);
 	if (u) {
 		u64 *c = r->mode == IA_ML_MM ? &u->iommufd_mm_pages :
 			 r->mode == IA_ML_EXEMPT ? &u->iommufd_exempt_pages :
@@ -322,18 +326,19 @@ static void ia_ml_flush_fn(struct work_struct *w)
 
 /* --- init / exit ---------------------------------------------------------------- */
 
-static struct ia_hook_set *ia_ml_sets[] = {
-	&ia_ml_uring_hooks, &ia_ml_xdp_hooks, &ia_ml_iommufd_hooks,
-};
+/* The consumers (the memlock source's parts, from the table) and their hook sets. */
+static const struct ia_source *const *ia_ml_parts;
+static struct ia_hook_set *ia_ml_sets[IA_CONS_COUNT];
+static unsigned int ia_ml_nsets;
 
-/* The consumers whose records a set makes. */
-static bool ia_ml_rec_in_set(const struct ia_ml_rec *r, const struct ia_hook_set *s)
+static const struct ia_source *ia_ml_part_of(const struct ia_hook_set *s)
 {
-	if (s == &ia_ml_xdp_hooks)
-		return r->consumer == IA_CONS_XDP_UMEM;
-	if (s == &ia_ml_iommufd_hooks)
-		return r->consumer == IA_CONS_IOMMUFD;
-	return r->consumer != IA_CONS_XDP_UMEM && r->consumer != IA_CONS_IOMMUFD;
+	const struct ia_source *const *p;
+
+	for (p = ia_ml_parts; p && *p; p++)
+		if ((*p)->hooks == s)
+			return *p;
+	return NULL;
 }
 
 /*
@@ -344,26 +349,22 @@ static bool ia_ml_rec_in_set(const struct ia_ml_rec *r, const struct ia_hook_set
  */
 static void ia_ml_hooks_changed(struct ia_hook_set *s)
 {
+	const struct ia_source *part = ia_ml_part_of(s);
 	struct ia_ml_rec *r;
 	struct hlist_node *tmp;
 	unsigned long flags;
 	unsigned int bkt;
 
-	if (s == &ia_ml_uring_hooks)
-		ia_ml_uring_start();
-	else if (s == &ia_ml_xdp_hooks)
-		ia_ml_xdp_start();
-	else if (s == &ia_ml_iommufd_hooks)
-		ia_ml_iommufd_start();
+	if (!part)
+		return;
+	part->start();
 	if (s->registered)
 		return;
-	if (s == &ia_ml_uring_hooks)
-		ia_ml_uring_forget();
-	else if (s == &ia_ml_iommufd_hooks)
-		ia_ml_iommufd_forget();
+	if (part->exit)
+		part->exit(part);
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	hash_for_each_safe(ia_ml_recs, bkt, tmp, r, hnode)
-		if (ia_ml_rec_in_set(r, s)) {
+		if (r->ops->hooks == s) {
 			/* Its pages leave the uid's parts; the record goes. */
 			r->keep = false;
 			ia_ml_release(r, r->pages);
@@ -371,37 +372,44 @@ static void ia_ml_hooks_changed(struct ia_hook_set *s)
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
-int ia_memlock_init(void)
+int ia_memlock_init(const struct ia_source *self)
 {
 	const char *why = ia_kallsyms_unavailable();
+	const struct ia_source *const *p;
+	int ret;
 
-	if (why) {
-		ia_feature_set(IA_FEAT_MEMLOCK_URING, false, "%s", why);
-		ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "%s", why);
-		ia_feature_set(IA_FEAT_IOMMUFD, false, "%s", why);
-		return 0;
+	ia_ml_parts = self->parts;
+	for (p = ia_ml_parts; *p; p++) {
+		if (WARN_ON(ia_ml_nsets == ARRAY_SIZE(ia_ml_sets)))
+			return -EINVAL;
+		ia_ml_sets[ia_ml_nsets++] = (*p)->hooks;
 	}
-	ia_ml_uring_want();
-	ia_ml_xdp_want();
-	ia_ml_iommufd_want();
-	ia_ml_uring_hooks.changed = ia_ml_hooks_changed;
-	ia_ml_xdp_hooks.changed = ia_ml_hooks_changed;
-	ia_ml_iommufd_hooks.changed = ia_ml_hooks_changed;
+	for (p = ia_ml_parts; *p; p++) {
+		if (why) {
+			ia_feature_set((*p)->feature, false, "%s", why);
+			continue;
+		}
+		ret = (*p)->init(*p);
+		if (ret)
+			return ret;
+		(*p)->hooks->changed = ia_ml_hooks_changed;
+	}
+	if (why)
+		return 0;
 	/*
 	 * Failures are the features' to report (the hooks that took stay
 	 * until exit and do nothing until their consumer starts).
 	 */
-	ia_hook_set_register(&ia_ml_uring_hooks);
-	ia_hook_set_register(&ia_ml_xdp_hooks);
-	ia_hook_set_register(&ia_ml_iommufd_hooks);
-	ia_ml_uring_start();
-	ia_ml_xdp_start();
-	ia_ml_iommufd_start();
+	for (p = ia_ml_parts; *p; p++)
+		ia_hook_set_register((*p)->hooks);
+	for (p = ia_ml_parts; *p; p++)
+		(*p)->start();
 	return 0;
 }
 
-void ia_memlock_exit(void)
+void ia_memlock_exit(const struct ia_source *self)
 {
+	const struct ia_source *const *p;
 	struct ia_ml_user *u;
 	struct ia_ml_rec *r;
 	struct hlist_node *tmp;
@@ -411,10 +419,11 @@ void ia_memlock_exit(void)
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_ml_exiting = true;
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	/* All three sets at once: their wrappers share the grace periods. */
-	ia_hook_sets_unregister(ia_ml_sets, ARRAY_SIZE(ia_ml_sets));
-	ia_ml_uring_forget();
-	ia_ml_iommufd_forget();
+	/* Every set at once: their wrappers share the grace periods. */
+	ia_hook_sets_unregister(ia_ml_sets, ia_ml_nsets);
+	for (p = ia_ml_parts; p && *p; p++)
+		if ((*p)->exit)
+			(*p)->exit(*p);
 	cancel_delayed_work_sync(&ia_ml_flush_work);
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	hash_for_each_safe(ia_ml_recs, bkt, tmp, r, hnode)
@@ -433,8 +442,12 @@ void ia_memlock_exit(void)
 /* Calls not seen: kprobe hits and kretprobe instances lost (ftrace misses none). */
 u64 ia_memlock_probes_missed(void)
 {
-	return ia_hook_set_missed(&ia_ml_uring_hooks) + ia_hook_set_missed(&ia_ml_xdp_hooks) +
-	       ia_hook_set_missed(&ia_ml_iommufd_hooks);
+	u64 n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ia_ml_nsets; i++)
+		n += ia_hook_set_missed(ia_ml_sets[i]);
+	return n;
 }
 
 /* --- snapshots ---------------------------------------------------------------- */

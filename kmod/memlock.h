@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Private to the memlock source: memlock.c (the ledger: users, records,
- * thresholds and refusals, snapshots, init and exit), memlock_uring.c
- * (io_uring's charges and releases), memlock_xdp.c (AF_XDP umems) and
- * memlock_iommufd.c (iommufd's pinned pages).
+ * thresholds and refusals, snapshots, init and exit), and its consumers,
+ * its parts in the table of sources (source.h): memlock_uring.c (io_uring's
+ * charges and releases), memlock_xdp.c (AF_XDP umems) and memlock_iommufd.c
+ * (iommufd's pinned pages). Consumers call the ledger; the ledger knows
+ * them only through their struct ia_source and their records' ops.
  *
  * Locking: ia_ml_lock (a spinlock, irqsave: the hooks run in atomic
  * context) guards the users, the records and io_uring's calls in flight. Taken with
@@ -62,6 +64,17 @@ enum ia_ml_mode {
 	IA_ML_EXEMPT,		/* nowhere: CAP_IPC_LOCK */
 };
 
+struct ia_ml_rec;
+
+/* What a consumer's records are, for the ledger (one per consumer, static). */
+struct ia_ml_rec_ops {
+	struct ia_hook_set *hooks;	/* the consumer's hooks, which make them */
+	size_t size;			/* a record of its own that embeds one; 0: none */
+	/* Under ia_ml_lock: @pages of @r were released; @r goes (NULL: nothing). */
+	void (*unpinned)(struct ia_ml_rec *r, u64 pages);
+	void (*del)(struct ia_ml_rec *r);
+};
+
 /*
  * Pages charged to @uid's pot and held by one object (a buffer, a ring, a
  * umem, an iommufd pages object).
@@ -77,27 +90,17 @@ struct ia_ml_rec {
 	struct pid *pid;		/* the charging process (tgid) */
 	struct ia_ml_user *acct;	/* @uid's entry once looked up (entries live until exit) */
 	bool closed;			/* its ring was closed */
-	/* iommufd: kept at 0 pages until the object goes; where it charges */
-	bool keep;
-	enum ia_ml_mode mode;
-	const struct user_struct *user;	/* iommufd: the pot, valid while the object lives */
-	struct ia_fd_ctx *fdctx;	/* iommufd: the context it was mapped in, if known */
-	u32 fd_seen;			/* iommufd: counted in the IOAS being read */
+	bool keep;			/* kept at 0 pages until its object goes */
+	enum ia_ml_mode mode;		/* where its pages are charged */
+	const struct ia_ml_rec_ops *ops;
 };
-
-/*
- * An iommufd record's context (memlock_iommufd.c), under ia_ml_lock: @pages
- * of @r were unpinned; @r goes (the context's reference with it).
- */
-void ia_fd_ctx_unpinned(struct ia_ml_rec *r, u64 pages);
-void ia_fd_ctx_put(struct ia_ml_rec *r);
 
 /* The ledger (memlock.c), every function under ia_ml_lock. */
 struct ia_ml_user *ia_ml_user_get(kuid_t uid);
 struct ia_ml_rec *ia_ml_rec_of(const void *key);
-/* A new record of @consumer under @key, charged by the current process. */
+/* A new record of @consumer (made as @ops say) under @key, charged by the current process. */
 struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
-				enum ia_consumer consumer);
+				enum ia_consumer consumer, const struct ia_ml_rec_ops *ops);
 /*
  * Take @pages off @r (and its uid, where @r's mode charged them); the record
  * goes when it is empty, unless it is kept for its object.
@@ -136,20 +139,7 @@ static inline void ia_ml_refused(struct ia_ml_user *u, enum ia_consumer consumer
 	ia_ml_refused_in(u, consumer, pages, pot, limit, err, 0);
 }
 
-/* The consumers, each with its hook set (registered by ia_memlock_init()). */
-extern struct ia_hook_set ia_ml_uring_hooks, ia_ml_xdp_hooks, ia_ml_iommufd_hooks;
-/* Choose the hooks this kernel needs (before registration). */
-void ia_ml_uring_want(void);
-/* After registration: switch on what took, and say so in its feature. */
-void ia_ml_uring_start(void);
-/* After unregistration: forget the calls that were in flight. */
-void ia_ml_uring_forget(void);
-void ia_ml_xdp_want(void);
-void ia_ml_xdp_start(void);
-void ia_ml_iommufd_want(void);
-void ia_ml_iommufd_start(void);
-void ia_ml_iommufd_forget(void);
-/* Set once at start when iommufd's pins are followed. */
+/* Set (memlock_iommufd.c) while iommufd's pins are followed. */
 extern bool ia_ml_iommufd_on;
 
 #endif

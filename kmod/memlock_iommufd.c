@@ -95,10 +95,10 @@
 #include <linux/sched/user.h>
 #include <linux/spinlock.h>
 #include <linux/user_namespace.h>
+#include <net/netlink.h>
 
 #include "memlock.h"
-
-bool ia_ml_iommufd_on;
+#include "source.h"
 
 #if IS_BUILTIN(CONFIG_IOMMUFD)
 #define IA_IOMMUFD_SYM(f) f
@@ -107,6 +107,8 @@ bool ia_ml_iommufd_on;
 #endif
 
 #if IS_ENABLED(CONFIG_IOMMUFD)
+
+static struct ia_hook_set ia_ml_iommufd_hooks;
 
 /* Per call of iopt_alloc_pages: the mode its caller gets. */
 struct ia_ml_fd_alloc {
@@ -293,18 +295,46 @@ static u32 ia_fd_ioas_mapping(void)
 	return x ? x->id : 0;
 }
 
-void ia_fd_ctx_put(struct ia_ml_rec *r)
-{
-	struct ia_fd_ctx *c = r->fdctx;
+/* An iommufd pages object's record: the ledger's, then iommufd's own. */
+struct ia_fd_rec {
+	struct ia_ml_rec r;
+	const struct user_struct *user;	/* the pot, valid while the object lives */
+	struct ia_fd_ctx *fdctx;	/* the context it was mapped in, if known */
+	u32 seen;			/* counted in the IOAS being read */
+};
 
-	r->fdctx = NULL;
-	if (!--c->refs)
+/* Under ia_ml_lock: the record goes, and its reference on its context. */
+static void ia_fd_rec_del(struct ia_ml_rec *r)
+{
+	struct ia_fd_rec *fr = container_of(r, struct ia_fd_rec, r);
+	struct ia_fd_ctx *c = fr->fdctx;
+
+	fr->fdctx = NULL;
+	if (c && !--c->refs)
 		kfree(c);
 }
 
-void ia_fd_ctx_unpinned(struct ia_ml_rec *r, u64 pages)
+static void ia_fd_rec_unpinned(struct ia_ml_rec *r, u64 pages)
 {
-	r->fdctx->pages -= min(r->fdctx->pages, pages);
+	struct ia_fd_ctx *c = container_of(r, struct ia_fd_rec, r)->fdctx;
+
+	if (c)
+		c->pages -= min(c->pages, pages);
+}
+
+static const struct ia_ml_rec_ops ia_fd_recs = {
+	.hooks = &ia_ml_iommufd_hooks,
+	.size = sizeof(struct ia_fd_rec),
+	.unpinned = ia_fd_rec_unpinned,
+	.del = ia_fd_rec_del,
+};
+
+/* Under ia_ml_lock: iommufd's record of pages object @pages, if there is one. */
+static struct ia_fd_rec *ia_fd_rec_of(const void *pages)
+{
+	struct ia_ml_rec *r = ia_ml_rec_of(pages);
+
+	return r && r->ops == &ia_fd_recs ? container_of(r, struct ia_fd_rec, r) : NULL;
 }
 
 static u32 ia_fd_mode_uapi(const struct ia_fd_ctx *c)
@@ -350,9 +380,8 @@ static void ia_fd_ctx_fill(struct ia_quota_rec *q, const struct ia_fd_ctx *c)
 	q->refusals = c->refusals;
 	q->has_last = c->has_last;
 	q->last = c->last;
-	q->fdctx = true;
-	q->fd_mode = ia_fd_mode_uapi(c);
-	q->mappings = c->refs - c->listed;
+	q->fd.mode = ia_fd_mode_uapi(c);
+	q->fd.mappings = c->refs - c->listed;
 	q->flags = c->compat ? IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT : 0;
 	if (c->mode_known && c->mode == IA_ML_MM) {
 		limit = ia_fd_rlimit_of(c->owner.pid);
@@ -778,6 +807,7 @@ static void ia_ml_fd_alloc_ret(void *data, unsigned long rv)
 {
 	struct ia_ml_fd_alloc *d = data;
 	const void *pages = (const void *)rv;
+	struct ia_fd_rec *fr;
 	struct ia_ml_rec *r;
 	unsigned long flags;
 
@@ -794,18 +824,19 @@ static void ia_ml_fd_alloc_ret(void *data, unsigned long rv)
 		r->keep = false;
 		ia_ml_release(r, r->pages);
 	}
-	r = ia_ml_rec_new(pages, NULL, current_uid(), IA_CONS_IOMMUFD);
+	r = ia_ml_rec_new(pages, NULL, current_uid(), IA_CONS_IOMMUFD, &ia_fd_recs);
 	if (!r) {
 		ia_ml_flag(current_uid(), IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
 		goto out;
 	}
 	r->keep = true;
 	r->mode = d->mode;
-	r->user = current_user();
-	r->fdctx = ia_fd_ctx_mapping();
-	if (r->fdctx) {
-		r->fdctx->refs++;
-		ia_owner_current(&r->fdctx->owner);
+	fr = container_of(r, struct ia_fd_rec, r);
+	fr->user = current_user();
+	fr->fdctx = ia_fd_ctx_mapping();
+	if (fr->fdctx) {
+		fr->fdctx->refs++;
+		ia_owner_current(&fr->fdctx->owner);
 	}
 out:
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
@@ -857,6 +888,7 @@ static void ia_ml_fd_pin_ret(void *data, unsigned long rv)
 	struct ia_ml_fd_pin *d = data;
 	int err = (int)rv;
 	struct ia_ml_user *u;
+	struct ia_fd_rec *fr;
 	struct ia_ml_rec *r;
 	unsigned long flags;
 
@@ -864,18 +896,19 @@ static void ia_ml_fd_pin_ret(void *data, unsigned long rv)
 	if (ia_ml_exiting)
 		goto out;	/* the calls in flight are forgotten at exit */
 	ia_call_del(&ia_ml_fd_calls, &d->call);
-	r = ia_ml_rec_of(d->pages);
-	if (!r)
+	fr = ia_fd_rec_of(d->pages);
+	if (!fr)
 		goto out;	/* made before the module loaded: unattributed */
+	r = &fr->r;
 	if (d->mm && r->mode != IA_ML_MM) {
 		/* The first pin of an object of a per-process context. */
 		if (r->pages)
 			ia_ml_flag(r->uid, IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED);
 		r->mode = IA_ML_MM;
 	}
-	if (r->fdctx) {
-		r->fdctx->mode = r->mode;
-		r->fdctx->mode_known = true;
+	if (fr->fdctx) {
+		fr->fdctx->mode = r->mode;
+		fr->fdctx->mode_known = true;
 	}
 	if (!d->inc) {
 		if (!err)
@@ -891,21 +924,21 @@ static void ia_ml_fd_pin_ret(void *data, unsigned long rv)
 		/* The pot refused (user mode); mm mode's refusal is the process's own. */
 		if (err == -ENOMEM && r->mode == IA_ML_POT)
 			ia_ml_refused_in(u, IA_CONS_IOMMUFD, d->npages,
-					 atomic_long_read(&r->user->locked_vm),
+					 atomic_long_read(&fr->user->locked_vm),
 					 ia_ml_fd_limit(r), ENOMEM, ia_fd_ioas_mapping());
-		if (err == -ENOMEM && r->fdctx && r->mode != IA_ML_EXEMPT)
-			ia_fd_ctx_refused(r->fdctx, r, d->npages, ia_ml_fd_limit(r));
+		if (err == -ENOMEM && fr->fdctx && r->mode != IA_ML_EXEMPT)
+			ia_fd_ctx_refused(fr->fdctx, r, d->npages, ia_ml_fd_limit(r));
 		goto out;
 	}
 	r->pages += d->npages;
-	if (r->fdctx)
-		r->fdctx->pages += d->npages;
+	if (fr->fdctx)
+		fr->fdctx->pages += d->npages;
 	switch (r->mode) {
 	case IA_ML_POT:
 		u->charges++;
 		u->pages[IA_CONS_IOMMUFD] += d->npages;
 		ia_ml_thresholds(u, IA_CONS_IOMMUFD, d->npages,
-				 atomic_long_read(&r->user->locked_vm), ia_ml_fd_limit(r));
+				 atomic_long_read(&fr->user->locked_vm), ia_ml_fd_limit(r));
 		break;
 	case IA_ML_MM:
 		u->iommufd_mm_pages += d->npages;
@@ -999,7 +1032,7 @@ bool ia_iommufd_dev_owner(const char *name, struct ia_owner *o)
 	return found;
 }
 
-bool ia_iommufd_ctx_followed(void)
+static bool ia_iommufd_ctx_followed(void)
 {
 	return READ_ONCE(ia_fd_ctx_on);
 }
@@ -1023,7 +1056,7 @@ static unsigned int ia_fd_ctx_fill_all(const struct ia_filter *f, struct ia_quot
 			continue;
 		if (l && n < max) {
 			ia_fd_ctx_fill(&l->rec[n], c);
-			l->rec[n].nr_ioas = c->nr_ioas;
+			l->rec[n].nr_extra = c->nr_ioas;
 			ictx[n] = c->ictx;
 		}
 		n++;
@@ -1042,15 +1075,15 @@ static int ia_fd_ioas_cmp(const void *a, const void *b)
 static void ia_fd_ioas_info(struct ia_ioas_info *o, const struct ia_fd_ioas *x)
 {
 	const struct ia_fd_area *e;
-	struct ia_ml_rec *r;
+	struct ia_fd_rec *fr;
 	u64 pinned = 0;
 
 	ia_fd_seen_gen++;
 	list_for_each_entry(e, &x->area_list, node) {
-		r = ia_ml_rec_of(e->pages);
-		if (r && r->fd_seen != ia_fd_seen_gen) {
-			r->fd_seen = ia_fd_seen_gen;
-			pinned += r->pages;
+		fr = ia_fd_rec_of(e->pages);
+		if (fr && fr->seen != ia_fd_seen_gen) {
+			fr->seen = ia_fd_seen_gen;
+			pinned += fr->r.pages;
 		}
 	}
 	o->id = x->id;
@@ -1067,6 +1100,7 @@ static void ia_fd_ioas_info(struct ia_ioas_info *o, const struct ia_fd_ioas *x)
 static bool ia_fd_ioas_fill_all(struct ia_quota_list *l, const void **ictx, const u32 *room,
 				u32 *need)
 {
+	struct ia_ioas_info *ioas;
 	const struct ia_fd_ioas *x;
 	unsigned int bkt, i;
 	bool fits = true;
@@ -1076,8 +1110,9 @@ static bool ia_fd_ioas_fill_all(struct ia_quota_list *l, const void **ictx, cons
 		for (i = 0; i < l->nr; i++) {
 			if (ictx[i] != x->ctx->ictx || l->rec[i].id != x->ctx->id)
 				continue;
+			ioas = l->rec[i].extra;
 			if (need[i] < room[i])
-				ia_fd_ioas_info(&l->rec[i].ioas[need[i]], x);
+				ia_fd_ioas_info(&ioas[need[i]], x);
 			else
 				fits = false;
 			need[i]++;
@@ -1105,8 +1140,8 @@ static int ia_fd_ioas_snapshot(struct ia_quota_list *l, const void **ictx)
 	}
 	/* The counts the listing saw, as a first guess; none until filled. */
 	for (i = 0; i < l->nr; i++) {
-		need[i] = l->rec[i].nr_ioas;
-		l->rec[i].nr_ioas = 0;
+		need[i] = l->rec[i].nr_extra;
+		l->rec[i].nr_extra = 0;
 	}
 	if (!READ_ONCE(ia_fd_ioas_on)) {
 		ret = 0;
@@ -1114,12 +1149,13 @@ static int ia_fd_ioas_snapshot(struct ia_quota_list *l, const void **ictx)
 	}
 	for (tries = 0; tries < 4 && !fits; tries++) {
 		for (i = 0; i < l->nr; i++) {
-			if (l->rec[i].ioas && need[i] <= room[i])
+			if (l->rec[i].extra && need[i] <= room[i])
 				continue;
-			kvfree(l->rec[i].ioas);
+			kvfree(l->rec[i].extra);
 			room[i] = need[i] + 4;	/* room for IOAS mapped meanwhile */
-			l->rec[i].ioas = kvcalloc(room[i], sizeof(*l->rec[i].ioas), GFP_KERNEL);
-			if (!l->rec[i].ioas) {
+			l->rec[i].extra = kvcalloc(room[i], sizeof(struct ia_ioas_info),
+						   GFP_KERNEL);
+			if (!l->rec[i].extra) {
 				ret = -ENOMEM;
 				goto out;
 			}
@@ -1131,8 +1167,8 @@ static int ia_fd_ioas_snapshot(struct ia_quota_list *l, const void **ictx)
 	if (!fits)
 		goto out;
 	for (i = 0; i < l->nr; i++) {
-		l->rec[i].nr_ioas = need[i];
-		sort(l->rec[i].ioas, need[i], sizeof(l->rec[i].ioas[0]), ia_fd_ioas_cmp, NULL);
+		l->rec[i].nr_extra = need[i];
+		sort(l->rec[i].extra, need[i], sizeof(struct ia_ioas_info), ia_fd_ioas_cmp, NULL);
 	}
 	ret = 0;
 out:
@@ -1141,8 +1177,9 @@ out:
 	return ret;
 }
 
-struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_filter *f)
+static struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_quota_query *q)
 {
+	const struct ia_filter *f = &q->seen;
 	struct ia_quota_list *l = NULL;
 	const void **ictx = NULL;
 	unsigned int n = 0, want, i;
@@ -1179,7 +1216,7 @@ struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_filter *f)
 	hash_for_each(ia_fd_devs, bkt, b, hnode)
 		for (i = 0; i < l->nr; i++)
 			if (ictx[i] == b->ictx)
-				l->rec[i].devices++;
+				l->rec[i].fd.devices++;
 	spin_unlock_irqrestore(&ia_fd_dev_lock, flags);
 	err = ia_fd_ioas_snapshot(l, ictx);
 	kvfree(ictx);
@@ -1233,22 +1270,23 @@ static struct ia_hook *ia_ml_iommufd_list[] = {
 
 #define IA_FD_REQUIRED 6
 
-struct ia_hook_set ia_ml_iommufd_hooks = {
+static struct ia_hook_set ia_ml_iommufd_hooks = {
 	.name = "iommufd",
 	.hooks = ia_ml_iommufd_list,
 	.n = ARRAY_SIZE(ia_ml_iommufd_list),
 };
 
-void ia_ml_iommufd_want(void)
+static int ia_ml_iommufd_init(const struct ia_source *self)
 {
 	unsigned int i;
 
 	for (i = 0; i < IA_FD_REQUIRED; i++)
 		ia_ml_iommufd_list[i]->required = true;
+	return 0;
 }
 
 /* After unregistration: the calls in flight will not return to us; no binding is kept. */
-void ia_ml_iommufd_forget(void)
+static void ia_ml_iommufd_exit(const struct ia_source *self)
 {
 	struct ia_fd_ctx *c;
 	struct ia_fd_dev *b;
@@ -1271,7 +1309,7 @@ void ia_ml_iommufd_forget(void)
 	spin_unlock_irqrestore(&ia_fd_dev_lock, flags);
 }
 
-void ia_ml_iommufd_start(void)
+static void ia_ml_iommufd_start(void)
 {
 	char mech[160];
 
@@ -1300,18 +1338,19 @@ void ia_ml_iommufd_start(void)
 
 #else
 
-struct ia_hook_set ia_ml_iommufd_hooks = { .name = "iommufd" };
+static struct ia_hook_set ia_ml_iommufd_hooks = { .name = "iommufd" };
 
-void ia_ml_iommufd_want(void)
+static int ia_ml_iommufd_init(const struct ia_source *self)
 {
+	return 0;
 }
 
-void ia_ml_iommufd_start(void)
+static void ia_ml_iommufd_start(void)
 {
 	ia_feature_set(IA_FEAT_IOMMUFD, false, "CONFIG_IOMMUFD is not set in this kernel");
 }
 
-void ia_ml_iommufd_forget(void)
+static void ia_ml_iommufd_exit(const struct ia_source *self)
 {
 }
 
@@ -1320,23 +1359,62 @@ bool ia_iommufd_dev_owner(const char *name, struct ia_owner *o)
 	return false;
 }
 
-bool ia_iommufd_ctx_followed(void)
+static bool ia_iommufd_ctx_followed(void)
 {
 	return false;
 }
 
-struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_filter *f)
+static struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_quota_query *q)
 {
 	return kvzalloc(sizeof(struct ia_quota_list), GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
 }
 
-/* No record refers to a context here. */
-void ia_fd_ctx_put(struct ia_ml_rec *r)
-{
-}
-
-void ia_fd_ctx_unpinned(struct ia_ml_rec *r, u64 pages)
-{
-}
-
 #endif
+
+/* A context's own attributes in GET_QUOTA: its mode, mappings, devices and IOAS. */
+static int ia_iommufd_ctx_put(struct sk_buff *msg, const struct ia_quota_rec *q)
+{
+	const struct ia_ioas_info *x = q->extra;
+	const int pad = IOMMU_ACCOUNT_A_IOAS_PAD;
+	struct nlattr *nest;
+	u32 i;
+
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE, q->fd.mode) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_MAPPINGS, q->fd.mappings) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_DEVICES, q->fd.devices) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_FLAGS, q->flags))
+		return -EMSGSIZE;
+	for (i = 0; x && i < q->nr_extra; i++, x++) {
+		nest = nla_nest_start(msg, IOMMU_ACCOUNT_A_QUOTA_IOAS);
+		if (!nest ||
+		    (x->id && nla_put_u32(msg, IOMMU_ACCOUNT_A_IOAS_ID, x->id)) ||
+		    nla_put_u32(msg, IOMMU_ACCOUNT_A_IOAS_AREAS, x->areas) ||
+		    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_IOAS_BYTES, x->bytes, pad) ||
+		    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_IOAS_PINNED, x->pinned, pad))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
+/* Its user-mode pins are in the uid-pot's: it has no thresholds of its own. */
+static const struct ia_quota_kind ia_iommufd_ctx_kind = {
+	.id = IA_KIND_IOMMUFD_CTX,
+	.name = "iommufd-ctx",
+	.unit = "bytes",
+	.needs = IA_FEAT_IOMMUFD,
+	.followed = ia_iommufd_ctx_followed,
+	.snapshot = ia_iommufd_ctx_snapshot,
+	.put = ia_iommufd_ctx_put,
+	.no_thresholds = "iommufd-ctx has no thresholds: its user-mode pins are in the uid-pot's",
+};
+
+const struct ia_source ia_ml_iommufd_source = {
+	.name = "iommufd",
+	.init = ia_ml_iommufd_init,
+	.exit = ia_ml_iommufd_exit,
+	.kind = &ia_iommufd_ctx_kind,
+	.feature = IA_FEAT_IOMMUFD,
+	.hooks = &ia_ml_iommufd_hooks,
+	.start = ia_ml_iommufd_start,
+};

@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 
 #include "memlock.h"
+#include "source.h"
 #include "wrapper/kallsyms.h"
 
 /* Concurrent registrations/charges in flight (each sleeps while pinning). */
@@ -48,6 +49,9 @@ static bool ia_ml_per_ring;		/* release mode, decided at init */
  * good, when one failed) the hooks that did take do nothing. Hooks are only
  * unregistered at exit, with the protocol in memlock.h.
  */
+static struct ia_hook_set ia_ml_uring_hooks;
+/* Its records are plain ones. */
+static const struct ia_ml_rec_ops ia_ml_uring_recs = { .hooks = &ia_ml_uring_hooks };
 static bool ia_ml_uring_on;		/* io_uring charges followed */
 static bool ia_ml_attrib;		/* registered buffers attributed */
 static bool ia_ml_outer_on;		/* io_account_mem hooked (7.x) */
@@ -267,7 +271,7 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 		r = NULL;
 	}
 	if (!r) {
-		r = ia_ml_rec_new(key, a->ctx, a->uid, IA_CONS_URING_BUFFERS);
+		r = ia_ml_rec_new(key, a->ctx, a->uid, IA_CONS_URING_BUFFERS, &ia_ml_uring_recs);
 		if (!r) {
 			ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
 			goto out;
@@ -382,7 +386,7 @@ static struct ia_hook *ia_ml_uring_list[] = {
 	&ia_ml_unreg_hook, &ia_ml_clone_hook,
 };
 
-struct ia_hook_set ia_ml_uring_hooks = {
+static struct ia_hook_set ia_ml_uring_hooks = {
 	.name = "io_uring",
 	.hooks = ia_ml_uring_list,
 	.n = ARRAY_SIZE(ia_ml_uring_list),
@@ -393,7 +397,8 @@ static bool ia_ml_have(const char *name)
 	return ia_kallsyms_lookup_name(name) != 0;
 }
 
-void ia_ml_uring_want(void)
+/* Choose the hooks this kernel needs (before registration). */
+static int ia_ml_uring_init(const struct ia_source *self)
 {
 	unsigned int i;
 
@@ -417,9 +422,11 @@ void ia_ml_uring_want(void)
 	ia_ml_charge_outer_hook.want = ia_ml_have("io_account_mem");
 	ia_ml_clone_hook.want = ia_ml_have("io_register_clone_buffers");
 	ia_ml_charge_hook.required = true;
+	return 0;
 }
 
-void ia_ml_uring_start(void)
+/* After registration: switch on what took, and say so in its feature. */
+static void ia_ml_uring_start(void)
 {
 	struct ia_hook_set *s = &ia_ml_uring_hooks;
 	const char *release = NULL;
@@ -460,7 +467,7 @@ void ia_ml_uring_start(void)
  * With no hook left, no handler runs: the calls still in flight
  * (their return handlers will not run) are forgotten.
  */
-void ia_ml_uring_forget(void)
+static void ia_ml_uring_exit(const struct ia_source *self)
 {
 	unsigned long flags;
 
@@ -468,3 +475,12 @@ void ia_ml_uring_forget(void)
 	ia_calls_forget(&ia_ml_calls);
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
+
+const struct ia_source ia_ml_uring_source = {
+	.name = "io_uring",
+	.init = ia_ml_uring_init,
+	.exit = ia_ml_uring_exit,
+	.feature = IA_FEAT_MEMLOCK_URING,
+	.hooks = &ia_ml_uring_hooks,
+	.start = ia_ml_uring_start,
+};

@@ -16,6 +16,7 @@
 #include <net/xdp_sock.h>
 
 #include "memlock.h"
+#include "source.h"
 
 /*
  * AF_XDP umems: xdp_umem_create(mr) charges umem->npgs to umem->user (NULL
@@ -28,6 +29,9 @@
 #if IS_ENABLED(CONFIG_XDP_SOCKETS)
 
 /* Set once at init, when all three hooks took. */
+static struct ia_hook_set ia_ml_xdp_hooks;
+/* Its records are plain ones. */
+static const struct ia_ml_rec_ops ia_ml_xdp_recs = { .hooks = &ia_ml_xdp_hooks };
 static bool ia_ml_xdp_on;
 
 static bool ia_ml_xdp_create_entry(void *data, const unsigned long *a, unsigned long caller)
@@ -61,7 +65,7 @@ static void ia_ml_xdp_charged(struct xdp_umem *umem)
 		ia_ml_release(r, r->pages);
 		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;
 	}
-	r = ia_ml_rec_new(umem, NULL, user->uid, IA_CONS_XDP_UMEM);
+	r = ia_ml_rec_new(umem, NULL, user->uid, IA_CONS_XDP_UMEM, &ia_ml_xdp_recs);
 	if (!r) {
 		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY;
 		return;
@@ -129,20 +133,21 @@ static struct ia_hook *ia_ml_xdp_list[] = {
 	&ia_ml_xdp_put_hook, &ia_ml_xdp_deferred_hook, &ia_ml_xdp_create_hook,
 };
 
-struct ia_hook_set ia_ml_xdp_hooks = {
+static struct ia_hook_set ia_ml_xdp_hooks = {
 	.name = "xdp",
 	.hooks = ia_ml_xdp_list,
 	.n = ARRAY_SIZE(ia_ml_xdp_list),
 };
 
-void ia_ml_xdp_want(void)
+static int ia_ml_xdp_init(const struct ia_source *self)
 {
 	ia_ml_xdp_put_hook.required = true;
 	ia_ml_xdp_deferred_hook.required = true;
 	ia_ml_xdp_create_hook.required = true;
+	return 0;
 }
 
-void ia_ml_xdp_start(void)
+static void ia_ml_xdp_start(void)
 {
 	char mech[160];
 
@@ -163,15 +168,24 @@ void ia_ml_xdp_start(void)
 
 #else
 
-struct ia_hook_set ia_ml_xdp_hooks = { .name = "xdp" };
+static struct ia_hook_set ia_ml_xdp_hooks = { .name = "xdp" };
 
-void ia_ml_xdp_want(void)
+static int ia_ml_xdp_init(const struct ia_source *self)
 {
+	return 0;
 }
 
-void ia_ml_xdp_start(void)
+static void ia_ml_xdp_start(void)
 {
 	ia_feature_set(IA_FEAT_MEMLOCK_XDP, false, "CONFIG_XDP_SOCKETS is not set in this kernel");
 }
 
 #endif
+
+const struct ia_source ia_ml_xdp_source = {
+	.name = "xdp",
+	.init = ia_ml_xdp_init,
+	.feature = IA_FEAT_MEMLOCK_XDP,
+	.hooks = &ia_ml_xdp_hooks,
+	.start = ia_ml_xdp_start,
+};

@@ -34,6 +34,7 @@
 
 #include "compat.h"
 #include "nl.h"
+#include "source.h"
 
 static struct genl_family ia_family;
 
@@ -133,7 +134,7 @@ static int ia_put_status(struct sk_buff *msg, const void *view, unsigned int unu
 	if (nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED,
 			      ia_events_dropped(), pad) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED,
-			      ia_vfio_probes_missed() + ia_memlock_probes_missed(), pad) ||
+			      ia_sources_probes_missed(), pad) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED, ia_vfio_untracked()) ||
 	    ia_nl_put_quota_kinds(msg, f) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ, ia_events_sent(), pad) ||
@@ -173,6 +174,7 @@ struct ia_thr_reply {
 	struct ia_thresholds t;
 	u32 kind;
 	u32 margin;
+	bool has_margin;
 };
 
 static int ia_put_thresholds(struct sk_buff *msg, const void *p, unsigned int unused,
@@ -184,22 +186,18 @@ static int ia_put_thresholds(struct sk_buff *msg, const void *p, unsigned int un
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, r->t.crit) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, r->kind))
 		return -EMSGSIZE;
-	if (r->kind != IA_KIND_VFIO_CONTAINER &&
+	if (r->has_margin &&
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, r->margin))
 		return -EMSGSIZE;
 	return 0;
 }
 
-static void ia_thresholds_of(u32 kind, struct ia_thr_reply *r)
+static void ia_thresholds_of(const struct ia_quota_kind *k, struct ia_thr_reply *r)
 {
-	r->kind = kind;
+	r->kind = k->id;
 	r->margin = 0;
-	if (kind == IA_KIND_UID_POT)
-		ia_memlock_thresholds_get(&r->t, &r->margin);
-	else if (kind == IA_KIND_QPAIR)
-		ia_pub_thresholds_get(&r->t, &r->margin);
-	else
-		ia_vfio_thresholds_get(&r->t);
+	r->has_margin = k->has_margin;
+	k->thr_get(&r->t, &r->margin);
 }
 
 static u32 ia_thr_kind(struct genl_info *info)
@@ -209,24 +207,38 @@ static u32 ia_thr_kind(struct genl_info *info)
 	return a ? nla_get_u32(a) : IA_KIND_VFIO_CONTAINER;
 }
 
-/* A kind without thresholds of its own: -EOPNOTSUPP, saying where to look. */
-static int ia_thr_none(struct genl_info *info, u32 kind)
+/*
+ * The kind asked for; a kind without thresholds of its own: -EOPNOTSUPP,
+ * saying where to look.
+ */
+static const struct ia_quota_kind *ia_thr_kind_of(struct genl_info *info)
 {
-	if (kind != IA_KIND_IOMMUFD_CTX)
-		return 0;
-	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_KIND],
-			    "iommufd-ctx has no thresholds: its user-mode pins are in the uid-pot's");
-	return -EOPNOTSUPP;
+	const struct ia_quota_kind *k = ia_kind_of(ia_thr_kind(info));
+
+	if (!k) {
+		/* The policy's range admits only the spec's kinds: a kind without a source. */
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_KIND],
+				    "no such quota kind in this module");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!k->thr_get) {
+		/* The kind's own words (not a literal: NL_SET_ERR_MSG wants one). */
+		NL_SET_BAD_ATTR(info->extack, info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_KIND]);
+		if (info->extack)
+			info->extack->_msg = k->no_thresholds;
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	return k;
 }
 
 int ia_nl_get_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	const struct ia_quota_kind *k = ia_thr_kind_of(info);
 	struct ia_thr_reply r;
-	int ret = ia_thr_none(info, ia_thr_kind(info));
 
-	if (ret)
-		return ret;
-	ia_thresholds_of(ia_thr_kind(info), &r);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	ia_thresholds_of(k, &r);
 	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, ia_put_thresholds, &r, 0);
 }
 
@@ -237,19 +249,19 @@ int ia_nl_get_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 int ia_nl_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *margin = info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN];
-	u32 kind = ia_thr_kind(info);
+	const struct ia_quota_kind *k;
 	struct ia_thr_reply r;
 	struct ia_thresholds t;
-	int ret;
+	u32 m;
 
 	if (!ia_nl_admin(skb)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "changing thresholds needs CAP_SYS_ADMIN in the initial user namespace");
 		return -EPERM;
 	}
-	ret = ia_thr_none(info, kind);
-	if (ret)
-		return ret;
+	k = ia_thr_kind_of(info);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
 	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_WARN) ||
 	    GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT))
 		return -EINVAL;
@@ -268,7 +280,7 @@ int ia_nl_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 				    "warn must be below crit");
 		return -EINVAL;
 	}
-	if (margin && kind == IA_KIND_VFIO_CONTAINER) {
+	if (margin && !k->has_margin) {
 		NL_SET_ERR_MSG_ATTR(info->extack, margin,
 				    "margin is for the uid-pot and qpair thresholds only");
 		return -EINVAL;
@@ -277,17 +289,10 @@ int ia_nl_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, margin, "margin must be below warn");
 		return -EINVAL;
 	}
-	if (kind == IA_KIND_UID_POT) {
-		ia_thresholds_of(kind, &r);
-		ia_memlock_thresholds_set(&t, margin ? nla_get_u32(margin) : r.margin);
-	} else if (kind == IA_KIND_QPAIR) {
-		ia_thresholds_of(kind, &r);
-		/* The kind's margin must stay below its new warn. */
-		ia_pub_thresholds_set(&t, margin ? nla_get_u32(margin) : min(r.margin, t.warn - 1));
-	} else {
-		ia_vfio_thresholds_set(&t);
-	}
-	ia_thresholds_of(kind, &r);
+	if (margin)
+		m = nla_get_u32(margin);
+	k->thr_set(&t, margin ? &m : NULL);
+	ia_thresholds_of(k, &r);
 	return ia_reply_elem(info, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, ia_put_thresholds, &r, 0);
 }
 

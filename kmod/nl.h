@@ -83,9 +83,6 @@ int ia_put_failure(struct sk_buff *msg, int attr, const struct ia_failure *f,
 /* nl_uid.c */
 /* One nest of consumer-bytes per consumer with pages, as @attr. */
 int ia_put_consumers(struct sk_buff *msg, int attr, const u64 *pages);
-/* The pots with their breakdown (ml); free with ia_uid_snap_free(). */
-struct ia_uid_snap *ia_uid_snapshot_ml(const struct ia_filter *f);
-void ia_uid_snap_free(void *p);
 
 /* nl_quota.c */
 /* @q as a nest @attr: the same attributes as a GET_QUOTA reply. */

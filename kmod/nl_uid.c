@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* GET_UID: the per-uid locked-memory pot (source: uid.c). */
+/*
+ * GET_UID: the per-uid locked-memory pot (source: uid.c), and its quota kind
+ * uid-pot (GET_QUOTA), with the memlock ledger's refusals and thresholds.
+ */
 #include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -9,6 +12,7 @@
 
 #include "compat.h"
 #include "nl.h"
+#include "source.h"
 
 /*
  * What the most constrained process can still charge: its limit rounded
@@ -118,7 +122,7 @@ static int ia_put_uid_elem(struct sk_buff *skb, const void *snap, unsigned int i
 	return ia_put_uid(skb, &s->rec[i], s->ml, ns);
 }
 
-void ia_uid_snap_free(void *p)
+static void ia_uid_snap_free(void *p)
 {
 	struct ia_uid_snap *snap = p;
 
@@ -131,7 +135,7 @@ void ia_uid_snap_free(void *p)
  * between the two readings makes unattributed smaller, never negative
  * (clamped), and a charge in between shows as unattributed for a moment.
  */
-struct ia_uid_snap *ia_uid_snapshot_ml(const struct ia_filter *f)
+static struct ia_uid_snap *ia_uid_snapshot_ml(const struct ia_filter *f)
 {
 	struct ia_memlock_uids *ml = ia_memlock_uids();
 	struct ia_uid_snap *snap;
@@ -204,3 +208,75 @@ int ia_nl_get_uid_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return ia_snap_dumpit(skb, cb, IOMMU_ACCOUNT_CMD_GET_UID, ia_put_uid_elem);
 }
+
+/* --- kind uid-pot --------------------------------------------------------------- */
+
+static void ia_quota_from_uid(struct ia_quota_rec *q, const struct ia_uid_rec *r,
+			      const struct ia_memlock_uids *ml, struct user_namespace *ns)
+{
+	const struct ia_memlock_uid *m = ml ? ia_memlock_uid_find(ml, r->uid) : NULL;
+
+	memset(q, 0, sizeof(*q));
+	q->kind = IA_KIND_UID_POT;
+	q->id = from_kuid_munged(ns, r->uid);
+	q->uid = r->uid;
+	q->used = r->locked_pages << PAGE_SHIFT;
+	/* The kernel compares pages with the limit shifted down to pages. */
+	q->has_limit = r->tasks && r->rlim_min != U64_MAX;
+	q->limit = r->rlim_min & PAGE_MASK;
+	q->refusals = m ? m->refusals : 0;
+	if (m && m->has_last) {
+		q->has_last = true;
+		q->last = m->last;
+		q->last_cgpath = ia_cgpath_get(m->last_cgpath);
+	}
+}
+
+/*
+ * The pots @q lets through: by id (a uid) within what the caller may see; a
+ * pot has no owning process, so a pid filter leaves none.
+ */
+static struct ia_quota_list *ia_uid_pot_snapshot(const struct ia_quota_query *q)
+{
+	kuid_t only = q->asked.by_id ? make_kuid(q->ns, q->asked.id) : q->seen.uid;
+	struct ia_filter uf = { .by_uid = q->asked.by_id || q->seen.by_uid, .uid = only };
+	struct ia_quota_list *l;
+	struct ia_uid_snap *us;
+	unsigned int i;
+
+	if (q->asked.pid ||
+	    (q->asked.by_id && (!uid_valid(only) ||
+				(q->seen.by_uid && !uid_eq(only, q->seen.uid)))))
+		return kvzalloc(sizeof(*l), GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
+	us = ia_uid_snapshot_ml(&uf);
+	if (IS_ERR(us))
+		return ERR_CAST(us);
+	l = kvmalloc(struct_size(l, rec, us->nr), GFP_KERNEL);
+	if (l) {
+		for (i = 0; i < us->nr; i++)
+			ia_quota_from_uid(&l->rec[i], &us->rec[i], us->ml, q->ns);
+		l->nr = us->nr;
+	}
+	ia_uid_snap_free(us);
+	return l ?: ERR_PTR(-ENOMEM);
+}
+
+static void ia_uid_pot_thr_set(const struct ia_thresholds *t, const u32 *margin)
+{
+	struct ia_thresholds old;
+	u32 m;
+
+	ia_memlock_thresholds_get(&old, &m);
+	ia_memlock_thresholds_set(t, margin ? *margin : m);
+}
+
+const struct ia_quota_kind ia_uid_pot_kind = {
+	.id = IA_KIND_UID_POT,
+	.name = "uid-pot",
+	.unit = "bytes",
+	.needs = IA_FEAT_UID_TASKS,
+	.snapshot = ia_uid_pot_snapshot,
+	.thr_get = ia_memlock_thresholds_get,
+	.thr_set = ia_uid_pot_thr_set,
+	.has_margin = true,
+};

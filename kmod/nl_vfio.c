@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * GET_CONTAINER, GET_GROUP and the attributes of events (source: vfio.c);
- * GET_RESET_SCOPE (source: reset.c, with the containers of vfio.c).
+ * GET_CONTAINER, GET_GROUP, the attributes of events and the quota kind
+ * vfio-container (source: vfio.c); GET_RESET_SCOPE (source: reset.c, with
+ * the containers of vfio.c).
  */
 #include <linux/cred.h>
 #include <linux/pci.h>
@@ -11,6 +12,7 @@
 #include <uapi/linux/iommu_account.h>
 
 #include "nl.h"
+#include "source.h"
 
 static int ia_put_groups(struct sk_buff *msg, int attr, const u32 *groups,
 			 unsigned int n)
@@ -481,3 +483,60 @@ int ia_nl_get_reset_scope_dumpit(struct sk_buff *skb, struct netlink_callback *c
 {
 	return ia_snap_dumpit(skb, cb, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE, ia_put_reset_elem);
 }
+
+/* --- kind vfio-container ------------------------------------------------------- */
+
+static void ia_quota_from_container(struct ia_quota_rec *q, const struct ia_container_info *c)
+{
+	memset(q, 0, sizeof(*q));
+	q->kind = IA_KIND_VFIO_CONTAINER;
+	q->id = c->id;
+	q->used = c->entries;
+	q->limit = c->limit;
+	q->has_limit = true;
+	q->uid = c->owner.uid;
+	q->owner = c->owner;
+	q->has_owner = true;
+	q->refusals = c->fail[IA_FAIL_ENOSPC];
+	q->has_last = c->has_last;
+	q->last = c->last;
+}
+
+static struct ia_quota_list *ia_vfio_container_snapshot(const struct ia_quota_query *q)
+{
+	struct ia_container_snap *cs = ia_container_snapshot(&q->seen);
+	struct ia_quota_list *l;
+	unsigned int i;
+
+	if (IS_ERR(cs))
+		return ERR_CAST(cs);
+	l = kvmalloc(struct_size(l, rec, cs->nr), GFP_KERNEL);
+	if (l) {
+		for (i = 0; i < cs->nr; i++)
+			ia_quota_from_container(&l->rec[i], &cs->c[i]);
+		l->nr = cs->nr;
+	}
+	ia_container_snap_free(cs);
+	return l ?: ERR_PTR(-ENOMEM);
+}
+
+static void ia_vfio_thr_get(struct ia_thresholds *t, u32 *margin)
+{
+	ia_vfio_thresholds_get(t);
+	*margin = 0;
+}
+
+static void ia_vfio_thr_set(const struct ia_thresholds *t, const u32 *margin)
+{
+	ia_vfio_thresholds_set(t);
+}
+
+const struct ia_quota_kind ia_vfio_container_kind = {
+	.id = IA_KIND_VFIO_CONTAINER,
+	.name = "vfio-container",
+	.unit = "entries",
+	.needs = IA_FEAT_VFIO_TYPE1,
+	.snapshot = ia_vfio_container_snapshot,
+	.thr_get = ia_vfio_thr_get,
+	.thr_set = ia_vfio_thr_set,
+};

@@ -49,9 +49,11 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
+#include <net/netlink.h>
 
 #include "compat.h"
 #include "ia.h"
+#include "source.h"
 
 static unsigned int quota_max_per_uid = 1024;
 module_param(quota_max_per_uid, uint, 0644);
@@ -156,17 +158,16 @@ static void ia_pub_read_locked(struct ia_pub *p, struct ia_quota_rec *q)
 	q->owner = p->owner;
 	q->has_owner = true;
 	q->refusals = p->seen[2];
-	q->pub = true;
-	memcpy(q->name, p->name, sizeof(q->name));
-	q->cgroup_id = p->cgroup_id;
-	q->peak = peak;
-	q->submitted = p->seen[0];
-	q->completed = min(p->seen[1], p->seen[0]);
-	q->deferred_now = min(dnow, dtot);
-	q->deferred_total = p->seen[3];
-	q->warn = p->thr.warn;
-	q->crit = p->thr.crit;
 	q->flags = p->flags;
+	memcpy(q->pub.name, p->name, sizeof(q->pub.name));
+	q->pub.cgroup_id = p->cgroup_id;
+	q->pub.peak = peak;
+	q->pub.submitted = p->seen[0];
+	q->pub.completed = min(p->seen[1], p->seen[0]);
+	q->pub.deferred_now = min(dnow, dtot);
+	q->pub.deferred_total = p->seen[3];
+	q->pub.warn = p->thr.warn;
+	q->pub.crit = p->thr.crit;
 }
 
 /* --- thresholds and events --------------------------------------------------------- */
@@ -588,8 +589,10 @@ static struct miscdevice ia_pub_dev = {
 
 /* --- snapshots and thresholds --------------------------------------------------------- */
 
-struct ia_quota_list *ia_pub_snapshot(s64 kind, const struct ia_filter *f)
+static struct ia_quota_list *ia_pub_snapshot(const struct ia_quota_query *q)
 {
+	const struct ia_filter *f = &q->seen;
+	s64 kind = q->kind;
 	struct ia_quota_list *snap;
 	struct ia_pub *p;
 	unsigned long i, n = 0;
@@ -616,7 +619,7 @@ struct ia_quota_list *ia_pub_snapshot(s64 kind, const struct ia_filter *f)
 	return snap;
 }
 
-void ia_pub_thresholds_get(struct ia_thresholds *t, u32 *margin)
+static void ia_pub_thresholds_get(struct ia_thresholds *t, u32 *margin)
 {
 	mutex_lock(&ia_pub_lock);
 	*t = ia_pub_thr;
@@ -624,13 +627,17 @@ void ia_pub_thresholds_get(struct ia_thresholds *t, u32 *margin)
 	mutex_unlock(&ia_pub_lock);
 }
 
-void ia_pub_thresholds_set(const struct ia_thresholds *t, u32 margin)
+static void ia_pub_thresholds_set(const struct ia_thresholds *t, const u32 *want_margin)
 {
 	bool want = ia_events_wanted();
 	struct ia_pub *p;
 	unsigned long i;
 
+	u32 margin;
+
 	mutex_lock(&ia_pub_lock);
+	/* Without one asked for, the kind's margin stays below its new warn. */
+	margin = want_margin ? *want_margin : min(ia_pub_margin, t->warn - 1);
 	ia_pub_thr = *t;
 	ia_pub_margin = margin;
 	xa_for_each(&ia_pub_objs, i, p) {
@@ -644,9 +651,41 @@ void ia_pub_thresholds_set(const struct ia_thresholds *t, u32 margin)
 	mutex_unlock(&ia_pub_lock);
 }
 
+/* A published object's own attributes in GET_QUOTA and its events. */
+static int ia_pub_put(struct sk_buff *msg, const struct ia_quota_rec *q)
+{
+	const int pad = IOMMU_ACCOUNT_A_QUOTA_PAD;
+
+	if (nla_put_string(msg, IOMMU_ACCOUNT_A_QUOTA_NAME, q->pub.name) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_CGROUP_ID, q->pub.cgroup_id, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_PEAK, q->pub.peak, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_SUBMITTED, q->pub.submitted, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_COMPLETED, q->pub.completed, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_DEFERRED_NOW, q->pub.deferred_now, pad) ||
+	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_DEFERRED_TOTAL, q->pub.deferred_total,
+			      pad) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_WARN, q->pub.warn) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_CRIT, q->pub.crit) ||
+	    nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_FLAGS, q->flags))
+		return -EMSGSIZE;
+	return 0;
+}
+
+const struct ia_quota_kind ia_qpair_kind = {
+	.id = IA_KIND_QPAIR,
+	.name = "qpair",
+	.unit = "descriptors",
+	.needs = IA_FEAT_PUBLISHED,
+	.snapshot = ia_pub_snapshot,
+	.put = ia_pub_put,
+	.thr_get = ia_pub_thresholds_get,
+	.thr_set = ia_pub_thresholds_set,
+	.has_margin = true,
+};
+
 static bool ia_pub_registered;
 
-int ia_pub_init(void)
+int ia_pub_init(const struct ia_source *self)
 {
 	int ret = misc_register(&ia_pub_dev);
 
@@ -662,7 +701,7 @@ int ia_pub_init(void)
 	return 0;
 }
 
-void ia_pub_exit(void)
+void ia_pub_exit(const struct ia_source *self)
 {
 	/* No object is left: each one's file holds a reference on the module. */
 	if (ia_pub_registered)

@@ -292,7 +292,7 @@ struct pci_dev *ia_reset_lookup(const char *addr)
 	return pdev;
 }
 
-int ia_reset_init(void)
+int ia_reset_init(const struct ia_source *self)
 {
 	ia_feature_set(IA_FEAT_RESET_SCOPE, true,
 		       "pci_probe_reset_slot/bus and pci_walk_bus, as vfio-pci decides");

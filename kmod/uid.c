@@ -62,7 +62,7 @@ static bool ia_uidhash_contains(const struct user_struct *want)
 	return found;
 }
 
-int ia_uid_init(void)
+int ia_uid_init(const struct ia_source *self)
 {
 	unsigned long table, lock, size;
 	const char *why = ia_kallsyms_unavailable();
@@ -104,7 +104,7 @@ int ia_uid_init(void)
 	return 0;
 }
 
-void ia_uid_exit(void)
+void ia_uid_exit(const struct ia_source *self)
 {
 	ia_uidhash_table = NULL;
 }

@@ -173,7 +173,7 @@ static struct notifier_block ia_vfio_module_nb = {
 
 /* --- init / exit ------------------------------------------------------------------- */
 
-int ia_vfio_init(void)
+int ia_vfio_init(const struct ia_source *self)
 {
 	int ret;
 
@@ -194,7 +194,7 @@ int ia_vfio_init(void)
 	return 0;
 }
 
-void ia_vfio_exit(void)
+void ia_vfio_exit(const struct ia_source *self)
 {
 	unregister_module_notifier(&ia_vfio_module_nb);
 	mutex_lock(&ia_vfio_attach_mutex);
