@@ -113,7 +113,7 @@ static char *http_get(const char *addr, const char *path)
  * exit 0 when it answered 200, 1 otherwise (not reachable, not ready: the
  * reason on stderr).
  */
-int cmd_probe(struct ia_ctx *ctx)
+static int cmd_probe(struct ia_ctx *ctx)
 {
 	const char *addr = ctx->daemon ? ctx->daemon : "127.0.0.1:9847";
 	const char *what = ctx->args[0];
@@ -329,7 +329,7 @@ static const char *amount(const char *unit, const char *v, char *buf, size_t len
 	return strcmp(v, "-") ? ia_amount(unit, strtod(v, NULL), buf, len) : v;
 }
 
-int cmd_alerts(struct ia_ctx *ctx)
+static int cmd_alerts(struct ia_ctx *ctx)
 {
 	const char *addr = ctx->daemon ? ctx->daemon : "127.0.0.1:9847";
 	char b1[32], b2[32], eta[32], rate[48];
@@ -395,3 +395,30 @@ int cmd_alerts(struct ia_ctx *ctx)
 	ia_ctl_alerts_free(&r);
 	return IA_EXIT_OK;
 }
+
+static const struct ia_ctl_opt *const alerts_opts[] = {
+	&ia_opt_daemon, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_alerts = {
+	.name = "alerts",
+	.fn = cmd_alerts,
+	.opts = alerts_opts,
+	.no_netlink = true,
+	.help = "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion",
+};
+
+static const struct ia_ctl_opt *const probe_opts[] = {
+	&ia_opt_daemon, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_probe = {
+	.name = "probe",
+	.fn = cmd_probe,
+	.opts = probe_opts,
+	.min_args = 1,
+	.max_args = 1,
+	.no_netlink = true,
+	.help = "live|ready [--daemon ADDR:PORT]  is iommu-accountd alive, does the module answer it "
+		"(exit 0 or 1): a container's probes",
+};

@@ -183,7 +183,7 @@ static int compat_cb(const struct ia_quota *q, void *arg)
 	return 0;
 }
 
-int cmd_containers(struct ia_ctx *ctx)
+static int cmd_containers(struct ia_ctx *ctx)
 {
 	const uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX;
 	struct state st = { ctx, 0, 0 };
@@ -205,3 +205,14 @@ int cmd_containers(struct ia_ctx *ctx)
 		printf("no VFIO container\n");
 	return IA_EXIT_OK;
 }
+
+static const struct ia_ctl_opt *const containers_opts[] = {
+	&ia_opt_id, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_containers = {
+	.name = "containers",
+	.fn = cmd_containers,
+	.opts = containers_opts,
+	.help = "[--id N]  VFIO containers (type1, iommufd compat): entries/limit, pinned",
+};

@@ -29,12 +29,11 @@ struct ia_ctx {
 	uint32_t kind, margin;	/* thresholds --kind, --margin */
 	const char *kind_name;	/* --kind as given */
 	const char *daemon;	/* --daemon ADDR:PORT */
-	const char *hist_file;	/* history --file PATH */
+	const char *file;	/* --file: history's PATH, plan's SPEC ("-": stdin) */
 	const char *hist_since;	/* history --since T */
 	const char *hist_until;	/* history --until T */
 	bool hist_list;		/* history --list */
 	bool hist_openmetrics;	/* history --openmetrics */
-	const char *spec_file;	/* plan --file SPEC ("-": stdin) */
 	struct ia_plan_spec *plan;	/* plan's workload, parsed before connecting */
 	bool offline;		/* plan --offline, or no module: nothing read through it */
 	bool limit_for;		/* plan --limit-for: the least RLIMIT_MEMLOCK, a number */
@@ -51,38 +50,64 @@ static inline const uint32_t *ia_ctx_key(const struct ia_ctx *ctx)
 	return ctx->have_key ? &ctx->key : NULL;
 }
 
+/* An option (opts.c): --name, its value's type, and where in the context it goes. */
+enum ia_opt_type {
+	IA_OPT_FLAG,			/* no value: a bool set */
+	IA_OPT_STR,			/* the value itself (a const char *) */
+	IA_OPT_U32,
+	IA_OPT_U32_POSITIVE,		/* above 0 */
+	IA_OPT_SIZE,			/* bytes, with K/M/G suffixes (a uint64_t) */
+};
+
+struct ia_ctl_opt {
+	const char *name;
+	enum ia_opt_type type;
+	size_t dest;			/* offsetof(struct ia_ctx, ...) */
+	size_t given;			/* a bool set when it is given (0: none; ctx.cl is there) */
+	const char *bad;		/* a bad value's message (one %s: the value) */
+	/* Its own rule, before the type's: NULL, or a message as @bad. */
+	const char *(*check)(struct ia_ctx *ctx, const char *arg);
+};
+
+/* Read @arg into @ctx as @o says: NULL, or a usage message's format (one %s: @arg). */
+const char *ia_ctl_opt_parse(const struct ia_ctl_opt *o, struct ia_ctx *ctx, const char *arg);
+
+extern const struct ia_ctl_opt ia_opt_uid, ia_opt_id, ia_opt_pid, ia_opt_count, ia_opt_kind,
+	ia_opt_margin, ia_opt_daemon, ia_opt_since, ia_opt_until, ia_opt_list, ia_opt_file,
+	ia_opt_openmetrics, ia_opt_offline, ia_opt_limit_for, ia_opt_pot,
+	ia_opt_dma_entry_limit, ia_opt_kernel, ia_opt_thp;
+
+/*
+ * A command, declared in its own file: the options it takes (NULL-ended),
+ * its positional arguments, and its own rules for them (@check, after the
+ * options are read and before anything is contacted: 0 or an exit status).
+ */
+struct ia_ctl_cmd {
+	const char *name;
+	int (*fn)(struct ia_ctx *ctx);
+	const struct ia_ctl_opt *const *opts;
+	int min_args, max_args;		/* positional arguments after the name */
+	bool varargs;			/* any number up to max_args (else min or max) */
+	bool no_netlink;		/* talks to iommu-accountd (or its files) only */
+	int (*check)(struct ia_ctx *ctx);
+	void (*done)(struct ia_ctx *ctx);	/* frees what @check made (NULL: nothing) */
+	const char *help;
+};
+
+extern const struct ia_ctl_cmd ia_cmd_status, ia_cmd_uids, ia_cmd_procs, ia_cmd_holders,
+	ia_cmd_containers, ia_cmd_groups, ia_cmd_quotas, ia_cmd_alerts, ia_cmd_probe,
+	ia_cmd_top, ia_cmd_history, ia_cmd_plan, ia_cmd_events, ia_cmd_reset_scope,
+	ia_cmd_explain, ia_cmd_thresholds;
+
+/* A usage error (exit 1): @fmt with @arg, and where to look. */
+int ia_ctl_usage_error(const char *fmt, const char *arg);
+
 /* With --json, a listing is one array on one line: open it, close it. */
 void ia_ctl_list_open(struct ia_ctx *ctx);
 void ia_ctl_list_close(struct ia_ctx *ctx);
 
 /* Print why @what failed (-errno @err from libia) and return the exit status. */
 int ia_ctl_error(struct ia_ctx *ctx, const char *what, int err);
-
-int cmd_status(struct ia_ctx *ctx);
-int cmd_uids(struct ia_ctx *ctx);
-int cmd_groups(struct ia_ctx *ctx);
-int cmd_containers(struct ia_ctx *ctx);
-int cmd_events(struct ia_ctx *ctx);
-int cmd_thresholds(struct ia_ctx *ctx);
-int cmd_procs(struct ia_ctx *ctx);
-int cmd_holders(struct ia_ctx *ctx);
-/* A process's parent, comm and RLIMIT_MEMLOCK soft limit, from /proc (explain.c). */
-struct pinfo {
-	int pid, ppid;
-	char comm[64];
-	uint64_t memlock;	/* UINT64_MAX: unlimited */
-};
-
-int ia_ctl_read_pinfo(int pid, struct pinfo *pi);
-int cmd_explain(struct ia_ctx *ctx);
-int cmd_history(struct ia_ctx *ctx);
-/* explain container|qpair|iommufd-ctx N (explain_obj.c): the limit that refuses it. */
-int ia_ctl_explain_object(struct ia_ctx *ctx, const char *what, uint32_t id);
-int cmd_quotas(struct ia_ctx *ctx);
-/* plan (plan.c): parse the workload (exit status, 0 ok), then evaluate it. */
-int ia_ctl_plan_parse(struct ia_ctx *ctx);
-int cmd_plan(struct ia_ctx *ctx);
-int cmd_reset_scope(struct ia_ctx *ctx);
 
 /* Each device's hot-reset scope in brief, for `groups` (reset.c). */
 struct ia_reset_brief {
@@ -102,9 +127,6 @@ void ia_ctl_reset_briefs_free(struct ia_reset_brief *l);
 /* The members of a quota object in JSON (quotas, events of published kinds). */
 void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *kind,
 		       const char *unit);
-int cmd_alerts(struct ia_ctx *ctx);
-int cmd_probe(struct ia_ctx *ctx);
-int cmd_top(struct ia_ctx *ctx);
 
 /* A JSON value (ctl/jsonr.c): strings as their bytes, numbers as their text. */
 enum ia_jv_type { IA_JV_NULL, IA_JV_BOOL, IA_JV_NUM, IA_JV_STR, IA_JV_ARR, IA_JV_OBJ };

@@ -299,7 +299,7 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
 	return 0;
 }
 
-int cmd_events(struct ia_ctx *ctx)
+static int cmd_events(struct ia_ctx *ctx)
 {
 	struct follow f = { .ctx = ctx, .left = ctx->count, .counted = ctx->count > 0 };
 	struct ia_events_cb cb = { .event = event_cb, .arg = &f };
@@ -320,3 +320,14 @@ int cmd_events(struct ia_ctx *ctx)
 			return ia_ctl_error(ctx, "events", err);
 	}
 }
+
+static const struct ia_ctl_opt *const events_opts[] = {
+	&ia_opt_count, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_events = {
+	.name = "events",
+	.fn = cmd_events,
+	.opts = events_opts,
+	.help = "[--count N]  follow failure and threshold events",
+};

@@ -108,7 +108,7 @@ static int group_cb(const struct ia_group *g, void *arg)
 	return 0;
 }
 
-int cmd_groups(struct ia_ctx *ctx)
+static int cmd_groups(struct ia_ctx *ctx)
 {
 	struct groups_state s = { ctx, ia_ctl_reset_briefs(ctx) };
 	int err;
@@ -119,3 +119,14 @@ int cmd_groups(struct ia_ctx *ctx)
 	ia_ctl_reset_briefs_free(s.resets);
 	return err ? ia_ctl_error(ctx, "groups", err) : IA_EXIT_OK;
 }
+
+static const struct ia_ctl_opt *const groups_opts[] = {
+	&ia_opt_id, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_groups = {
+	.name = "groups",
+	.fn = cmd_groups,
+	.opts = groups_opts,
+	.help = "[--id N]  IOMMU groups: devices, container, owner",
+};

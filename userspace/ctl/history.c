@@ -278,9 +278,9 @@ static double time_arg(const char *opt, const char *v, double now)
 	return t;
 }
 
-int cmd_history(struct ia_ctx *ctx)
+static int cmd_history(struct ia_ctx *ctx)
 {
-	const char *path = ctx->hist_file ? ctx->hist_file : "/var/lib/iommu-accountd/history";
+	const char *path = ctx->file ? ctx->file : "/var/lib/iommu-accountd/history";
 	struct hsel h = { .ctx = ctx };
 	struct hlist l = { 0 };
 	struct ia_hist_info info;
@@ -401,3 +401,17 @@ done:
 	}
 	return IA_EXIT_OK;
 }
+
+static const struct ia_ctl_opt *const history_opts[] = {
+	&ia_opt_since, &ia_opt_until, &ia_opt_list, &ia_opt_file, &ia_opt_openmetrics, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_history = {
+	.name = "history",
+	.fn = cmd_history,
+	.opts = history_opts,
+	.max_args = 1,
+	.no_netlink = true,
+	.help = "KIND:ID [--since T] [--until T] [--file PATH] [--openmetrics] | --list [--since T] "
+		"[--until T] [--file PATH]  what iommu-accountd kept of it; the objects it kept",
+};

@@ -153,7 +153,7 @@ static int by_bytes(const void *a, const void *b)
 
 static const char *const objname[3] = { "vfio_containers", "qpairs", "iommufd_ctx" };
 
-int cmd_holders(struct ia_ctx *ctx)
+static int cmd_holders(struct ia_ctx *ctx)
 {
 	struct holders *hs = calloc(1, sizeof(*hs));
 	struct owned_list *ol = calloc(1, sizeof(*ol));
@@ -236,3 +236,15 @@ int cmd_holders(struct ia_ctx *ctx)
 	free(hs);
 	return 0;
 }
+
+static const struct ia_ctl_opt *const holders_opts[] = {
+	&ia_opt_uid, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_holders = {
+	.name = "holders",
+	.fn = cmd_holders,
+	.opts = holders_opts,
+	.help = "[--uid N]  who holds quota, by cgroup: container, pod or unit; pot bytes per uid, "
+		"objects owned",
+};

@@ -574,7 +574,7 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 }
 
 /* The workload from --file and the arguments, before the module is contacted. */
-int ia_ctl_plan_parse(struct ia_ctx *ctx)
+static int plan_parse(struct ia_ctx *ctx)
 {
 	struct ia_plan_spec *s = calloc(1, sizeof(*s));
 	char err[512];
@@ -585,14 +585,14 @@ int ia_ctl_plan_parse(struct ia_ctx *ctx)
 		return IA_EXIT_FAIL;
 	ctx->plan = s;
 	s->cap_ipc_lock = -1;
-	if (ctx->spec_file) {
-		fp = strcmp(ctx->spec_file, "-") ? fopen(ctx->spec_file, "r") : stdin;
+	if (ctx->file) {
+		fp = strcmp(ctx->file, "-") ? fopen(ctx->file, "r") : stdin;
 		if (!fp) {
-			fprintf(stderr, "iommu-accountctl: plan: %s: %s\n", ctx->spec_file,
+			fprintf(stderr, "iommu-accountctl: plan: %s: %s\n", ctx->file,
 				strerror(errno));
 			return IA_EXIT_NOENT;
 		}
-		ret = ia_plan_parse_file(s, fp, ctx->spec_file, err, sizeof(err));
+		ret = ia_plan_parse_file(s, fp, ctx->file, err, sizeof(err));
 		if (fp != stdin)
 			fclose(fp);
 		if (ret) {
@@ -647,7 +647,7 @@ static int print_limit_for(const struct ia_plan_result *r, const struct unread *
 	return u->n ? IA_EXIT_UNREAD : IA_EXIT_OK;
 }
 
-int cmd_plan(struct ia_ctx *ctx)
+static int cmd_plan(struct ia_ctx *ctx)
 {
 	const struct ia_plan_spec *s = ctx->plan;
 	struct ia_plan_result *r = calloc(1, sizeof(*r));
@@ -690,3 +690,40 @@ out:
 	free(r);
 	return ret;
 }
+
+/* The settings --offline states, the process --pid names; then the workload. */
+static int plan_check(struct ia_ctx *ctx)
+{
+	if ((ctx->have_pot || ctx->have_del || ctx->kernel || ctx->thp) && !ctx->offline)
+		return ia_ctl_usage_error("%s", "--pot, --dma-entry-limit, --kernel and --thp "
+					  "state what plan --offline cannot read: give --offline");
+	if (ctx->offline && ctx->have_pid)
+		return ia_ctl_usage_error("%s", "--pid is read through the module; offline, say "
+					  "the process with a spec line (process memlock=... "
+					  "cap_ipc_lock=...)");
+	return plan_parse(ctx);
+}
+
+static void plan_done(struct ia_ctx *ctx)
+{
+	free(ctx->plan);
+	ctx->plan = NULL;
+}
+
+static const struct ia_ctl_opt *const plan_opts[] = {
+	&ia_opt_uid, &ia_opt_pid, &ia_opt_file, &ia_opt_offline, &ia_opt_pot,
+	&ia_opt_dma_entry_limit, &ia_opt_kernel, &ia_opt_thp, &ia_opt_limit_for, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_plan = {
+	.name = "plan",
+	.fn = cmd_plan,
+	.opts = plan_opts,
+	.max_args = IA_PLAN_MAX_ITEMS,
+	.varargs = true,
+	.check = plan_check,
+	.done = plan_done,
+	.help = "[--uid N|--pid N] [--file SPEC] [ITEM ...] [--offline [--pot B] [--dma-entry-limit N] "
+		"[--kernel REL] [--thp MODE]] [--limit-for]  will a workload fit: each counter after "
+		"it, the first refusal, the settings that fit",
+};

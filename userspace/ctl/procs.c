@@ -74,7 +74,7 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 	return 0;
 }
 
-int cmd_procs(struct ia_ctx *ctx)
+static int cmd_procs(struct ia_ctx *ctx)
 {
 	struct state st = { ctx, 0 };
 	int err;
@@ -90,3 +90,14 @@ int cmd_procs(struct ia_ctx *ctx)
 		       ctx->have_key ? " and none runs as that uid" : " this module follows");
 	return IA_EXIT_OK;
 }
+
+static const struct ia_ctl_opt *const procs_opts[] = {
+	&ia_opt_uid, &ia_opt_pid, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_procs = {
+	.name = "procs",
+	.fn = cmd_procs,
+	.opts = procs_opts,
+	.help = "[--uid N|--pid N]  processes: what they hold of the pot, limits, cgroups",
+};

@@ -135,7 +135,7 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	return 0;
 }
 
-int cmd_quotas(struct ia_ctx *ctx)
+static int cmd_quotas(struct ia_ctx *ctx)
 {
 	struct ia_status st;
 	struct state s = { ctx, &st, 0, false };
@@ -174,3 +174,14 @@ int cmd_quotas(struct ia_ctx *ctx)
 		printf("no quota object%s\n", st.nkinds ? " visible to you" : ": no source is active");
 	return IA_EXIT_OK;
 }
+
+static const struct ia_ctl_opt *const quotas_opts[] = {
+	&ia_opt_kind, &ia_opt_uid, &ia_opt_pid, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_quotas = {
+	.name = "quotas",
+	.fn = cmd_quotas,
+	.opts = quotas_opts,
+	.help = "[--kind NAME] [--uid N|--pid N]  every quota object of every kind: used, limit, owner",
+};

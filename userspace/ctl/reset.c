@@ -251,7 +251,7 @@ static bool valid_address(const char *a)
 	return strtoul(a + strlen(a) - 4, NULL, 16) < 0x20 && a[strlen(a) - 1] < '8';
 }
 
-int cmd_reset_scope(struct ia_ctx *ctx)
+static int cmd_reset_scope(struct ia_ctx *ctx)
 {
 	struct rs_state s = { .ctx = ctx, .one = ctx->nargs == 1 };
 	const char *addr = ctx->nargs ? ctx->args[0] : NULL;
@@ -329,3 +329,15 @@ void ia_ctl_reset_briefs_free(struct ia_reset_brief *l)
 		l = n;
 	}
 }
+
+static const struct ia_ctl_opt *const reset_scope_opts[] = {
+	&ia_opt_uid, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_reset_scope = {
+	.name = "reset-scope",
+	.fn = cmd_reset_scope,
+	.opts = reset_scope_opts,
+	.max_args = 1,
+	.help = "[BDF] [--uid N]  what a VFIO hot reset would reach, who holds it, could uid N do it",
+};

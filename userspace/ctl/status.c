@@ -2,7 +2,7 @@
 /* iommu-accountctl status: module version, kernel, state of each feature. */
 #include "ctl.h"
 
-int cmd_status(struct ia_ctx *ctx)
+static int cmd_status(struct ia_ctx *ctx)
 {
 	struct ia_status st;
 	struct ia_json *j = &ctx->j;
@@ -92,3 +92,9 @@ int cmd_status(struct ia_ctx *ctx)
 		       st.vfio_untracked);
 	return IA_EXIT_OK;
 }
+
+const struct ia_ctl_cmd ia_cmd_status = {
+	.name = "status",
+	.fn = cmd_status,
+	.help = "module version, kernel, features and their state",
+};

@@ -7,9 +7,11 @@
  */
 #include <uapi/linux/iommu_account.h>
 
+#include <string.h>
+
 #include "ctl.h"
 
-int cmd_thresholds(struct ia_ctx *ctx)
+static int cmd_thresholds(struct ia_ctx *ctx)
 {
 	struct ia_thresholds t = {
 		.warn = ctx->warn, .crit = ctx->crit,
@@ -43,3 +45,35 @@ int cmd_thresholds(struct ia_ctx *ctx)
 		       t.warn, t.warn / 10.0, t.crit, t.crit / 10.0);
 	return IA_EXIT_OK;
 }
+
+/* thresholds knows its kinds (quotas resolves any the module lists); WARN CRIT are numbers. */
+static int thresholds_check(struct ia_ctx *ctx)
+{
+	if (ctx->kind_name) {
+		if (!strcmp(ctx->kind_name, "uid-pot"))
+			ctx->kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
+		else if (!strcmp(ctx->kind_name, "qpair"))
+			ctx->kind = IOMMU_ACCOUNT_QUOTA_KIND_QPAIR;
+		else if (strcmp(ctx->kind_name, "vfio") && strcmp(ctx->kind_name, "vfio-container"))
+			return ia_ctl_usage_error("--kind takes vfio, uid-pot or qpair, not '%s'",
+						  ctx->kind_name);
+	}
+	if (ctx->nargs &&
+	    (ia_parse_u32(ctx->args[0], &ctx->warn) || ia_parse_u32(ctx->args[1], &ctx->crit)))
+		return ia_ctl_usage_error("%s", "thresholds WARN CRIT take numbers (per mille, "
+					  "e.g. 800 950)");
+	return 0;
+}
+
+static const struct ia_ctl_opt *const thresholds_opts[] = {
+	&ia_opt_kind, &ia_opt_margin, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_thresholds = {
+	.name = "thresholds",
+	.fn = cmd_thresholds,
+	.opts = thresholds_opts,
+	.max_args = 2,
+	.check = thresholds_check,
+	.help = "[--kind vfio|uid-pot|qpair] [--margin N] [WARN CRIT]  event thresholds (per mille)",
+};

@@ -139,7 +139,7 @@ static bool frame(const char *addr, bool tty, int height)
 	return true;
 }
 
-int cmd_top(struct ia_ctx *ctx)
+static int cmd_top(struct ia_ctx *ctx)
 {
 	const char *addr = ctx->daemon ? ctx->daemon : "127.0.0.1:9847";
 	bool tty = isatty(STDOUT_FILENO);
@@ -178,3 +178,15 @@ int cmd_top(struct ia_ctx *ctx)
 	}
 	return ok ? IA_EXIT_OK : IA_EXIT_FAIL;
 }
+
+static const struct ia_ctl_opt *const top_opts[] = {
+	&ia_opt_daemon, &ia_opt_count, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_top = {
+	.name = "top",
+	.fn = cmd_top,
+	.opts = top_opts,
+	.no_netlink = true,
+	.help = "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state",
+};

@@ -98,7 +98,7 @@ static int uid_cb(const struct ia_uid *u, void *arg)
 	return 0;
 }
 
-int cmd_uids(struct ia_ctx *ctx)
+static int cmd_uids(struct ia_ctx *ctx)
 {
 	struct uids_state st = { ctx, 0 };
 	int err;
@@ -108,3 +108,14 @@ int cmd_uids(struct ia_ctx *ctx)
 	ia_ctl_list_close(ctx);
 	return err ? ia_ctl_error(ctx, "uids", err) : IA_EXIT_OK;
 }
+
+static const struct ia_ctl_opt *const uids_opts[] = {
+	&ia_opt_uid, NULL,
+};
+
+const struct ia_ctl_cmd ia_cmd_uids = {
+	.name = "uids",
+	.fn = cmd_uids,
+	.opts = uids_opts,
+	.help = "[--uid N]  per-uid locked-memory pot (RLIMIT_MEMLOCK): who charged it, what waits",
+};

@@ -689,6 +689,24 @@ void ia_json_u64_or_null(struct ia_json *j, const char *key, uint64_t v);
 void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v,
 		       unsigned int n);
 
+/* --- processes as /proc shows them (procinfo.c) --------------------------- */
+
+/* A process's parent, comm and RLIMIT_MEMLOCK soft limit. */
+struct ia_pinfo {
+	int pid, ppid;
+	char comm[64];
+	uint64_t memlock;	/* UINT64_MAX: unlimited */
+};
+
+/* 0, or -errno (-EIO: unreadable). */
+int ia_pinfo_read(int pid, struct ia_pinfo *pi);
+/*
+ * Where @pid's limit comes from: the highest ancestor in its chain that has
+ * the same limit (the one whose parent's differs, or the top). @parent gets
+ * that ancestor's parent (pid 0 when there is none). 0, or -1.
+ */
+int ia_pinfo_limit_origin(int pid, struct ia_pinfo *origin, struct ia_pinfo *parent);
+
 /* --- memory cgroups (memcg.c) ---------------------------------------- */
 
 /*
@@ -708,6 +726,95 @@ struct ia_memcg {
 
 /* @path under /sys/fs/cgroup ("/" or ""), read now: 0, or -errno (no such cgroup). */
 int ia_memcg_read(const char *path, struct ia_memcg *m);
+
+/* --- why a uid's pot refuses: the diagnosis explain renders (explain.c) ----- */
+
+enum ia_pot_fix {
+	IA_FIX_RAISE_LIMIT,		/* tight: where RLIMIT_MEMLOCK is set */
+	IA_FIX_SPLIT_UIDS,		/* tight and shared: a pot per uid */
+	IA_FIX_CAP_IPC_LOCK,		/* tight with io_uring buffers or refusals */
+	IA_FIX_WAIT_DEFERRED,		/* bytes wait for deferred release */
+	IA_FIX_NOTHING,			/* none of the above */
+	IA_FIX_COUNT,
+};
+
+const char *ia_pot_fix_text(enum ia_pot_fix f);
+/* What @p holds of the pot, every consumer. */
+uint64_t ia_proc_held(const struct ia_proc *p);
+
+#define IA_POT_CGROUPS 64
+#define IA_POT_LIMITS 16
+
+/* A cgroup the pot's processes run in. */
+struct ia_pot_cgroup {
+	uint64_t id;
+	char path[IA_CGROUP_MAX];	/* the kernel's, from one of its processes, else now */
+	bool cut;			/* the kernel cut it (longer than PATH_MAX - 1) */
+	struct ia_identity ident;
+	bool has_memcg;			/* memcg read (not for a cut path) */
+	struct ia_memcg memcg;
+	unsigned int procs;
+	uint64_t bytes;			/* held by its processes */
+};
+
+/* A RLIMIT_MEMLOCK soft limit the pot's processes have, and who set it. */
+struct ia_pot_limit {
+	uint64_t memlock;		/* UINT64_MAX: unlimited */
+	unsigned int procs;
+	int rep;			/* the first process (by bytes held) that has it */
+	bool has_origin;		/* /proc was readable up its chain */
+	struct ia_pinfo origin;		/* the highest ancestor with the same limit */
+	struct ia_pinfo parent;		/* its parent (pid 0: none) */
+};
+
+struct ia_pot_diag {
+	uint32_t uid;
+	bool exists;			/* false: no process, no pot */
+	struct ia_uid u;
+	struct ia_proc *procs;		/* sorted by bytes held, most first */
+	unsigned int nprocs;
+	bool procs_cut;			/* more than 4096: the rest not read */
+	struct ia_pot_cgroup cg[IA_POT_CGROUPS];
+	unsigned int ncg;
+	struct ia_pot_limit lim[IA_POT_LIMITS];
+	unsigned int nlim;
+	struct ia_failure last;		/* the kernel's last refusal (present: there is one) */
+	int last_err;			/* reading it failed (-errno) */
+	char last_cgroup[IA_CGROUP_MAX];	/* its cgroup in words */
+	bool last_elsewhere;		/* its cgroup holds none of the pot now */
+	bool buffers;			/* io_uring registered buffers hold some */
+	bool shared;			/* more than one process or cgroup */
+	bool tight;			/* refused, or at 80 % of the smallest limit */
+	unsigned int fixes;		/* 1 << IA_FIX_* */
+};
+
+/* Diagnose uid @uid's pot through @cl: 0 (d->exists false: none), or -errno. */
+int ia_pot_diagnose(struct ia_client *cl, uint32_t uid, struct ia_pot_diag *d);
+void ia_pot_diag_free(struct ia_pot_diag *d);
+
+/* --- which limit refuses one object: its cause (cause.c) ------------------ */
+
+/* What explain says of one object; printed as text or JSON by one function. */
+struct ia_cause {
+	const char *kind, *unit;
+	uint32_t id;
+	uint64_t used, limit;
+	bool has_limit;
+	struct ia_owner owner;
+	uint64_t refusals;
+	const char *refused_by;		/* the limit that refused (or is nearest); NULL: none */
+	bool refused;			/* the kernel did refuse (not only nearest) */
+	char cause[512];		/* the limit with its figures, in words */
+	const char *fixes[6];
+	unsigned int nfixes;
+	struct ia_failure last;
+};
+
+/*
+ * The cause that refuses (or would) object @id of @kind ("container", "vfio-container", "qpair",
+ * "iommufd-ctx") through @cl: 0, -ENOENT (none, or not the caller's), -errno.
+ */
+int ia_object_cause(struct ia_client *cl, const char *kind, uint32_t id, struct ia_cause *v);
 /* This process's cgroup v2 path ("/user.slice/..."), or NULL. */
 const char *ia_self_cgroup(char *buf, size_t len);
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iommu-accountctl explain container N | qpair N | iommufd-ctx N: which
- * limit refuses (or will) this object, with that limit's figures, and only
- * the fixes that apply to it.
+ * Which limit refuses (or will) one quota object, with that limit's
+ * figures, and only the fixes that apply to it, as data (struct ia_cause):
  *  - a VFIO type1 container: dma_entry_limit (ENOSPC), or its mapper's
  *    RLIMIT_MEMLOCK against the mapper's mm->locked_vm (ENOMEM), from the
  *    kernel's errno of its last refusal; without one, the nearer of the two;
@@ -15,34 +14,20 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uapi/linux/iommu_account.h>
 
-#include "ctl.h"
+#include "ia.h"
 
-/* What this tool says of one object; printed as text or JSON by one function. */
-struct verdict {
-	const char *kind, *unit;
-	uint32_t id;
-	uint64_t used, limit;
-	bool has_limit;
-	struct ia_owner owner;
-	uint64_t refusals;
-	const char *refused_by;		/* the limit that refused (or is nearest); NULL: none */
-	bool refused;			/* the kernel did refuse (not only nearest) */
-	char cause[512];		/* the limit with its figures, in words */
-	const char *fixes[6];
-	unsigned int nfixes;
-	struct ia_failure last;
-};
 
 /* @pid's VmLck (mm->locked_vm) and RLIMIT_MEMLOCK soft limit from /proc; -1 when gone. */
 static int proc_memlock(uint32_t pid, uint64_t *locked, uint64_t *limit)
 {
 	char path[64], line[256];
 	unsigned long long kb;
-	struct pinfo pi;
+	struct ia_pinfo pi;
 	int found = 0;
 	FILE *f;
 
@@ -57,13 +42,13 @@ static int proc_memlock(uint32_t pid, uint64_t *locked, uint64_t *limit)
 		}
 	fclose(f);
 	/* The limit as explain uid reads it. */
-	if (!found || ia_ctl_read_pinfo((int)pid, &pi))
+	if (!found || ia_pinfo_read((int)pid, &pi))
 		return -1;
 	*limit = pi.memlock;
 	return 0;
 }
 
-static void fix(struct verdict *v, const char *text)
+static void fix(struct ia_cause *v, const char *text)
 {
 	if (v->nfixes < sizeof(v->fixes) / sizeof(v->fixes[0]))
 		v->fixes[v->nfixes++] = text;
@@ -99,14 +84,14 @@ static int container_cb(const struct ia_container *ct, void *arg)
 	return 0;
 }
 
-static int explain_container(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
+static int cause_container(struct ia_client *cl, uint32_t id, struct ia_cause *v)
 {
 	struct got_container g = { 0 };
 	const struct ia_container *c = &g.c;
 	char mem[160];
 	int err;
 
-	err = ia_get_containers(&ctx->cl, &id, container_cb, &g);
+	err = ia_get_containers(cl, &id, container_cb, &g);
 	if (err)
 		return err;
 	if (!g.found)
@@ -161,7 +146,7 @@ static int explain_container(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 struct got_quota {
 	bool found;
 	struct ia_quota q;
-	struct ia_ioas ioas[8];		/* the first of its IOAS, for the verdict */
+	struct ia_ioas ioas[8];		/* the first of its IOAS, for the cause */
 };
 
 static int quota_cb(const struct ia_quota *q, void *arg)
@@ -177,11 +162,11 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	return 0;
 }
 
-/* Quota object @id of @kind (GET_QUOTA) into @g, and the verdict's figures from it. */
-static int get_quota(struct ia_ctx *ctx, uint32_t kind, uint32_t id, struct got_quota *g,
-		     struct verdict *v, const char *name, const char *unit)
+/* Quota object @id of @kind (GET_QUOTA) into @g, and the cause's figures from it. */
+static int get_quota(struct ia_client *cl, uint32_t kind, uint32_t id, struct got_quota *g,
+		     struct ia_cause *v, const char *name, const char *unit)
 {
-	int err = ia_get_quotas(&ctx->cl, &kind, &id, quota_cb, g);
+	int err = ia_get_quotas(cl, &kind, &id, quota_cb, g);
 
 	if (err)
 		return err;
@@ -199,13 +184,13 @@ static int get_quota(struct ia_ctx *ctx, uint32_t kind, uint32_t id, struct got_
 	return 0;
 }
 
-static int explain_qpair(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
+static int cause_qpair(struct ia_client *cl, uint32_t id, struct ia_cause *v)
 {
 	struct got_quota g = { 0 };
 	const struct ia_quota *q = &g.q;
 	int err;
 
-	err = get_quota(ctx, IOMMU_ACCOUNT_QUOTA_KIND_QPAIR, id, &g, v, "qpair", "descriptors");
+	err = get_quota(cl, IOMMU_ACCOUNT_QUOTA_KIND_QPAIR, id, &g, v, "qpair", "descriptors");
 	if (err)
 		return err;
 	v->refused_by = "qpair pool";
@@ -254,14 +239,14 @@ static void ioas_words(char *cause, size_t size, const struct ia_quota *q)
 			 "iommufd-ctx lists all)", q->nioas - 8);
 }
 
-static int explain_iommufd(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
+static int cause_iommufd(struct ia_client *cl, uint32_t id, struct ia_cause *v)
 {
 	struct got_quota g = { 0 };
 	const struct ia_quota *q = &g.q;
 	char b1[32], mem[160];
 	int err;
 
-	err = get_quota(ctx, IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX, id, &g, v, "iommufd-ctx",
+	err = get_quota(cl, IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX, id, &g, v, "iommufd-ctx",
 			"bytes");
 	if (err)
 		return err;
@@ -304,73 +289,15 @@ static int explain_iommufd(struct ia_ctx *ctx, uint32_t id, struct verdict *v)
 	return 0;
 }
 
-static void print_verdict(struct ia_ctx *ctx, const struct verdict *v)
+int ia_object_cause(struct ia_client *cl, const char *kind, uint32_t id, struct ia_cause *v)
 {
-	struct ia_json *j = &ctx->j;
-	char b1[32], b2[32], who[96];
-	unsigned int i;
-
-	if (ctx->json) {
-		ia_json_obj_open(j, NULL);
-		ia_json_str(j, "kind", v->kind);
-		ia_json_u64(j, "id", v->id);
-		ia_json_str(j, "unit", v->unit);
-		ia_json_u64(j, "used", v->used);
-		if (v->has_limit)
-			ia_json_u64(j, "limit", v->limit);
-		else
-			ia_json_null(j, "limit");
-		ia_json_owner(j, "owner", &v->owner);
-		ia_json_u64(j, "refusals", v->refusals);
-		if (v->refused_by)
-			ia_json_str(j, "refused_by", v->refused_by);
-		else
-			ia_json_null(j, "refused_by");
-		ia_json_bool(j, "refused", v->refused);
-		ia_json_str(j, "cause", v->cause);
-		ia_json_failure(j, "last_failure", &v->last);
-		ia_json_arr_open(j, "fixes");
-		for (i = 0; i < v->nfixes; i++)
-			ia_json_str(j, NULL, v->fixes[i]);
-		ia_json_arr_close(j);
-		ia_json_obj_close(j);
-		printf("\n");
-		return;
-	}
-	printf("%s %u: %s of %s used", v->kind, v->id, ia_amount(v->unit, (double)v->used, b1,
-	       sizeof(b1)), v->has_limit ? ia_amount(v->unit, (double)v->limit, b2, sizeof(b2)) :
-	       "no limit of its own");
-	if (!strcmp(v->unit, "entries") || !strcmp(v->unit, "descriptors"))
-		printf(" (%s)", v->unit);
-	printf(", held by %s.\n", ia_owner_str(&v->owner, who, sizeof(who)));
-	printf("%s %s: %s.\n", v->refused ? "Refused by" : "The limit that applies is",
-	       v->refused_by ? v->refused_by : "none", v->cause);
-	if (v->last.present)
-		printf("The last refusal: %s[%u] (uid %u), %s, %s.\n", ia_tx(v->last.owner.comm),
-		       v->last.owner.pid, v->last.owner.uid, ia_errno_name((int)v->last.err),
-		       ia_human_bytes(v->last.size, b1, sizeof(b1)));
-	printf("What would help:\n");
-	for (i = 0; i < v->nfixes; i++)
-		printf("  - %s\n", v->fixes[i]);
-}
-
-int ia_ctl_explain_object(struct ia_ctx *ctx, const char *what, uint32_t id)
-{
-	struct verdict v = { .id = id };
-	int err;
-
-	if (!strcmp(what, "container") || !strcmp(what, "vfio-container"))
-		err = explain_container(ctx, id, &v);
-	else if (!strcmp(what, "qpair"))
-		err = explain_qpair(ctx, id, &v);
-	else
-		err = explain_iommufd(ctx, id, &v);
-	if (err == -ENOENT) {
-		fprintf(stderr, "iommu-accountctl: explain: no %s %u (or not yours)\n", what, id);
-		return IA_EXIT_NOENT;
-	}
-	if (err)
-		return ia_ctl_error(ctx, "explain", err);
-	print_verdict(ctx, &v);
-	return IA_EXIT_OK;
+	memset(v, 0, sizeof(*v));
+	v->id = id;
+	if (!strcmp(kind, "container") || !strcmp(kind, "vfio-container"))
+		return cause_container(cl, id, v);
+	if (!strcmp(kind, "qpair"))
+		return cause_qpair(cl, id, v);
+	if (!strcmp(kind, "iommufd-ctx"))
+		return cause_iommufd(cl, id, v);
+	return -EINVAL;
 }
