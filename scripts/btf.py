@@ -141,3 +141,20 @@ class BTF:
         pb, proto = self.get(st)
         params = proto[4] or []
         return self.render(proto[3]), [self.render(p[1]) for p in params]
+
+
+def doctor(raw, sym, other):
+    """@raw with function @sym given @other's prototype (a test's kernel whose
+    prototype differs from the contract)."""
+    magic, ver, flags, hlen, toff, tlen, soff, slen = struct.unpack_from('<HBBIIIII', raw, 0)
+    b = BTF(raw)
+    out = bytearray(raw)
+    o = hlen + toff
+    protos = {}
+    for i, ty in enumerate(b.types):
+        if ty[1] == 12:
+            protos.setdefault(b.name(ty[0]), (o, ty[3]))
+        o += 12 + {1: 4, 14: 4, 17: 4, 3: 12, 4: 12 * ty[2], 5: 12 * ty[2], 6: 8 * ty[2],
+                   13: 8 * ty[2], 15: 12 * ty[2], 19: 12 * ty[2]}.get(ty[1], 0)
+    struct.pack_into('<I', out, protos[sym][0] + 8, protos[other][1])
+    return bytes(out)

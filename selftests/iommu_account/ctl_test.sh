@@ -33,6 +33,22 @@ check "uids --uid 3999999999: exit 4 with the kernel's reason" sh -c "[ $rc = 4 
 
 iommu-accountctl uids --uid abc 2>/dev/null; rc=$?
 check "uids --uid abc: exit 1" [ $rc = 1 ]
+# The hook contract against this kernel's BTF: the host check (hook-check)
+# verified this kernel's packages against it, so nothing differs here.
+series=$(uname -r | cut -d. -f1,2)
+json=$(iommu-accountctl status -j); rc=$?
+if [ -e /sys/kernel/btf/vmlinux ]; then
+	check "status -j: the hook contract read from /sys/kernel/btf, nothing differing for $series" \
+		rc_jqt $rc '.hook_contract.series == "'"$series"'" and .hook_contract.series_recorded and
+			.hook_contract.differ == [] and .hook_contract.checked > 0 and
+			.hook_contract.checked <= .hook_contract.hooks' "$json"
+	check "status: says the hooked functions are as the contract records for $series" \
+		sh -c "echo \"\$1\" | grep -q '^hook contract   [0-9]* hooked functions as the contract records for $series ([0-9]* read from /sys/kernel/btf'" _ "$out"
+else
+	check "status -j: hook_contract null without BTF" rc_jqt $rc '.hook_contract == null' "$json"
+	check "status: says the contract is not checked without BTF" \
+		sh -c "echo \"\$1\" | grep -q '^hook contract   not checked: this kernel has no BTF'" _ "$out"
+fi
 iommu-accountctl status --count 3 2>"$tmp/err"; rc=$?
 check "status --count 3: exit 1, names the option" sh -c "[ $rc = 1 ] && grep -q 'does not take --count' '$tmp/err'"
 json=$(iommu-accountctl status -j); rc=$?

@@ -1,17 +1,103 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iommu-accountctl status: module version, kernel, state of each feature. */
+/*
+ * iommu-accountctl status: module version, kernel, state of each feature,
+ * and the hook contract against this kernel's BTF (lib/contract.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "ctl.h"
+
+#define BTF_DIR "/sys/kernel/btf"
+
+static void contract_json(struct ia_json *j, const struct ia_contract_result *r)
+{
+	unsigned int i;
+
+	if (!r || !r->has_btf) {
+		ia_json_null(j, "hook_contract");
+		return;
+	}
+	ia_json_obj_open(j, "hook_contract");
+	ia_json_str(j, "series", r->series);
+	ia_json_bool(j, "series_recorded", r->named);
+	ia_json_u64(j, "hooks", r->nhooks);
+	ia_json_u64(j, "checked", r->nchecked);
+	ia_json_arr_open(j, "unchecked_modules");
+	for (i = 0; i < r->nunchecked; i++)
+		ia_json_str(j, NULL, r->unchecked[i]);
+	ia_json_arr_close(j);
+	ia_json_arr_open(j, "differ");
+	for (i = 0; i < r->ndiff; i++) {
+		ia_json_obj_open(j, NULL);
+		ia_json_str(j, "function", r->diff[i].function);
+		ia_json_str(j, "feature", r->diff[i].feature);
+		ia_json_str(j, "kernel", r->diff[i].kernel);
+		ia_json_str(j, "contract", r->diff[i].contract);
+		if (r->diff[i].line)
+			ia_json_u64(j, "line", r->diff[i].line);
+		else
+			ia_json_null(j, "line");
+		ia_json_obj_close(j);
+	}
+	ia_json_arr_close(j);
+	ia_json_obj_close(j);
+}
+
+static void contract_text(const struct ia_contract_result *r, int err)
+{
+	unsigned int i;
+
+	printf("hook contract   ");
+	if (!r || err) {
+		printf("not checked: %s\n", r ? strerror(-err) : "out of memory");
+		return;
+	}
+	if (!r->has_btf) {
+		printf("not checked: this kernel has no BTF (" BTF_DIR "/vmlinux: "
+		       "CONFIG_DEBUG_INFO_BTF)\n");
+		return;
+	}
+	if (r->ndiff)
+		printf("%u of %u hooked functions differ from the contract for %s:\n", r->ndiff,
+		       r->nhooks, r->series);
+	else if (r->named)
+		printf("%u hooked functions as the contract records for %s", r->nhooks, r->series);
+	else
+		printf("%u hooked functions, each with a prototype the contract records for another "
+		       "series (%s is not in it)", r->nhooks, r->series);
+	if (!r->ndiff) {
+		printf(" (%u read from " BTF_DIR, r->nchecked);
+		for (i = 0; i < r->nunchecked; i++)
+			printf("%s%s", i ? ", " : "; not loaded, not read: ", r->unchecked[i]);
+		printf(")\n");
+		return;
+	}
+	for (i = 0; i < r->ndiff; i++)
+		printf("  %s (%s%s%u): %s; the contract says %s\n", r->diff[i].function,
+		       r->diff[i].feature, r->diff[i].line ? ", line " : "", r->diff[i].line,
+		       r->diff[i].kernel, r->diff[i].contract);
+	for (i = 0; i < r->nunchecked; i++)
+		printf("%s%s", i ? ", " : "  not loaded, not read: ", r->unchecked[i]);
+	if (r->nunchecked)
+		printf("\n");
+}
 
 static int cmd_status(struct ia_ctx *ctx)
 {
+	struct ia_contract_result *cr;
 	struct ia_status st;
 	struct ia_json *j = &ctx->j;
 	unsigned int i;
-	int err;
+	int err, cerr;
 
 	err = ia_get_status(&ctx->cl, &st);
 	if (err)
 		return ia_ctl_error(ctx, "status", err);
+	/* The running kernel's, as the module reports its release. */
+	cr = calloc(1, sizeof(*cr));
+	cerr = cr ? ia_contract_check(st.kernel_release, BTF_DIR, cr) : -ENOMEM;
 	if (ctx->json) {
 		ia_json_obj_open(j, NULL);
 		ia_json_str(j, "module_version", st.module_version);
@@ -56,8 +142,10 @@ static int cmd_status(struct ia_ctx *ctx)
 			ia_json_obj_close(j);
 		}
 		ia_json_arr_close(j);
+		contract_json(j, cerr ? NULL : cr);
 		ia_json_obj_close(j);
 		printf("\n");
+		free(cr);
 		return IA_EXIT_OK;
 	}
 	printf("module version  %s\nkernel release  %s\npage size       %u\nfeatures:\n",
@@ -90,6 +178,8 @@ static int cmd_status(struct ia_ctx *ctx)
 	if (st.vfio_untracked)
 		printf("%u VFIO container(s) not tracked (set up before iommu_account loaded)\n",
 		       st.vfio_untracked);
+	contract_text(cr, cerr);
+	free(cr);
 	return IA_EXIT_OK;
 }
 

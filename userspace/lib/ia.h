@@ -974,4 +974,49 @@ const char *ia_plan_err_name(int err);
 /* Parse "64M", "1G", "4096", "unlimited" (UINT64_MAX): 1024-based suffixes. */
 int ia_parse_size(const char *s, uint64_t *v);
 
+/* --- the hook contract against the running kernel's BTF (btf.c, contract.c) - */
+
+struct ia_btf;
+/* @path's BTF (split BTF on @base: a module's); NULL with *err -errno. */
+struct ia_btf *ia_btf_open(const char *path, const struct ia_btf *base, int *err);
+void ia_btf_close(struct ia_btf *b);
+/* Function @name's prototype among @b's own types, as C: 1, 0 (absent), -errno. */
+int ia_btf_proto(const struct ia_btf *b, const char *name, char *buf, size_t len);
+
+/* A line of kmod/hooks.contract (contract-gen.c, made from it at build time). */
+struct ia_contract_row {
+	const char *sym, *mod, *feature, *kernels, *proto;
+	unsigned int line;
+};
+
+extern const struct ia_contract_row ia_contract[];
+extern const unsigned int ia_contract_n;
+
+#define IA_CONTRACT_PROTO 512
+#define IA_CONTRACT_DIFFS 64
+#define IA_CONTRACT_MODULES 8
+
+struct ia_contract_diff {
+	char function[64], feature[32];
+	char kernel[IA_CONTRACT_PROTO];		/* the prototype here, or "absent" */
+	char contract[IA_CONTRACT_PROTO];	/* what the contract says */
+	unsigned int line;			/* its line (0: the series has none) */
+};
+
+struct ia_contract_result {
+	char series[16];		/* of the release: "6.12" */
+	bool has_btf;
+	bool no_btf;			/* no vmlinux BTF (CONFIG_DEBUG_INFO_BTF): not checked */
+	bool named;			/* the contract names this series */
+	unsigned int nhooks, nchecked;
+	unsigned int ndiff;
+	bool diffs_cut;
+	struct ia_contract_diff diff[IA_CONTRACT_DIFFS];
+	unsigned int nunchecked;	/* modules not loaded: their functions not read */
+	char unchecked[IA_CONTRACT_MODULES][64];
+};
+
+/* The contract for kernel @release against the BTF in @btf_dir: 0, or -errno. */
+int ia_contract_check(const char *release, const char *btf_dir, struct ia_contract_result *r);
+
 #endif

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hook contract (kmod/hooks.contract, built into libia as
+ * contract-gen.c) against the running kernel's BTF: what scripts/hook-check
+ * does for each kernel package before a VM boots, done by `status` on the
+ * host it runs on. For each hooked function, its prototype in the BTF of
+ * its module (/sys/kernel/btf/MODULE while that module is loaded; vmlinux
+ * when it is built in) against the contract's line for this kernel's series
+ * (7.3 for 7.3.4+deb13-amd64); on a series no line names, against every
+ * prototype the contract recorded for it. A module that is not loaded
+ * cannot be read: its functions are said unchecked, never passed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ia.h"
+
+/* "6.12" of "6.12.118+deb12-amd64". */
+static void series_of(const char *release, char *out, size_t len)
+{
+	const char *dot = strchr(release, '.');
+	size_t n = dot ? strspn(dot + 1, "0123456789") : 0;
+
+	n = dot ? (size_t)(dot - release) + 1 + n : strlen(release);
+	snprintf(out, len, "%.*s", (int)n, release);
+}
+
+static bool names_series(const char *kernels, const char *series)
+{
+	size_t n = strlen(series);
+	const char *p;
+
+	for (p = kernels; (p = strstr(p, series)); p += n)
+		if ((p == kernels || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
+static void add_diff(struct ia_contract_result *r, const struct ia_contract_row *row,
+		     const char *got, const char *want, bool named)
+{
+	struct ia_contract_diff *d;
+
+	if (r->ndiff >= IA_CONTRACT_DIFFS) {
+		r->diffs_cut = true;
+		return;
+	}
+	d = &r->diff[r->ndiff++];
+	snprintf(d->function, sizeof(d->function), "%s", row->sym);
+	snprintf(d->feature, sizeof(d->feature), "%s", row->feature);
+	snprintf(d->kernel, sizeof(d->kernel), "%s", got);
+	snprintf(d->contract, sizeof(d->contract), "%s", want);
+	d->line = named ? row->line : 0;
+}
+
+static void add_unchecked(struct ia_contract_result *r, const char *mod)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nunchecked; i++)
+		if (!strcmp(r->unchecked[i], mod))
+			return;
+	if (r->nunchecked < IA_CONTRACT_MODULES)
+		snprintf(r->unchecked[r->nunchecked++], sizeof(r->unchecked[0]), "%s", mod);
+}
+
+int ia_contract_check(const char *release, const char *btf_dir, struct ia_contract_result *r)
+{
+	struct ia_btf *vm, *mb;
+	char path[4096], got[IA_CONTRACT_PROTO];
+	unsigned int i, k;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	series_of(release, r->series, sizeof(r->series));
+	snprintf(path, sizeof(path), "%s/vmlinux", btf_dir);
+	vm = ia_btf_open(path, NULL, &err);
+	if (!vm) {
+		r->no_btf = true;
+		return err == -ENOENT ? 0 : err;
+	}
+	r->has_btf = true;
+	for (i = 0; i < ia_contract_n; i++) {
+		const struct ia_contract_row *row = &ia_contract[i], *named = NULL;
+		bool seen = false, any = false;
+		int found;
+
+		/* Each function once: at its first line. */
+		for (k = 0; k < i && strcmp(ia_contract[k].sym, row->sym); k++)
+			;
+		if (k < i)
+			continue;
+		r->nhooks++;
+		mb = NULL;
+		if (strcmp(row->mod, "vmlinux")) {
+			snprintf(path, sizeof(path), "%s/%s", btf_dir, row->mod);
+			mb = ia_btf_open(path, vm, &err);
+		}
+		found = ia_btf_proto(mb ? mb : vm, row->sym, got, sizeof(got));
+		ia_btf_close(mb);
+		/* No module BTF and not in vmlinux: the module is not loaded (or not built). */
+		if (!found && !mb && strcmp(row->mod, "vmlinux")) {
+			add_unchecked(r, row->mod);
+			continue;
+		}
+		if (found < 0) {
+			ia_btf_close(vm);
+			return found;
+		}
+		if (!found)
+			snprintf(got, sizeof(got), "absent");
+		r->nchecked++;
+		for (k = i; k < ia_contract_n; k++) {
+			if (strcmp(ia_contract[k].sym, row->sym))
+				continue;
+			if (!named && names_series(ia_contract[k].kernels, r->series))
+				named = &ia_contract[k];
+			any |= !strcmp(ia_contract[k].proto, got);
+			seen = true;
+		}
+		if (named && strcmp(named->proto, got))
+			add_diff(r, named, got, named->proto, true);
+		else if (!named && seen && !any)
+			add_diff(r, row, got, "none of the prototypes verified on other series", false);
+		r->named |= named != NULL;
+	}
+	ia_btf_close(vm);
+	return 0;
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * contract_test RELEASE DIR: libia's hook contract check (lib/contract.c,
+ * the one `status` runs on the running kernel) against the raw BTF files in
+ * DIR (vmlinux, and one per module, as /sys/kernel/btf has them), for a
+ * kernel of release RELEASE. scripts/check writes DIR from each kernel's
+ * packages (scripts/hook-check --btf-dir) and compares this verdict with
+ * hook-check's own, then with a doctored copy. Prints
+ *   ok SERIES: N hooks as the contract says (M checked)
+ * or
+ *   not ok SERIES: D of N differ
+ *   # FUNCTION (FEATURE, line L): KERNEL; the contract says CONTRACT
+ * and "# unchecked MODULE" per module without BTF. Exit 1 on a difference.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ia.h"
+
+int main(int argc, char **argv)
+{
+	struct ia_contract_result *r = calloc(1, sizeof(*r));
+	unsigned int i;
+	int err;
+
+	if (argc != 3 || !r) {
+		fprintf(stderr, "usage: contract_test RELEASE DIR\n");
+		return 2;
+	}
+	err = ia_contract_check(argv[1], argv[2], r);
+	if (err) {
+		printf("not ok %s: %d\n", argv[1], err);
+		return 1;
+	}
+	if (r->no_btf) {
+		printf("not ok %s: no vmlinux BTF in %s\n", r->series, argv[2]);
+		return 1;
+	}
+	if (r->ndiff)
+		printf("not ok %s: %u of %u differ\n", r->series, r->ndiff, r->nhooks);
+	else
+		printf("ok %s: %u hooks as the contract says (%u checked)\n", r->series, r->nhooks,
+		       r->nchecked);
+	for (i = 0; i < r->ndiff; i++)
+		printf("# %s (%s, line %u): %s; the contract says %s\n", r->diff[i].function,
+		       r->diff[i].feature, r->diff[i].line, r->diff[i].kernel, r->diff[i].contract);
+	for (i = 0; i < r->nunchecked; i++)
+		printf("# unchecked %s\n", r->unchecked[i]);
+	err = r->ndiff ? 1 : 0;
+	free(r);
+	return err;
+}
