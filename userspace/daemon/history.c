@@ -85,6 +85,23 @@ void iad_history_open(struct iad *d)
 				 d->st.kinds[i].unit);
 }
 
+/*
+ * The one rule for what the file keeps, for polls and failures alike: the
+ * kinds its header can name (a record's kind is a byte, so kind 258 would
+ * read as kind 2). A kind beyond them, from a newer module, is said once.
+ */
+static bool hist_keeps(struct iad *d, const struct iad_obj *ob)
+{
+	if (ob->kind < IA_HIST_KINDS)
+		return true;
+	if (!d->hist_kind_said)
+		iad_log(d, LOG_NOTICE, "history: quota kind %u is not kept in %s (it holds kinds "
+			"0-%d; a newer iommu_account than this daemon?)", (unsigned int)ob->kind,
+			d->hist_path, IA_HIST_KINDS - 1);
+	d->hist_kind_said = true;
+	return false;
+}
+
 static struct ia_hist_rec hist_sample(struct iad_obj *ob, double t)
 {
 	struct ia_hist_rec r = {
@@ -131,7 +148,7 @@ void iad_history_failure(struct iad *d, struct iad_obj *ob, const struct iad_who
 	unsigned int i, nh = ob->nholders;
 	struct timespec ts;
 
-	if (!d->hist.hdr || ob->kind >= IA_HIST_KINDS)
+	if (!d->hist.hdr || !hist_keeps(d, ob))
 		return;
 	/* An event without the kernel's time: now. */
 	if (!(t > 0)) {
@@ -184,6 +201,8 @@ void iad_history_poll(struct iad *d)
 	for (i = 0; i < d->objs.n; i++) {
 		struct iad_obj *ob = d->objs.v[i];
 
+		if (!hist_keeps(d, ob))
+			continue;
 		if (ob->hist_written && ob->hist_used == ob->used &&
 		    ob->hist_has_limit == ob->has_limit && ob->hist_limit == ob->limit &&
 		    ob->hist_state == ob->state && wall - ob->hist_t < IAD_HIST_KEYFRAME_S)

@@ -107,6 +107,7 @@ struct iad {
 	double hist_retry_at;		/* d->now to open it again after a failure (0: no) */
 	uint64_t hist_damaged;		/* damaged samples found at its last open */
 	uint64_t hist_write_errors;	/* appends that failed */
+	bool hist_kind_said;		/* a kind the file cannot hold was logged */
 	/* [exporter] holders: the top cgroups of each uid's pot, as of the last poll */
 	struct iad_hseries {
 		uint32_t uid;

@@ -2010,6 +2010,52 @@ static void history_failure_sample_then_holders(void **state)
 	rmdir(dir);
 }
 
+/*
+ * One rule for the kinds the file keeps, in polls and failures alike: a
+ * kind its header cannot name (16 and up, from a newer module) is not
+ * written, never aliased (a record's kind is a byte: 258 would read as 2),
+ * and the kinds it can name are written as before.
+ */
+static void history_kinds_beyond_the_file_not_kept(void **state)
+{
+	char dir[] = "/tmp/ia-hist-XXXXXX", path[64], err[256];
+	const uint64_t max = 1024 + 100 * sizeof(struct ia_hist_rec);
+	static struct iad d;
+	struct hist_all all = { 0 };
+	struct ia_hist_info info;
+	struct iad_obj *qp, *alias, *beyond;
+
+	(void)state;
+	test_iad(&d);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/history", dir);
+	assert_int_equal(0, ia_hist_open(&d.hist, path, max, 3600, err, sizeof(err)));
+	qp = iad_obj_get(&d.objs, 2, 5);
+	alias = iad_obj_get(&d.objs, 258, 5);
+	beyond = iad_obj_get(&d.objs, IA_HIST_KINDS, 6);
+	assert_non_null(qp);
+	assert_non_null(alias);
+	assert_non_null(beyond);
+	qp->used = 10;
+	alias->used = 20;
+	alias->state = IAD_FAILURE;
+	beyond->used = 30;
+	iad_history_poll(&d);
+	iad_history_failure(&d, alias, NULL, 5000);
+	iad_history_failure(&d, qp, NULL, 0);
+	assert_true(d.hist_kind_said);
+	ia_hist_close(&d.hist);
+	assert_int_equal(0, ia_hist_read(path, &info, hist_all_cb, &all, err, sizeof(err)));
+	assert_int_equal(2, all.n);
+	assert_int_equal(2, all.v[0].kind);
+	assert_int_equal(10, all.v[0].used);
+	assert_int_equal(2, all.v[1].kind);
+	assert_int_equal(10, all.v[1].used);
+	iad_objs_free(&d.objs);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* n samples 0..n-1 of kind 1 into @path (a ring of room for 100). */
 static void hist_fill(const char *path, unsigned int n)
 {
@@ -2380,6 +2426,7 @@ int main(void)
 		cmocka_unit_test(rates_and_times_in_human_units),
 		cmocka_unit_test(history_ring_bounded_oldest_first),
 		cmocka_unit_test(history_failure_sample_then_holders),
+		cmocka_unit_test(history_kinds_beyond_the_file_not_kept),
 		cmocka_unit_test(history_refuses_symlink_open_dir_and_second_writer),
 		cmocka_unit_test(history_damage_and_truncation_counted),
 		cmocka_unit_test(history_enospc_said_truly_and_retried),
