@@ -66,25 +66,52 @@ static void add_unchecked(struct ia_contract_result *r, const char *mod)
 		snprintf(r->unchecked[r->nunchecked++], sizeof(r->unchecked[0]), "%s", mod);
 }
 
+/* Module @mod's BTF on @vm, opened once per check (NULL: not there); @m has a slot per row. */
+struct mod_btf {
+	const char *mod;
+	struct ia_btf *btf;
+};
+
+static struct ia_btf *mod_btf(struct mod_btf *m, unsigned int *n, const char *btf_dir,
+			      const char *mod, struct ia_btf *vm)
+{
+	char path[4096];
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(m[i].mod, mod))
+			return m[i].btf;
+	snprintf(path, sizeof(path), "%s/%s", btf_dir, mod);
+	m[i].mod = mod;
+	m[i].btf = ia_btf_open(path, vm, &err);
+	(*n)++;
+	return m[i].btf;
+}
+
 int ia_contract_check(const char *release, const char *btf_dir, struct ia_contract_result *r)
 {
-	struct ia_btf *vm, *mb;
+	struct mod_btf *mods;
 	char path[4096], got[IA_CONTRACT_PROTO];
-	unsigned int i, k;
-	int err;
+	struct ia_btf *vm, *mb;
+	unsigned int i, k, nmods = 0;
+	int err, ret = 0;
 
 	memset(r, 0, sizeof(*r));
 	series_of(release, r->series, sizeof(r->series));
 	snprintf(path, sizeof(path), "%s/vmlinux", btf_dir);
 	vm = ia_btf_open(path, NULL, &err);
-	if (!vm) {
-		r->no_btf = true;
+	if (!vm)
 		return err == -ENOENT ? 0 : err;
+	mods = calloc(ia_contract_n, sizeof(*mods));
+	if (!mods) {
+		ia_btf_close(vm);
+		return -ENOMEM;
 	}
 	r->has_btf = true;
 	for (i = 0; i < ia_contract_n; i++) {
 		const struct ia_contract_row *row = &ia_contract[i], *named = NULL;
-		bool seen = false, any = false;
+		bool any = false;
 		int found;
 
 		/* Each function once: at its first line. */
@@ -93,21 +120,16 @@ int ia_contract_check(const char *release, const char *btf_dir, struct ia_contra
 		if (k < i)
 			continue;
 		r->nhooks++;
-		mb = NULL;
-		if (strcmp(row->mod, "vmlinux")) {
-			snprintf(path, sizeof(path), "%s/%s", btf_dir, row->mod);
-			mb = ia_btf_open(path, vm, &err);
-		}
+		mb = strcmp(row->mod, "vmlinux") ? mod_btf(mods, &nmods, btf_dir, row->mod, vm) : NULL;
 		found = ia_btf_proto(mb ? mb : vm, row->sym, got, sizeof(got));
-		ia_btf_close(mb);
 		/* No module BTF and not in vmlinux: the module is not loaded (or not built). */
 		if (!found && !mb && strcmp(row->mod, "vmlinux")) {
 			add_unchecked(r, row->mod);
 			continue;
 		}
 		if (found < 0) {
-			ia_btf_close(vm);
-			return found;
+			ret = found;
+			break;
 		}
 		if (!found)
 			snprintf(got, sizeof(got), "absent");
@@ -118,14 +140,16 @@ int ia_contract_check(const char *release, const char *btf_dir, struct ia_contra
 			if (!named && names_series(ia_contract[k].kernels, r->series))
 				named = &ia_contract[k];
 			any |= !strcmp(ia_contract[k].proto, got);
-			seen = true;
 		}
 		if (named && strcmp(named->proto, got))
 			add_diff(r, named, got, named->proto, true);
-		else if (!named && seen && !any)
+		else if (!named && !any)
 			add_diff(r, row, got, "none of the prototypes verified on other series", false);
 		r->named |= named != NULL;
 	}
+	for (i = 0; i < nmods; i++)
+		ia_btf_close(mods[i].btf);
+	free(mods);
 	ia_btf_close(vm);
-	return 0;
+	return ret;
 }

@@ -1005,8 +1005,7 @@ struct ia_contract_diff {
 
 struct ia_contract_result {
 	char series[16];		/* of the release: "6.12" */
-	bool has_btf;
-	bool no_btf;			/* no vmlinux BTF (CONFIG_DEBUG_INFO_BTF): not checked */
+	bool has_btf;			/* false: no vmlinux BTF (CONFIG_DEBUG_INFO_BTF), not checked */
 	bool named;			/* the contract names this series */
 	unsigned int nhooks, nchecked;
 	unsigned int ndiff;

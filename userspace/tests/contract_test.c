@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 		printf("not ok %s: %d\n", argv[1], err);
 		return 1;
 	}
-	if (r->no_btf) {
+	if (!r->has_btf) {
 		printf("not ok %s: no vmlinux BTF in %s\n", r->series, argv[2]);
 		return 1;
 	}
