@@ -32,7 +32,7 @@
 #include "ia.h"
 #include "model.h"
 
-struct nl_sock;
+struct ynl_sock;
 
 /* The holder series are taken again at least this often when no pot moves. */
 #define IAD_HOLDERS_REFRESH_S 60.0
@@ -72,7 +72,7 @@ struct iad {
 	/* source */
 	struct ia_client req;		/* requests */
 	struct ia_client ev;		/* the events group */
-	struct nl_sock *ctrl;		/* nlctrl notifications */
+	struct ynl_sock *ctrl;		/* nlctrl notifications */
 	bool up;			/* the module answers */
 	char down_why[1100];		/* why not, while !up (GET /readyz says it) */
 	bool events;			/* subscribed to its events */

@@ -15,13 +15,14 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/socket.h>
 #include <uapi/linux/iommu_account.h>
 
+#include "gen/ynl.h"
 #include "iad.h"
 
 /* The longest wait between tries while the module is absent (each try loads it). */
@@ -29,16 +30,26 @@
 
 /* --- nlctrl notifications --------------------------------------------- */
 
-static int ctrl_msg(struct nl_msg *msg, void *arg)
-{
-	struct iad *d = arg;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+/*
+ * nlctrl has no generated client here: libynl resolves it and joins its
+ * notify group (a family of just a name), and its messages are read raw.
+ */
+static const struct ynl_family nlctrl = { .name = "nlctrl" };
 
-	if (genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, NULL) || !tb[CTRL_ATTR_FAMILY_NAME] ||
-	    strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), IOMMU_ACCOUNT_FAMILY_NAME))
-		return NL_OK;
+static void ctrl_msg(struct iad *d, const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *g = ynl_nlmsg_data(nlh);
+	const struct nlattr *a;
+	bool ours = false;
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL || nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*g))
+		return;
+	ynl_attr_for_each(a, nlh, sizeof(*g))
+		if (ynl_attr_type(a) == CTRL_ATTR_FAMILY_NAME && ynl_attr_data_len(a) &&
+		    !ynl_attr_get_str(a)[ynl_attr_data_len(a) - 1])
+			ours = !strcmp(ynl_attr_get_str(a), IOMMU_ACCOUNT_FAMILY_NAME);
+	if (!ours)
+		return;
 	if (g->cmd == CTRL_CMD_DELFAMILY && d->up) {
 		iad_log(d, LOG_WARNING, "iommu_account was unloaded: source down, waiting for it");
 		snprintf(d->down_why, sizeof(d->down_why), "iommu_account was unloaded");
@@ -48,39 +59,37 @@ static int ctrl_msg(struct nl_msg *msg, void *arg)
 		d->next_poll = 0;	/* connect and resync now */
 		d->down_retry = 0;
 	}
-	return NL_OK;
 }
 
 int iad_source_ctrl_fd(struct iad *d)
 {
-	return d->ctrl ? nl_socket_get_fd(d->ctrl) : -1;
+	return d->ctrl ? ynl_socket_get_fd(d->ctrl) : -1;
 }
 
 void iad_source_ctrl(struct iad *d)
 {
-	nl_recvmsgs_default(d->ctrl);
+	static char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	const struct nlmsghdr *nlh;
+	ssize_t len;
+
+	while ((len = recv(ynl_socket_get_fd(d->ctrl), buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		for (nlh = (void *)buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
+			ctrl_msg(d, nlh);
 }
 
 int iad_source_init(struct iad *d)
 {
-	int grp;
+	struct ynl_error yerr;
 
-	d->ctrl = nl_socket_alloc();
-	if (!d->ctrl)
-		return -ENOMEM;
-	nl_socket_disable_seq_check(d->ctrl);
-	nl_socket_modify_cb(d->ctrl, NL_CB_VALID, NL_CB_CUSTOM, ctrl_msg, d);
-	if (genl_connect(d->ctrl) ||
-	    (grp = genl_ctrl_resolve_grp(d->ctrl, "nlctrl", "notify")) < 0 ||
-	    nl_socket_add_membership(d->ctrl, grp)) {
+	d->ctrl = ynl_sock_create(&nlctrl, &yerr);
+	if (!d->ctrl || ynl_subscribe(d->ctrl, "notify")) {
 		/* Not fatal: failed requests still tell that the module left. */
 		iad_log(d, LOG_WARNING, "no nlctrl notifications: module unloads are seen "
 			"at the next poll only");
-		nl_socket_free(d->ctrl);
+		if (d->ctrl)
+			ynl_sock_destroy(d->ctrl);
 		d->ctrl = NULL;
-		return 0;
 	}
-	nl_socket_set_nonblocking(d->ctrl);
 	return 0;
 }
 
@@ -97,7 +106,7 @@ void iad_source_fini(struct iad *d)
 {
 	disconnect(d);
 	if (d->ctrl)
-		nl_socket_free(d->ctrl);
+		ynl_sock_destroy(d->ctrl);
 	d->ctrl = NULL;
 }
 
@@ -481,7 +490,7 @@ static void events_subscribe(struct iad *d)
 		ia_client_close(&d->ev);
 		return;
 	}
-	nl_socket_set_nonblocking(d->ev.sk);
+	ia_client_nonblocking(&d->ev);
 	d->events = true;
 }
 

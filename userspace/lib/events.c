@@ -5,14 +5,13 @@
  * losses. Above client.c (the socket) and objects.c (the parser).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/msg.h>
 #include <uapi/linux/iommu_account.h>
 
-#include "ia.h"
 #include "internal.h"
 
 /*
@@ -27,7 +26,7 @@
 static int events_rcvbuf(struct ia_client *c)
 {
 	const char *env = getenv("IA_EVENTS_RCVBUF");
-	int fd = nl_socket_get_fd(c->sk), sz = IA_EVENTS_RCVBUF;
+	int fd = ynl_socket_get_fd(c->ys), sz = IA_EVENTS_RCVBUF;
 	unsigned long long v;
 	char *end;
 
@@ -48,89 +47,94 @@ static int events_rcvbuf(struct ia_client *c)
 
 int ia_events_subscribe(struct ia_client *c)
 {
-	int grp, ret;
+	struct ynl_sock *ys = c->ys;
+	unsigned int i;
+	int ret;
 
-	grp = genl_ctrl_resolve_grp(c->sk, IOMMU_ACCOUNT_FAMILY_NAME, IOMMU_ACCOUNT_MCGRP_EVENTS);
-	if (grp < 0)
+	for (i = 0; i < ys->n_mcast_groups; i++)
+		if (!strcmp(ys->mcast_groups[i].name, IOMMU_ACCOUNT_MCGRP_EVENTS))
+			break;
+	if (i == ys->n_mcast_groups)
 		return ia_fail(c, -EOPNOTSUPP, "%s",
 			    "the loaded iommu_account offers no events group (see `status`, "
 			    "feature \"events\")");
-	ret = nl_socket_add_membership(c->sk, grp);
-	if (ret == -NLE_PERM)
-		return ia_fail(c, -EPERM, "%s", "cannot join the events group: needs CAP_SYS_ADMIN");
-	if (ret)
-		return ia_fail(c, -EIO, "cannot join the events group: %s", nl_geterror(ret));
-	c->events_group = grp;
+	if (ynl_subscribe(ys, IOMMU_ACCOUNT_MCGRP_EVENTS)) {
+		if (ys->err.code == EPERM || ys->err.code == EACCES)
+			return ia_fail(c, -EPERM, "%s",
+				       "cannot join the events group: needs CAP_SYS_ADMIN");
+		return ia_fail(c, -EIO, "cannot join the events group: %s", ys->err.msg);
+	}
 	ret = events_rcvbuf(c);
 	if (ret)
 		return ret;
-	nl_socket_disable_seq_check(c->sk);
 	return 0;
 }
 
-struct evstate {
-	struct ia_events_cb *cb;
-	int ret;
-};
-
-static int event_msg_cb(struct nl_msg *msg, void *arg)
+/* Each event libynl queued (read with a reply, or by ynl_ntf_check()), in order. */
+static int deliver(struct ia_client *c, struct ia_events_cb *cb)
 {
-	struct evstate *s = arg;
-	struct ia_events_cb *cb = s->cb;
-	struct nlattr *tb[IOMMU_ACCOUNT_A_EVENT_MAX + 1];
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct ynl_ntf_base_type *ntf;
 	struct ia_event ev;
-	uint64_t lost = 0;
+	uint64_t lost;
 	int ret;
 
-	if (genlmsg_parse(nlh, 0, tb, IOMMU_ACCOUNT_A_EVENT_MAX, NULL))
-		return NL_SKIP;
-	if (ia_parse_event(nlh, tb, &ev))
-		return NL_SKIP;
-	/* A gap: events dropped by the module's queue or by our socket. */
-	if (cb->last_seq && ev.seq > cb->last_seq + 1)
-		lost = ev.seq - cb->last_seq - 1;
-	/*
-	 * The kernel reports ENOBUFS before the events still queued, so the
-	 * overrun shows as the next gap, not at the next event.
-	 */
-	ret = cb->event(&ev, lost, cb->overrun && lost, cb->arg);
-	ia_free_event(&ev);
-	if (lost)
-		cb->overrun = false;
-	cb->last_seq = ev.seq;
-	if (ret) {
-		s->ret = ret;
-		return NL_STOP;
+	while ((ntf = ynl_ntf_dequeue(c->ys))) {
+		lost = 0;
+		if (ntf->cmd != IOMMU_ACCOUNT_CMD_EVENT ||
+		    ia_event_of(&((struct iommu_account_event *)ntf)->obj, &ev)) {
+			ynl_ntf_free(ntf);
+			continue;
+		}
+		/* A gap: events dropped by the module's queue or by our socket. */
+		if (cb->last_seq && ev.seq > cb->last_seq + 1)
+			lost = ev.seq - cb->last_seq - 1;
+		/*
+		 * The kernel reports ENOBUFS before the events still queued,
+		 * so the overrun shows as the next gap, not at the next event.
+		 */
+		ret = cb->event(&ev, lost, cb->overrun && lost, cb->arg);
+		ynl_ntf_free(ntf);
+		if (lost)
+			cb->overrun = false;
+		cb->last_seq = ev.seq;
+		if (ret)
+			return ret;
 	}
-	return NL_OK;
+	return 0;
 }
 
 int ia_events_recv(struct ia_client *c, struct ia_events_cb *cb)
 {
-	struct evstate s = { cb, 0 };
-	struct nl_cb *nlcb;
-	int ret;
+	int fd = ynl_socket_get_fd(c->ys), fl, ret;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 
-	nlcb = nl_cb_clone(nl_socket_get_cb(c->sk));
-	if (!nlcb)
-		return ia_fail(c, -ENOMEM, "%s", "out of memory");
-	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, event_msg_cb, &s);
-	ret = nl_recvmsgs(c->sk, nlcb);
-	nl_cb_put(nlcb);
-	if (s.ret)
-		return s.ret;
+	/* Queued with an earlier reply: theirs first. */
+	ret = deliver(c, cb);
+	if (ret)
+		return ret;
+	/* libynl reads without waiting: a blocking socket waits here. */
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK) && poll(&p, 1, -1) < 0)
+		return errno == EINTR ? 0 : ia_fail(c, -errno, "poll: %s", strerror(errno));
+	errno = 0;
+	ret = ynl_ntf_check(c->ys);
 	/*
-	 * The socket overran (ENOBUFS, which libnl reports as NLE_NOMEM):
-	 * events were lost; the next event's sequence number tells how many.
+	 * What it read before a failure is queued: delivered first. The
+	 * socket overran (ENOBUFS): events were lost; the next event's
+	 * sequence number tells how many.
 	 */
-	if (ret == -NLE_NOMEM && errno == ENOBUFS) {
+	if (ret < 0 && errno == ENOBUFS) {
+		ret = deliver(c, cb);
 		cb->overrun = true;
-		return 0;
+		return ret;
 	}
-	if (ret == -NLE_INTR || ret == -NLE_AGAIN)
-		return 0;
-	if (ret < 0)
-		return ia_fail(c, -EIO, "netlink: %s", nl_geterror(ret));
-	return 0;
+	if (ret < 0 && (errno == EINTR || errno == EAGAIN))
+		ret = 0;
+	if (ret < 0) {
+		int err = deliver(c, cb);
+
+		return err ? err : ia_fail(c, -EIO, "netlink: %s", c->ys->err.msg[0] ?
+					   c->ys->err.msg : strerror(errno));
+	}
+	return deliver(c, cb);
 }

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct nl_sock;
+struct ynl_sock;
 
 /* Exit status of the front ends (documented in Documentation/ctl.md). */
 enum {
@@ -41,9 +41,7 @@ enum {
 #endif
 
 struct ia_client {
-	struct nl_sock *sk;
-	int family;
-	int events_group;	/* -1 until ia_events_subscribe() */
+	struct ynl_sock *ys;	/* libynl's socket, the family resolved */
 	/* The last failure: -errno, the kernel's extack text, a sentence. */
 	int err;
 	char extack[256];
@@ -577,6 +575,8 @@ struct ia_events_cb {
  */
 int ia_events_recv(struct ia_client *c, struct ia_events_cb *cb);
 int ia_client_fd(const struct ia_client *c);
+/* Make the client's socket non-blocking (events then come as they are read); 0 or -errno. */
+int ia_client_nonblocking(struct ia_client *c);
 
 /* --- formatting ----------------------------------------------------- */
 

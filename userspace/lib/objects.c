@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libia typed parsers and the requests that use them. A missing attribute
- * reads as 0 / absent; attributes this library does not know are ignored.
+ * libia objects: the requests of iommu_account's family, through the
+ * parsers and builders ynl-gen-c generates from the YNL spec (gen/), and
+ * the mapping of their replies onto libia's structs. No attribute is read
+ * here: a missing one is absent in the generated reply (its _present bit),
+ * and reads as 0 / absent; attributes the spec does not know are skipped
+ * by the generated parsers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,61 +14,91 @@
 
 #include "internal.h"
 
-static uint64_t u64a(struct nlattr **tb, int a)
+/* A generated string (NULL when absent) into a libia buffer. */
+#define STR(dst, src) snprintf((dst), sizeof(dst), "%s", (src) ? (src) : "")
+
+static int oom(struct ia_client *c)
 {
-	return tb[a] ? nla_get_u64(tb[a]) : 0;
+	return ia_fail(c, -ENOMEM, "%s", "out of memory");
 }
 
-static uint32_t u32a(struct nlattr **tb, int a)
+static void begin(struct ia_client *c)
 {
-	return tb[a] ? nla_get_u32(tb[a]) : 0;
+	c->err = 0;
+	c->extack[0] = 0;
+	c->errmsg[0] = 0;
 }
 
-static void stra(struct nlattr **tb, int a, char *buf, size_t len)
+/*
+ * The generated names differ only by the object's: one macro per shape.
+ * IA_DO: a do, its request's attributes put by @set (req is in scope),
+ * then @fn on the reply. IA_EACH: @fn on every reply of the dump @list
+ * (NULL: it failed), until one returns non-zero. IA_DUMP_REQ: a dump whose
+ * request carries attributes (@set).
+ */
+#define IA_DO(c, obj, set, fn, ...)						\
+({										\
+	struct iommu_account_get_##obj##_req *req =				\
+		iommu_account_get_##obj##_req_alloc();				\
+	struct iommu_account_get_##obj##_rsp *rsp;				\
+	int __ret;								\
+										\
+	begin(c);								\
+	if (!req)								\
+		return oom(c);							\
+	set;									\
+	rsp = iommu_account_get_##obj(c->ys, req);				\
+	iommu_account_get_##obj##_req_free(req);				\
+	if (!rsp)								\
+		return ia_ynl_fail(c);						\
+	__ret = fn(rsp, __VA_ARGS__);						\
+	iommu_account_get_##obj##_rsp_free(rsp);				\
+	__ret;									\
+})
+
+#define IA_EACH(c, obj, list, fn, ...)						\
+({										\
+	struct iommu_account_get_##obj##_list *__l = (list);			\
+	int __ret = 0;								\
+										\
+	if (!__l)								\
+		return ia_ynl_fail(c);						\
+	ynl_dump_foreach(__l, rsp) {						\
+		__ret = fn(rsp, __VA_ARGS__);					\
+		if (__ret)							\
+			break;							\
+	}									\
+	iommu_account_get_##obj##_list_free(__l);				\
+	__ret;									\
+})
+
+#define IA_DUMP(c, obj, fn, ...)						\
+	({ begin(c); IA_EACH(c, obj, iommu_account_get_##obj##_dump((c)->ys), fn, __VA_ARGS__); })
+
+#define IA_DUMP_REQ(c, obj, set, fn, ...)					\
+({										\
+	struct iommu_account_get_##obj##_req_dump *req =			\
+		iommu_account_get_##obj##_req_dump_alloc();			\
+	struct iommu_account_get_##obj##_list *__list;				\
+										\
+	begin(c);								\
+	if (!req)								\
+		return oom(c);							\
+	set;									\
+	__list = iommu_account_get_##obj##_dump(c->ys, req);			\
+	iommu_account_get_##obj##_req_dump_free(req);				\
+	IA_EACH(c, obj, __list, fn, __VA_ARGS__);				\
+})
+
+static void owner_of(const struct iommu_account_owner *w, bool present, struct ia_owner *o)
 {
-	buf[0] = 0;
-	if (tb[a])
-		snprintf(buf, len, "%s", nla_get_string(tb[a]));
-}
-
-/* Iterate the top-level attributes of a generic netlink message. */
-#define for_each_top_attr(a, nlh, rem) \
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0), \
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
-
-/* Every @attr of @nlh as a heap array; -ENOMEM. */
-static int u32_list(struct nlmsghdr *nlh, int attr, uint32_t **out, unsigned int *n)
-{
-	struct nlattr *a;
-	unsigned int cnt = 0;
-	int rem;
-
-	*out = NULL;
-	*n = 0;
-	for_each_top_attr(a, nlh, rem)
-		cnt += nla_type(a) == attr;
-	if (!cnt)
-		return 0;
-	*out = calloc(cnt, sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	for_each_top_attr(a, nlh, rem)
-		if (nla_type(a) == attr)
-			(*out)[(*n)++] = nla_get_u32(a);
-	return 0;
-}
-
-static void parse_owner(struct nlattr *nest, struct ia_owner *o)
-{
-	struct nlattr *tb[IOMMU_ACCOUNT_A_OWNER_MAX + 1];
-
 	memset(o, 0, sizeof(*o));
-	if (!nest || nla_parse_nested(tb, IOMMU_ACCOUNT_A_OWNER_MAX, nest, NULL))
+	if (!present)
 		return;
 	o->present = true;
-	o->pid = u32a(tb, IOMMU_ACCOUNT_A_OWNER_PID);
-	o->uid = u32a(tb, IOMMU_ACCOUNT_A_OWNER_UID);
-	stra(tb, IOMMU_ACCOUNT_A_OWNER_COMM, o->comm, sizeof(o->comm));
+	o->pid = w->pid;
+	o->uid = w->uid;
+	STR(o->comm, w->comm);
 }
 
 const char *ia_consumer_name(unsigned int c)
@@ -103,93 +137,66 @@ uint64_t ia_consumers_total(const uint64_t consumer[IA_NCONSUMERS])
 	return s;
 }
 
-/* The consumer-bytes nests @attr of @nlh, summed into bytes[consumer]. */
-static void consumers(struct nlmsghdr *nlh, int attr, uint64_t *bytes)
+/* The consumer-bytes nests, summed into bytes[consumer]; consumers this library does not know are left out. */
+static void consumers_of(const struct iommu_account_consumer_bytes *w, unsigned int n,
+			 uint64_t *bytes)
 {
-	struct nlattr *a, *tb[IOMMU_ACCOUNT_A_CONSUMER_BYTES_MAX + 1];
-	int rem;
-	uint32_t c;
+	unsigned int i;
 
-	for_each_top_attr(a, nlh, rem) {
-		if (nla_type(a) != attr ||
-		    nla_parse_nested(tb, IOMMU_ACCOUNT_A_CONSUMER_BYTES_MAX, a, NULL))
-			continue;
-		c = u32a(tb, IOMMU_ACCOUNT_A_CONSUMER_BYTES_CONSUMER);
-		if (c < IA_NCONSUMERS)
-			bytes[c] += u64a(tb, IOMMU_ACCOUNT_A_CONSUMER_BYTES_BYTES);
-	}
+	for (i = 0; i < n; i++)
+		if (w[i].consumer < IA_NCONSUMERS)
+			bytes[w[i].consumer] += w[i].bytes;
 }
 
 /* --- status ----------------------------------------------------------- */
 
-static void parse_feature(struct nlattr *nest, struct ia_feature *f)
+int ia_get_status(struct ia_client *c, struct ia_status *st)
 {
-	struct nlattr *tb[IOMMU_ACCOUNT_A_FEATURE_MAX + 1];
+	struct iommu_account_get_status_rsp *w;
+	unsigned int i;
 
-	memset(f, 0, sizeof(*f));
-	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_FEATURE_MAX, nest, NULL))
-		return;
-	stra(tb, IOMMU_ACCOUNT_A_FEATURE_NAME, f->name, sizeof(f->name));
-	stra(tb, IOMMU_ACCOUNT_A_FEATURE_DETAIL, f->detail, sizeof(f->detail));
-	f->active = u32a(tb, IOMMU_ACCOUNT_A_FEATURE_STATE) == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
-}
-
-static void parse_quota_kind(struct nlattr *nest, struct ia_quota_kind *k)
-{
-	struct nlattr *tb[IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_MAX + 1];
-
-	memset(k, 0, sizeof(*k));
-	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_MAX, nest, NULL))
-		return;
-	k->kind = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_KIND);
-	stra(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_NAME, k->name, sizeof(k->name));
-	stra(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_UNIT, k->unit, sizeof(k->unit));
-	k->has_refusals = tb[IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_REFUSALS];
-	k->refusals = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_REFUSALS);
-}
-
-static void parse_budget(struct nlattr *nest, struct ia_event_budget *b)
-{
-	struct nlattr *tb[IOMMU_ACCOUNT_A_EVENT_BUDGET_MAX + 1];
-
-	memset(b, 0, sizeof(*b));
-	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_EVENT_BUDGET_MAX, nest, NULL))
-		return;
-	b->uid = u32a(tb, IOMMU_ACCOUNT_A_EVENT_BUDGET_UID);
-	b->suppressed = u64a(tb, IOMMU_ACCOUNT_A_EVENT_BUDGET_SUPPRESSED);
-	b->failures_suppressed = u64a(tb, IOMMU_ACCOUNT_A_EVENT_BUDGET_FAILURES_SUPPRESSED);
-}
-
-static int status_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
-{
-	struct ia_status *st = arg;
-	struct nlattr *a;
-	int rem;
-
+	begin(c);
+	w = iommu_account_get_status(c->ys);
+	if (!w)
+		return ia_ynl_fail(c);
 	memset(st, 0, sizeof(*st));
-	stra(tb, IOMMU_ACCOUNT_A_STATUS_MODULE_VERSION, st->module_version,
-	     sizeof(st->module_version));
-	stra(tb, IOMMU_ACCOUNT_A_STATUS_KERNEL_RELEASE, st->kernel_release,
-	     sizeof(st->kernel_release));
-	st->page_size = u32a(tb, IOMMU_ACCOUNT_A_STATUS_PAGE_SIZE);
-	st->events_dropped = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED);
-	st->probes_missed = u64a(tb, IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED);
-	st->vfio_untracked = u32a(tb, IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED);
-	st->has_events_seq = tb[IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ];
-	st->events_seq = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_SEQ);
-	st->has_budget = tb[IOMMU_ACCOUNT_A_STATUS_EVENTS_SUPPRESSED];
-	st->events_coalesced = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_COALESCED);
-	st->events_suppressed = u64a(tb, IOMMU_ACCOUNT_A_STATUS_EVENTS_SUPPRESSED);
-	st->failures_suppressed = u64a(tb, IOMMU_ACCOUNT_A_STATUS_FAILURES_SUPPRESSED);
-	st->failures_dropped = u64a(tb, IOMMU_ACCOUNT_A_STATUS_FAILURES_DROPPED);
-	for_each_top_attr(a, nlh, rem)
-		if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_FEATURE && st->nfeatures < IA_MAX_FEATURES)
-			parse_feature(a, &st->features[st->nfeatures++]);
-		else if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_BUDGET && st->nbudget < IA_MAX_BUDGETS)
-			parse_budget(a, &st->budget[st->nbudget++]);
-		else if (nla_type(a) == IOMMU_ACCOUNT_A_STATUS_QUOTA_KIND &&
-			 st->nkinds < IA_MAX_QUOTA_KINDS)
-			parse_quota_kind(a, &st->kinds[st->nkinds++]);
+	STR(st->module_version, w->module_version);
+	STR(st->kernel_release, w->kernel_release);
+	st->page_size = w->page_size;
+	st->events_dropped = w->events_dropped;
+	st->probes_missed = w->probes_missed;
+	st->vfio_untracked = w->vfio_untracked;
+	st->has_events_seq = w->_present.events_seq;
+	st->events_seq = w->events_seq;
+	st->has_budget = w->_present.events_suppressed;
+	st->events_coalesced = w->events_coalesced;
+	st->events_suppressed = w->events_suppressed;
+	st->failures_suppressed = w->failures_suppressed;
+	st->failures_dropped = w->failures_dropped;
+	for (i = 0; i < w->n_feature && st->nfeatures < IA_MAX_FEATURES; i++) {
+		struct ia_feature *f = &st->features[st->nfeatures++];
+
+		STR(f->name, w->feature[i].name);
+		STR(f->detail, w->feature[i].detail);
+		f->active = w->feature[i].state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
+	}
+	for (i = 0; i < w->n_budget && st->nbudget < IA_MAX_BUDGETS; i++) {
+		struct ia_event_budget *b = &st->budget[st->nbudget++];
+
+		b->uid = w->budget[i].uid;
+		b->suppressed = w->budget[i].suppressed;
+		b->failures_suppressed = w->budget[i].failures_suppressed;
+	}
+	for (i = 0; i < w->n_quota_kind && st->nkinds < IA_MAX_QUOTA_KINDS; i++) {
+		struct ia_quota_kind *k = &st->kinds[st->nkinds++];
+
+		k->kind = w->quota_kind[i].kind;
+		STR(k->name, w->quota_kind[i].name);
+		STR(k->unit, w->quota_kind[i].unit);
+		k->has_refusals = w->quota_kind[i]._present.refusals;
+		k->refusals = w->quota_kind[i].refusals;
+	}
+	iommu_account_get_status_rsp_free(w);
 	return 0;
 }
 
@@ -203,737 +210,411 @@ const struct ia_quota_kind *ia_quota_kind_find(const struct ia_status *st, uint3
 	return NULL;
 }
 
-int ia_get_status(struct ia_client *c, struct ia_status *st)
-{
-	return ia_request(c, ia_msg(c, IOMMU_ACCOUNT_CMD_GET_STATUS, false),
-			  IOMMU_ACCOUNT_A_STATUS_MAX, status_fn, st);
-}
-
 /* --- uids ------------------------------------------------------------- */
 
-struct cb_arg {
-	void *fn;
-	void *arg;
-};
+typedef int (*uid_fn)(const struct ia_uid *u, void *arg);
 
-static int uid_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+static int uid_of(const struct iommu_account_get_uid_rsp *w, uid_fn fn, void *arg)
 {
-	struct cb_arg *ca = arg;
-	int (*fn)(const struct ia_uid *, void *) = ca->fn;
 	struct ia_uid u = { 0 };
 
-	(void)nlh;
-	if (!tb[IOMMU_ACCOUNT_A_UID_UID] || !tb[IOMMU_ACCOUNT_A_UID_LOCKED_BYTES])
+	if (!w->_present.uid || !w->_present.locked_bytes)
 		return 0;
-	u.uid = u32a(tb, IOMMU_ACCOUNT_A_UID_UID);
-	u.locked_bytes = u64a(tb, IOMMU_ACCOUNT_A_UID_LOCKED_BYTES);
-	u.tasks = u32a(tb, IOMMU_ACCOUNT_A_UID_TASKS);
-	u.has_memlock = tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN] && tb[IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX];
-	u.memlock_min = u64a(tb, IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN);
-	u.memlock_max = u64a(tb, IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX);
-	u.has_headroom = tb[IOMMU_ACCOUNT_A_UID_HEADROOM];
-	u.headroom = (int64_t)u64a(tb, IOMMU_ACCOUNT_A_UID_HEADROOM);
-	u.b.present = tb[IOMMU_ACCOUNT_A_UID_UNATTRIBUTED_BYTES];
-	consumers(nlh, IOMMU_ACCOUNT_A_UID_CONSUMER, u.b.consumer);
-	u.b.unattributed = u64a(tb, IOMMU_ACCOUNT_A_UID_UNATTRIBUTED_BYTES);
-	u.b.pending = u64a(tb, IOMMU_ACCOUNT_A_UID_PENDING_BYTES);
-	u.b.cgroups = u32a(tb, IOMMU_ACCOUNT_A_UID_CGROUPS);
-	u.b.charges = u64a(tb, IOMMU_ACCOUNT_A_UID_CHARGES);
-	u.b.refusals = u64a(tb, IOMMU_ACCOUNT_A_UID_REFUSALS);
-	u.b.inexact = u32a(tb, IOMMU_ACCOUNT_A_UID_INEXACT);
-	u.b.has_iommufd = tb[IOMMU_ACCOUNT_A_UID_IOMMUFD_MM_BYTES] &&
-			  tb[IOMMU_ACCOUNT_A_UID_IOMMUFD_EXEMPT_BYTES];
-	u.b.iommufd_mm = u64a(tb, IOMMU_ACCOUNT_A_UID_IOMMUFD_MM_BYTES);
-	u.b.iommufd_exempt = u64a(tb, IOMMU_ACCOUNT_A_UID_IOMMUFD_EXEMPT_BYTES);
-	return fn(&u, ca->arg);
+	u.uid = w->uid;
+	u.locked_bytes = w->locked_bytes;
+	u.tasks = w->tasks;
+	u.has_memlock = w->_present.memlock_min && w->_present.memlock_max;
+	u.memlock_min = w->memlock_min;
+	u.memlock_max = w->memlock_max;
+	u.has_headroom = w->_present.headroom;
+	u.headroom = w->headroom;
+	u.b.present = w->_present.unattributed_bytes;
+	consumers_of(w->consumer, w->n_consumer, u.b.consumer);
+	u.b.unattributed = w->unattributed_bytes;
+	u.b.pending = w->pending_bytes;
+	u.b.cgroups = w->cgroups;
+	u.b.charges = w->charges;
+	u.b.refusals = w->refusals;
+	u.b.inexact = w->inexact;
+	u.b.has_iommufd = w->_present.iommufd_mm_bytes && w->_present.iommufd_exempt_bytes;
+	u.b.iommufd_mm = w->iommufd_mm_bytes;
+	u.b.iommufd_exempt = w->iommufd_exempt_bytes;
+	return fn(&u, arg);
 }
 
-int ia_get_uids(struct ia_client *c, const uint32_t *key,
-		int (*cb)(const struct ia_uid *u, void *arg), void *arg)
+int ia_get_uids(struct ia_client *c, const uint32_t *key, uid_fn cb, void *arg)
 {
-	struct cb_arg ca = { (void *)cb, arg };
-
-	return ia_request_key(c, IOMMU_ACCOUNT_CMD_GET_UID, IOMMU_ACCOUNT_A_UID_UID, key,
-			      IOMMU_ACCOUNT_A_UID_MAX, uid_fn, &ca);
+	if (key)
+		return IA_DO(c, uid, iommu_account_get_uid_req_set_uid(req, *key), uid_of, cb, arg);
+	return IA_DUMP_REQ(c, uid, (void)req, uid_of, cb, arg);
 }
 
 /* --- containers ------------------------------------------------------- */
 
-static void parse_failure(struct nlattr *nest, struct ia_failure *f)
+static void failure_of(const struct iommu_account_failure *w, bool present, struct ia_failure *f)
 {
-	struct nlattr *tb[IOMMU_ACCOUNT_A_FAILURE_MAX + 1];
-
 	memset(f, 0, sizeof(*f));
-	if (!nest || nla_parse_nested(tb, IOMMU_ACCOUNT_A_FAILURE_MAX, nest, NULL))
+	if (!present)
 		return;
 	f->present = true;
-	f->time_ns = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_TIME_NS);
-	f->err = u32a(tb, IOMMU_ACCOUNT_A_FAILURE_ERRNO);
-	f->iova = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_IOVA);
-	f->size = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_SIZE);
-	parse_owner(tb[IOMMU_ACCOUNT_A_FAILURE_OWNER], &f->owner);
-	f->cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_FAILURE_CGROUP_ID);
-	stra(tb, IOMMU_ACCOUNT_A_FAILURE_CGROUP, f->cgroup, sizeof(f->cgroup));
-	f->cgroup_truncated = tb[IOMMU_ACCOUNT_A_FAILURE_CGROUP_TRUNCATED] != NULL;
-	f->ioas = u32a(tb, IOMMU_ACCOUNT_A_FAILURE_IOAS);
+	f->time_ns = w->time_ns;
+	f->err = w->errno_;
+	f->iova = w->iova;
+	f->size = w->size;
+	owner_of(&w->owner, w->_present.owner, &f->owner);
+	f->cgroup_id = w->cgroup_id;
+	STR(f->cgroup, w->cgroup);
+	f->cgroup_truncated = w->_present.cgroup_truncated;
+	f->ioas = w->ioas;
 }
 
-static int container_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+typedef int (*container_fn)(const struct ia_container *ct, void *arg);
+
+static int container_of_rsp(const struct iommu_account_get_container_rsp *w, container_fn fn,
+			    void *arg)
 {
-	struct cb_arg *ca = arg;
-	int (*fn)(const struct ia_container *, void *) = ca->fn;
 	struct ia_container ct = { 0 };
-	int ret;
 
-	ct.id = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_ID);
-	if (u32_list(nlh, IOMMU_ACCOUNT_A_CONTAINER_GROUP, &ct.groups, &ct.ngroups))
-		return -ENOMEM;
-	ct.entries = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_ENTRIES);
-	ct.limit = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_LIMIT);
-	ct.mapped_bytes = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES);
-	ct.pinned_pages = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES);
-	ct.has_pinned_uid = tb[IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID];
-	ct.pinned_uid = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID);
-	parse_owner(tb[IOMMU_ACCOUNT_A_CONTAINER_OWNER], &ct.owner);
-	ct.map_ops = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_MAP_OPS);
-	ct.unmap_ops = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS);
-	ct.fail_enospc = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC);
-	ct.fail_enomem = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM);
-	ct.fail_einval = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL);
-	ct.fail_other = u64a(tb, IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER);
-	ct.inexact = u32a(tb, IOMMU_ACCOUNT_A_CONTAINER_INEXACT);
-	parse_failure(tb[IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE], &ct.last_failure);
-	ret = fn(&ct, ca->arg);
-	free(ct.groups);
-	return ret;
+	ct.id = w->id;
+	ct.ngroups = w->n_group;
+	ct.groups = w->group;
+	ct.entries = w->entries;
+	ct.limit = w->limit;
+	ct.mapped_bytes = w->mapped_bytes;
+	ct.pinned_pages = w->pinned_pages;
+	ct.has_pinned_uid = w->_present.pinned_uid;
+	ct.pinned_uid = w->pinned_uid;
+	owner_of(&w->owner, w->_present.owner, &ct.owner);
+	ct.map_ops = w->map_ops;
+	ct.unmap_ops = w->unmap_ops;
+	ct.fail_enospc = w->fail_enospc;
+	ct.fail_enomem = w->fail_enomem;
+	ct.fail_einval = w->fail_einval;
+	ct.fail_other = w->fail_other;
+	ct.inexact = w->inexact;
+	failure_of(&w->last_failure, w->_present.last_failure, &ct.last_failure);
+	return fn(&ct, arg);
 }
 
-int ia_get_containers(struct ia_client *c, const uint32_t *key,
-		      int (*cb)(const struct ia_container *ct, void *arg), void *arg)
+int ia_get_containers(struct ia_client *c, const uint32_t *key, container_fn cb, void *arg)
 {
-	struct cb_arg ca = { (void *)cb, arg };
-
-	return ia_request_key(c, IOMMU_ACCOUNT_CMD_GET_CONTAINER, IOMMU_ACCOUNT_A_CONTAINER_ID,
-			      key, IOMMU_ACCOUNT_A_CONTAINER_MAX, container_fn, &ca);
+	if (key)
+		return IA_DO(c, container, iommu_account_get_container_req_set_id(req, *key),
+			     container_of_rsp, cb, arg);
+	return IA_DUMP(c, container, container_of_rsp, cb, arg);
 }
 
 /* --- quotas ---------------------------------------------------------- */
 
-/* The attributes of a GET_QUOTA reply or an event's quota nest; -EINVAL without kind and id. */
-static int parse_quota(struct nlattr **tb, struct ia_quota *q)
-{
-	memset(q, 0, sizeof(*q));
-	if (!tb[IOMMU_ACCOUNT_A_QUOTA_KIND] || !tb[IOMMU_ACCOUNT_A_QUOTA_ID])
-		return -EINVAL;
-	q->kind = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_KIND);
-	q->id = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_ID);
-	q->used = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_USED);
-	q->has_limit = tb[IOMMU_ACCOUNT_A_QUOTA_LIMIT];
-	q->limit = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_LIMIT);
-	q->uid = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_UID);
-	parse_owner(tb[IOMMU_ACCOUNT_A_QUOTA_OWNER], &q->owner);
-	q->refusals = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_REFUSALS);
-	q->has_pub = tb[IOMMU_ACCOUNT_A_QUOTA_NAME];
-	stra(tb, IOMMU_ACCOUNT_A_QUOTA_NAME, q->name, sizeof(q->name));
-	q->cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_CGROUP_ID);
-	q->peak = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_PEAK);
-	q->submitted = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_SUBMITTED);
-	q->completed = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_COMPLETED);
-	q->deferred_now = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_DEFERRED_NOW);
-	q->deferred_total = u64a(tb, IOMMU_ACCOUNT_A_QUOTA_DEFERRED_TOTAL);
-	q->warn = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_WARN);
-	q->crit = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_CRIT);
-	q->flags = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_FLAGS);
-	parse_failure(tb[IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE], &q->last_failure);
-	q->has_iommufd = tb[IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE];
-	q->iommufd_mode = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE);
-	q->mappings = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_MAPPINGS);
-	q->devices = u32a(tb, IOMMU_ACCOUNT_A_QUOTA_DEVICES);
-	return 0;
-}
+/*
+ * The quota attributes a GET_QUOTA reply and an event's quota nest share
+ * (two generated types, one attribute set): -EINVAL without kind and id.
+ */
+#define QUOTA_OF(w, q)								\
+({										\
+	memset((q), 0, sizeof(*(q)));						\
+	(q)->kind = (w)->kind;							\
+	(q)->id = (w)->id;							\
+	(q)->used = (w)->used;							\
+	(q)->has_limit = (w)->_present.limit;					\
+	(q)->limit = (w)->limit;						\
+	(q)->uid = (w)->uid;							\
+	owner_of(&(w)->owner, (w)->_present.owner, &(q)->owner);		\
+	(q)->refusals = (w)->refusals;						\
+	(q)->has_pub = (w)->_present.name_len;					\
+	STR((q)->name, (w)->name);						\
+	(q)->cgroup_id = (w)->cgroup_id;					\
+	(q)->peak = (w)->peak;							\
+	(q)->submitted = (w)->submitted;					\
+	(q)->completed = (w)->completed;					\
+	(q)->deferred_now = (w)->deferred_now;					\
+	(q)->deferred_total = (w)->deferred_total;				\
+	(q)->warn = (w)->warn;							\
+	(q)->crit = (w)->crit;							\
+	(q)->flags = (w)->flags;						\
+	(q)->has_iommufd = (w)->_present.iommufd_mode;				\
+	(q)->iommufd_mode = (w)->iommufd_mode;					\
+	(q)->mappings = (w)->mappings;						\
+	(q)->devices = (w)->devices;						\
+	(w)->_present.kind && (w)->_present.id ? 0 : -EINVAL;			\
+})
 
-static void parse_ioas(struct nlattr *nest, struct ia_ioas *x)
-{
-	struct nlattr *tb[IOMMU_ACCOUNT_A_IOAS_MAX + 1];
+typedef int (*quota_fn)(const struct ia_quota *q, void *arg);
 
-	memset(x, 0, sizeof(*x));
-	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_IOAS_MAX, nest, NULL))
-		return;
-	x->has_id = tb[IOMMU_ACCOUNT_A_IOAS_ID];
-	x->id = u32a(tb, IOMMU_ACCOUNT_A_IOAS_ID);
-	x->areas = u32a(tb, IOMMU_ACCOUNT_A_IOAS_AREAS);
-	x->bytes = u64a(tb, IOMMU_ACCOUNT_A_IOAS_BYTES);
-	x->pinned = u64a(tb, IOMMU_ACCOUNT_A_IOAS_PINNED);
-}
-
-static int quota_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+static int quota_of(const struct iommu_account_get_quota_rsp *w, quota_fn fn, void *arg)
 {
-	struct cb_arg *ca = arg;
-	int (*fn)(const struct ia_quota *, void *) = ca->fn;
 	struct ia_quota q;
 	struct ia_ioas *x = NULL;
-	struct nlattr *a;
-	unsigned int n = 0;
-	int rem, ret;
+	unsigned int i;
+	int ret;
 
-	if (parse_quota(tb, &q))
+	if (QUOTA_OF(w, &q))
 		return 0;
-	for_each_top_attr(a, nlh, rem)
-		n += nla_type(a) == IOMMU_ACCOUNT_A_QUOTA_IOAS;
-	if (n) {
-		x = calloc(n, sizeof(*x));
+	failure_of(&w->last_failure, w->_present.last_failure, &q.last_failure);
+	if (w->n_ioas) {
+		x = calloc(w->n_ioas, sizeof(*x));
 		if (!x)
 			return -ENOMEM;
 	}
-	for_each_top_attr(a, nlh, rem)
-		if (nla_type(a) == IOMMU_ACCOUNT_A_QUOTA_IOAS)
-			parse_ioas(a, &x[q.nioas++]);
+	for (i = 0; i < w->n_ioas; i++) {
+		x[i].has_id = w->ioas[i]._present.id;
+		x[i].id = w->ioas[i].id;
+		x[i].areas = w->ioas[i].areas;
+		x[i].bytes = w->ioas[i].bytes;
+		x[i].pinned = w->ioas[i].pinned;
+	}
 	q.ioas = x;
+	q.nioas = w->n_ioas;
 	q.ioas_listed = q.has_iommufd;
-	ret = fn(&q, ca->arg);
+	ret = fn(&q, arg);
 	free(x);
 	return ret;
 }
 
 int ia_get_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *id,
-		  int (*cb)(const struct ia_quota *q, void *arg), void *arg)
+		  quota_fn cb, void *arg)
 {
-	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_QUOTA, !id);
-	struct cb_arg ca = { (void *)cb, arg };
-
-	if (msg && ((kind && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_KIND, *kind)) ||
-		    (id && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_ID, *id)))) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	return ia_request(c, msg, IOMMU_ACCOUNT_A_QUOTA_MAX, quota_fn, &ca);
+	if (id)
+		return IA_DO(c, quota, ({ if (kind)
+						  iommu_account_get_quota_req_set_kind(req, *kind);
+					  iommu_account_get_quota_req_set_id(req, *id); }),
+			     quota_of, cb, arg);
+	return ia_dump_quotas(c, kind, NULL, NULL, cb, arg);
 }
 
 int ia_dump_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *uid,
-		   const uint32_t *pid, int (*cb)(const struct ia_quota *q, void *arg),
-		   void *arg)
+		   const uint32_t *pid, quota_fn cb, void *arg)
 {
-	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_QUOTA, true);
-	struct cb_arg ca = { (void *)cb, arg };
-
-	if (msg && ((kind && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_KIND, *kind)) ||
-		    (uid && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_UID, *uid)) ||
-		    (pid && nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_PID, *pid)))) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	return ia_request(c, msg, IOMMU_ACCOUNT_A_QUOTA_MAX, quota_fn, &ca);
+	return IA_DUMP_REQ(c, quota,
+			   ({ if (kind)
+					iommu_account_get_quota_req_dump_set_kind(req, *kind);
+				if (uid)
+					iommu_account_get_quota_req_dump_set_uid(req, *uid);
+				if (pid)
+					iommu_account_get_quota_req_dump_set_pid(req, *pid); }),
+			     quota_of, cb, arg);
 }
 
 /* --- groups ----------------------------------------------------------- */
 
-static void parse_device(struct nlattr *nest, struct ia_device *d)
+static void device_of(const char *address, const char *driver, uint16_t vendor,
+		      uint16_t device, struct ia_device *d)
 {
-	struct nlattr *tb[IOMMU_ACCOUNT_A_DEVICE_MAX + 1];
-
 	memset(d, 0, sizeof(*d));
-	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_DEVICE_MAX, nest, NULL))
-		return;
-	stra(tb, IOMMU_ACCOUNT_A_DEVICE_ADDRESS, d->address, sizeof(d->address));
-	stra(tb, IOMMU_ACCOUNT_A_DEVICE_DRIVER, d->driver, sizeof(d->driver));
-	if (tb[IOMMU_ACCOUNT_A_DEVICE_VENDOR])
-		d->vendor = nla_get_u16(tb[IOMMU_ACCOUNT_A_DEVICE_VENDOR]);
-	if (tb[IOMMU_ACCOUNT_A_DEVICE_DEVICE])
-		d->device = nla_get_u16(tb[IOMMU_ACCOUNT_A_DEVICE_DEVICE]);
+	STR(d->address, address);
+	STR(d->driver, driver);
+	d->vendor = vendor;
+	d->device = device;
 }
 
-static int group_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
-{
-	struct cb_arg *ca = arg;
-	int (*fn)(const struct ia_group *, void *) = ca->fn;
-	struct ia_group g = { 0 };
-	struct nlattr *a;
-	unsigned int n = 0;
-	int rem, ret;
+typedef int (*group_fn)(const struct ia_group *g, void *arg);
 
-	g.id = u32a(tb, IOMMU_ACCOUNT_A_GROUP_ID);
-	g.backend = u32a(tb, IOMMU_ACCOUNT_A_GROUP_BACKEND);
-	g.has_container = tb[IOMMU_ACCOUNT_A_GROUP_CONTAINER_ID];
-	g.container = u32a(tb, IOMMU_ACCOUNT_A_GROUP_CONTAINER_ID);
-	parse_owner(tb[IOMMU_ACCOUNT_A_GROUP_OWNER], &g.owner);
-	for_each_top_attr(a, nlh, rem)
-		n += nla_type(a) == IOMMU_ACCOUNT_A_GROUP_DEVICE;
-	if (n) {
-		g.devices = calloc(n, sizeof(*g.devices));
+static int group_of(const struct iommu_account_get_group_rsp *w, group_fn fn, void *arg)
+{
+	struct ia_group g = { 0 };
+	unsigned int i;
+	int ret;
+
+	g.id = w->id;
+	g.backend = w->backend;
+	g.has_container = w->_present.container_id;
+	g.container = w->container_id;
+	owner_of(&w->owner, w->_present.owner, &g.owner);
+	if (w->n_device) {
+		g.devices = calloc(w->n_device, sizeof(*g.devices));
 		if (!g.devices)
 			return -ENOMEM;
 	}
-	for_each_top_attr(a, nlh, rem)
-		if (nla_type(a) == IOMMU_ACCOUNT_A_GROUP_DEVICE)
-			parse_device(a, &g.devices[g.ndevices++]);
-	ret = fn(&g, ca->arg);
+	for (i = 0; i < w->n_device; i++)
+		device_of(w->device[i].address, w->device[i].driver, w->device[i].vendor,
+			  w->device[i].device, &g.devices[g.ndevices++]);
+	ret = fn(&g, arg);
 	free(g.devices);
 	return ret;
 }
 
-int ia_get_groups(struct ia_client *c, const uint32_t *key,
-		  int (*cb)(const struct ia_group *g, void *arg), void *arg)
+int ia_get_groups(struct ia_client *c, const uint32_t *key, group_fn cb, void *arg)
 {
-	struct cb_arg ca = { (void *)cb, arg };
-
-	return ia_request_key(c, IOMMU_ACCOUNT_CMD_GET_GROUP, IOMMU_ACCOUNT_A_GROUP_ID, key,
-			      IOMMU_ACCOUNT_A_GROUP_MAX, group_fn, &ca);
+	if (key)
+		return IA_DO(c, group, iommu_account_get_group_req_set_id(req, *key), group_of,
+			     cb, arg);
+	return IA_DUMP(c, group, group_of, cb, arg);
 }
 
 /* --- hot-reset scopes ------------------------------------------------- */
 
-static void parse_reset_dev(struct nlattr *nest, struct ia_reset_dev *d)
-{
-	struct nlattr *tb[IOMMU_ACCOUNT_A_RESET_DEVICE_MAX + 1];
+typedef int (*reset_fn)(const struct ia_reset *r, void *arg);
 
-	memset(d, 0, sizeof(*d));
-	if (nla_parse_nested(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_MAX, nest, NULL))
-		return;
-	stra(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_ADDRESS, d->dev.address, sizeof(d->dev.address));
-	stra(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_DRIVER, d->dev.driver, sizeof(d->dev.driver));
-	if (tb[IOMMU_ACCOUNT_A_RESET_DEVICE_VENDOR])
-		d->dev.vendor = nla_get_u16(tb[IOMMU_ACCOUNT_A_RESET_DEVICE_VENDOR]);
-	if (tb[IOMMU_ACCOUNT_A_RESET_DEVICE_DEVICE])
-		d->dev.device = nla_get_u16(tb[IOMMU_ACCOUNT_A_RESET_DEVICE_DEVICE]);
-	d->has_group = tb[IOMMU_ACCOUNT_A_RESET_DEVICE_GROUP];
-	d->group = u32a(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_GROUP);
-	d->holder = u32a(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_HOLDER);
-	d->has_container = tb[IOMMU_ACCOUNT_A_RESET_DEVICE_CONTAINER_ID];
-	d->container = u32a(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_CONTAINER_ID);
-	parse_owner(tb[IOMMU_ACCOUNT_A_RESET_DEVICE_OWNER], &d->owner);
-	d->has_set = tb[IOMMU_ACCOUNT_A_RESET_DEVICE_RESET_SET];
-	d->set = u32a(tb, IOMMU_ACCOUNT_A_RESET_DEVICE_RESET_SET);
-	d->vfio = tb[IOMMU_ACCOUNT_A_RESET_DEVICE_VFIO_DEVICE];
-	d->virtfn = tb[IOMMU_ACCOUNT_A_RESET_DEVICE_VIRTFN];
-}
-
-static int reset_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
+static int reset_of(const struct iommu_account_get_reset_scope_rsp *w, reset_fn fn, void *arg)
 {
-	struct cb_arg *ca = arg;
-	int (*fn)(const struct ia_reset *, void *) = ca->fn;
 	struct ia_reset r = { 0 };
-	struct nlattr *a;
-	unsigned int n = 0;
-	int rem, ret;
+	unsigned int i;
+	int ret;
 
-	if (!tb[IOMMU_ACCOUNT_A_RESET_ADDRESS])
+	if (!w->_present.address_len)
 		return 0;
-	stra(tb, IOMMU_ACCOUNT_A_RESET_ADDRESS, r.address, sizeof(r.address));
-	r.scope = u32a(tb, IOMMU_ACCOUNT_A_RESET_SCOPE);
-	r.has_group = tb[IOMMU_ACCOUNT_A_RESET_GROUP];
-	r.group = u32a(tb, IOMMU_ACCOUNT_A_RESET_GROUP);
-	r.has_set_kind = tb[IOMMU_ACCOUNT_A_RESET_SET_KIND];
-	r.set_kind = u32a(tb, IOMMU_ACCOUNT_A_RESET_SET_KIND);
-	r.vfio = tb[IOMMU_ACCOUNT_A_RESET_VFIO_DEVICE];
-	for_each_top_attr(a, nlh, rem)
-		n += nla_type(a) == IOMMU_ACCOUNT_A_RESET_AFFECTED;
-	if (n) {
-		r.affected = calloc(n, sizeof(*r.affected));
+	STR(r.address, w->address);
+	r.scope = w->scope;
+	r.has_group = w->_present.group;
+	r.group = w->group;
+	r.has_set_kind = w->_present.set_kind;
+	r.set_kind = w->set_kind;
+	r.vfio = w->_present.vfio_device;
+	if (w->n_affected) {
+		r.affected = calloc(w->n_affected, sizeof(*r.affected));
 		if (!r.affected)
 			return -ENOMEM;
 	}
-	for_each_top_attr(a, nlh, rem)
-		if (nla_type(a) == IOMMU_ACCOUNT_A_RESET_AFFECTED)
-			parse_reset_dev(a, &r.affected[r.naffected++]);
-	ret = fn(&r, ca->arg);
+	for (i = 0; i < w->n_affected; i++) {
+		const struct iommu_account_reset_device *a = &w->affected[i];
+		struct ia_reset_dev *d = &r.affected[r.naffected++];
+
+		device_of(a->address, a->driver, a->vendor, a->device, &d->dev);
+		d->has_group = a->_present.group;
+		d->group = a->group;
+		d->holder = a->holder;
+		d->has_container = a->_present.container_id;
+		d->container = a->container_id;
+		owner_of(&a->owner, a->_present.owner, &d->owner);
+		d->has_set = a->_present.reset_set;
+		d->set = a->reset_set;
+		d->vfio = a->_present.vfio_device;
+		d->virtfn = a->_present.virtfn;
+	}
+	ret = fn(&r, arg);
 	free(r.affected);
 	return ret;
 }
 
-int ia_get_resets(struct ia_client *c, const char *address,
-		  int (*cb)(const struct ia_reset *r, void *arg), void *arg)
+int ia_get_resets(struct ia_client *c, const char *address, reset_fn cb, void *arg)
 {
-	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE, !address);
-	struct cb_arg ca = { (void *)cb, arg };
-
-	if (msg && address && nla_put_string(msg, IOMMU_ACCOUNT_A_RESET_ADDRESS, address)) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	return ia_request(c, msg, IOMMU_ACCOUNT_A_RESET_MAX, reset_fn, &ca);
-}
-
-const char *ia_reset_scope_name(uint32_t scope)
-{
-	switch (scope) {
-	case IOMMU_ACCOUNT_RESET_SCOPE_SLOT:
-		return "slot";
-	case IOMMU_ACCOUNT_RESET_SCOPE_BUS:
-		return "bus";
-	case IOMMU_ACCOUNT_RESET_SCOPE_NONE:
-		return "none";
-	}
-	return "unknown";
-}
-
-const char *ia_verdict_name(enum ia_verdict_kind k)
-{
-	static const char *const names[] = {
-		[IA_VERDICT_OK] = "ok",
-		[IA_VERDICT_NO_RESET] = "no-reset",
-		[IA_VERDICT_UNKNOWN] = "unknown",
-		[IA_VERDICT_NOT_IN_SET] = "not-in-reset-set",
-		[IA_VERDICT_NO_GROUP] = "no-iommu-group",
-		[IA_VERDICT_HOST_DRIVER] = "host-driver",
-		[IA_VERDICT_UNBOUND] = "unbound-device",
-		[IA_VERDICT_FOREIGN] = "foreign-group",
-		[IA_VERDICT_NOT_HELD] = "group-not-held",
-	};
-
-	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
-}
-
-const char *ia_reset_set_kind_name(uint32_t kind)
-{
-	switch (kind) {
-	case IOMMU_ACCOUNT_RESET_SET_KIND_DEVICE:
-		return "device";
-	case IOMMU_ACCOUNT_RESET_SET_KIND_SLOT:
-		return "slot";
-	case IOMMU_ACCOUNT_RESET_SET_KIND_BUS:
-		return "bus";
-	}
-	return "unknown";
-}
-
-const char *ia_reset_set_name(uint32_t set)
-{
-	switch (set) {
-	case IOMMU_ACCOUNT_RESET_SET_SAME:
-		return "same";
-	case IOMMU_ACCOUNT_RESET_SET_OTHER:
-		return "other";
-	case IOMMU_ACCOUNT_RESET_SET_NEVER:
-		return "never";
-	}
-	return "unknown";
-}
-
-bool ia_driver_is_vfio(const char *drv)
-{
-	size_t n = strlen(drv);
-
-	return !strcmp(drv, "vfio-pci") || (n >= 8 && !strcmp(drv + n - 8, "vfio_pci"));
-}
-
-static void add_group(struct ia_verdict *v, uint32_t g)
-{
-	unsigned int i;
-
-	for (i = 0; i < v->ngroups; i++)
-		if (v->groups[i] == g)
-			return;
-	if (v->ngroups < IA_VERDICT_MAX_GROUPS)
-		v->groups[v->ngroups++] = g;
-}
-
-/* Keep the worst reason (the first of the worst kind). */
-static void blame(struct ia_verdict *v, enum ia_verdict_kind k, const struct ia_reset_dev *d)
-{
-	if (v->kind == IA_VERDICT_OK || k < v->kind) {
-		v->kind = k;
-		v->culprit = d;
-	}
-}
-
-/* "DDDD:BB" of two PCI addresses as the kernel writes them: the same bus? */
-static bool same_bus(const char *a, const char *b)
-{
-	return strlen(a) >= 7 && !strncmp(a, b, 7);
-}
-
-/* Why @d, outside @r's reset set, can never be in it, and what would make a reset possible. */
-static void not_in_set_reason(const struct ia_reset *r, const struct ia_reset_dev *d,
-			      struct ia_verdict *v)
-{
-	const struct ia_reset_dev *self = NULL;
-	char why[200], fix[160];
-	unsigned int i;
-
-	for (i = 0; i < r->naffected; i++)
-		if (!strcmp(r->affected[i].dev.address, r->address))
-			self = &r->affected[i];
-	if (d->set == IOMMU_ACCOUNT_RESET_SET_NEVER)
-		snprintf(why, sizeof(why), "%s is a bridge (or another device vfio-pci cannot "
-			 "drive), in no reset set", d->dev.address);
-	else if (self && self->virtfn)
-		snprintf(why, sizeof(why), "%s is an SR-IOV VF, alone in a reset set of its own, "
-			 "and its %s reset also reaches %s", r->address,
-			 ia_reset_scope_name(r->scope), d->dev.address);
-	else if (d->virtfn)
-		snprintf(why, sizeof(why), "%s is an SR-IOV VF, alone in a reset set of its own",
-			 d->dev.address);
-	else
-		snprintf(why, sizeof(why), "%s %s in the reset set of its own %s, not in %s's",
-			 d->dev.address, d->vfio ? "is" : "would be",
-			 same_bus(d->dev.address, r->address) ? "slot or bus" :
-			 "bus (below a bridge)", r->address);
-	if (self && self->virtfn)
-		snprintf(fix, sizeof(fix), "reset the VF alone with a function reset "
-			 "(VFIO_DEVICE_RESET)");
-	else if (d->virtfn)
-		snprintf(fix, sizeof(fix), "disable the VFs (sriov_numvfs 0) to reset the PF, or "
-			 "reset each VF with a function reset (VFIO_DEVICE_RESET)");
-	else
-		snprintf(fix, sizeof(fix), "no choice of group fds helps; a function reset "
-			 "(VFIO_DEVICE_RESET) resets %s alone", r->address);
-	snprintf(v->reason, sizeof(v->reason), "%s: the kernel refuses a hot reset that reaches "
-		 "it, whatever anybody holds (EINVAL); %s", why, fix);
-}
-
-void ia_reset_verdict(const struct ia_reset *r, uint32_t uid, bool caller_is_uid,
-		      struct ia_verdict *v)
-{
-	const struct ia_reset_dev *d;
-	unsigned int i;
-	char via[48];
-
-	memset(v, 0, sizeof(*v));
-	v->in_own_group = r->scope != IOMMU_ACCOUNT_RESET_SCOPE_NONE && r->has_group;
-	if (r->scope == IOMMU_ACCOUNT_RESET_SCOPE_NONE) {
-		v->kind = IA_VERDICT_NO_RESET;
-		v->errno_name = "ENODEV";
-		snprintf(v->reason, sizeof(v->reason), "no reset: the kernel has neither a slot "
-			 "nor a bus reset for %s (VFIO_DEVICE_PCI_HOT_RESET: ENODEV)", r->address);
-		return;
-	}
-	for (i = 0; i < r->naffected; i++) {
-		bool mine;
-
-		d = &r->affected[i];
-		if (!d->has_group || !r->has_group || d->group != r->group)
-			v->in_own_group = false;
-		if (d->has_group)
-			add_group(v, d->group);
-		if (!d->has_set) {
-			blame(v, IA_VERDICT_UNKNOWN, d);
-			continue;
-		}
-		if (d->set != IOMMU_ACCOUNT_RESET_SET_SAME) {
-			blame(v, IA_VERDICT_NOT_IN_SET, d);
-			continue;
-		}
-		if (!d->has_group) {
-			blame(v, IA_VERDICT_NO_GROUP, d);
-			continue;
-		}
-		if (!d->vfio) {
-			blame(v, d->dev.driver[0] ? IA_VERDICT_HOST_DRIVER : IA_VERDICT_UNBOUND, d);
-			continue;
-		}
-		if (d->holder == IOMMU_ACCOUNT_RESET_HOLDER_NONE) {
-			blame(v, IA_VERDICT_NOT_HELD, d);
-			continue;
-		}
-		mine = d->owner.present ? d->owner.uid == uid :
-		       d->holder == IOMMU_ACCOUNT_RESET_HOLDER_CALLER && caller_is_uid;
-		if (!mine)
-			blame(v, IA_VERDICT_FOREIGN, d);
-	}
-	d = v->culprit;
-	/* What the kernel answers a caller presenting the groups listed (those it can open). */
-	v->errno_name = v->kind == IA_VERDICT_OK || v->kind == IA_VERDICT_UNKNOWN ||
-			v->kind == IA_VERDICT_NOT_HELD ? NULL : "EINVAL";
-	switch (v->kind) {
-	case IA_VERDICT_OK:
-		snprintf(v->reason, sizeof(v->reason), "ok: a %s reset of %u device(s), all in "
-			 "one reset set, every group held by uid %u", ia_reset_scope_name(r->scope),
-			 r->naffected, uid);
-		break;
-	case IA_VERDICT_UNKNOWN:
-		snprintf(v->reason, sizeof(v->reason), "unknown: the module does not report "
-			 "vfio-pci's reset sets (older than this tool), so whether the kernel "
-			 "allows the reset cannot be told");
-		break;
-	case IA_VERDICT_NOT_IN_SET:
-		not_in_set_reason(r, d, v);
-		break;
-	case IA_VERDICT_NO_GROUP:
-		snprintf(v->reason, sizeof(v->reason), "%s has no IOMMU group, so it can be in no "
-			 "reset set: the kernel refuses the reset (EINVAL; the hot-reset info "
-			 "answers EPERM)", d->dev.address);
-		break;
-	case IA_VERDICT_HOST_DRIVER:
-		if (r->has_group && d->group == r->group) {
-			/* Its group is the device's own: not viable, the device cannot be opened. */
-			v->errno_name = "EPERM";
-			snprintf(v->reason, sizeof(v->reason), "%s (group %u) is in use by the host "
-				 "driver %s: the group is not viable, so VFIO refuses it a container "
-				 "(EPERM) and %s cannot be opened; unbind %s and bind it to vfio-pci",
-				 d->dev.address, d->group, d->dev.driver, r->address,
-				 d->dev.address);
-		} else {
-			snprintf(v->reason, sizeof(v->reason), "%s (group %u) is in use by the host "
-				 "driver %s, outside vfio-pci's reset set: the reset fails (EINVAL); "
-				 "unbind it and bind it to vfio-pci", d->dev.address, d->group,
-				 d->dev.driver);
-		}
-		break;
-	case IA_VERDICT_UNBOUND:
-		snprintf(v->reason, sizeof(v->reason), "%s (group %u) is bound to no driver, so "
-			 "it is not in vfio-pci's reset set: the reset fails (EINVAL); bind it to "
-			 "vfio-pci and it joins the set", d->dev.address, d->group);
-		break;
-	case IA_VERDICT_FOREIGN:
-		/* Held by a type1 container, or open through the VFIO cdev (iommufd). */
-		if (d->has_container)
-			snprintf(via, sizeof(via), "container %u", d->container);
-		else
-			snprintf(via, sizeof(via), "its VFIO cdev bound to iommufd");
-		if (r->has_group && d->group == r->group) {
-			/* The device's own group, open elsewhere: the device cannot be opened. */
-			v->errno_name = "EBUSY";
-			if (d->owner.present)
-				snprintf(v->reason, sizeof(v->reason), "%s: its group %u is held by "
-					 "uid %u (%s, %s[%u]), not uid %u: uid %u cannot open "
-					 "it (EBUSY), let alone reset it", d->dev.address, d->group,
-					 d->owner.uid, via, d->owner.comm, d->owner.pid, uid,
-					 uid);
-			else
-				snprintf(v->reason, sizeof(v->reason), "%s: its group %u is held by "
-					 "another user: uid %u cannot open it (EBUSY), let alone reset "
-					 "it", d->dev.address, d->group, uid);
-		} else if (d->owner.present)
-			snprintf(v->reason, sizeof(v->reason), "%s: group %u is held by uid %u "
-				 "(%s, %s[%u]), not uid %u: the reset fails (EINVAL)",
-				 d->dev.address, d->group, d->owner.uid, via,
-				 d->owner.comm, d->owner.pid, uid);
-		else
-			snprintf(v->reason, sizeof(v->reason), "%s: group %u is held by another "
-				 "user: the reset fails (EINVAL)", d->dev.address, d->group);
-		break;
-	case IA_VERDICT_NOT_HELD:
-		snprintf(v->reason, sizeof(v->reason), "%s: group %u is not held by anyone: "
-			 "uid %u must open /dev/vfio/%u and present it (without it: EINVAL)",
-			 d->dev.address, d->group, uid, d->group);
-		break;
-	default:
-		break;
-	}
+	if (address)
+		return IA_DO(c, reset_scope,
+			     iommu_account_get_reset_scope_req_set_address(req, address),
+			     reset_of, cb, arg);
+	return IA_DUMP(c, reset_scope, reset_of, cb, arg);
 }
 
 /* --- thresholds ------------------------------------------------------- */
 
-static int thresholds_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
-{
-	struct ia_thresholds *t = arg;
-
-	(void)nlh;
-	t->warn = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_WARN);
-	t->crit = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT);
-	t->kind = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_KIND);
-	t->margin = u32a(tb, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN);
-	return 0;
-}
+#define THRESHOLDS_OF(w, t)							\
+({										\
+	(t)->warn = (w)->warn;							\
+	(t)->crit = (w)->crit;							\
+	(t)->kind = (w)->kind;							\
+	(t)->margin = (w)->margin;						\
+})
 
 int ia_get_thresholds(struct ia_client *c, struct ia_thresholds *t)
 {
-	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_THRESHOLDS, false);
+	struct iommu_account_get_thresholds_req *req = iommu_account_get_thresholds_req_alloc();
+	struct iommu_account_get_thresholds_rsp *rsp;
 
+	begin(c);
+	if (!req)
+		return oom(c);
 	/* No kind attribute for VFIO: a module older than uid-pot thresholds accepts it. */
-	if (msg && t->kind && nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, t->kind)) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	return ia_request(c, msg, IOMMU_ACCOUNT_A_THRESHOLDS_MAX, thresholds_fn, t);
-}
-
-/* --- processes ---------------------------------------------------------- */
-
-static int proc_fn(struct nlmsghdr *nlh, struct nlattr **tb, void *arg)
-{
-	struct cb_arg *ca = arg;
-	int (*fn)(const struct ia_proc *, void *) = ca->fn;
-	struct ia_proc p = { 0 };
-
-	p.pid = u32a(tb, IOMMU_ACCOUNT_A_PROC_PID);
-	p.uid = u32a(tb, IOMMU_ACCOUNT_A_PROC_UID);
-	stra(tb, IOMMU_ACCOUNT_A_PROC_COMM, p.comm, sizeof(p.comm));
-	p.cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_PROC_CGROUP_ID);
-	p.memlock_soft = u64a(tb, IOMMU_ACCOUNT_A_PROC_MEMLOCK_SOFT);
-	p.memlock_hard = u64a(tb, IOMMU_ACCOUNT_A_PROC_MEMLOCK_HARD);
-	consumers(nlh, IOMMU_ACCOUNT_A_PROC_CONSUMER, p.consumer);
-	p.locked_vm = u64a(tb, IOMMU_ACCOUNT_A_PROC_LOCKED_VM_BYTES);
-	p.pinned_vm = u64a(tb, IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES);
-	p.rings = u32a(tb, IOMMU_ACCOUNT_A_PROC_RINGS);
-	stra(tb, IOMMU_ACCOUNT_A_PROC_CGROUP, p.cgroup, sizeof(p.cgroup));
-	p.cgroup_truncated = tb[IOMMU_ACCOUNT_A_PROC_CGROUP_TRUNCATED] != NULL;
-	p.has_uring_fds = tb[IOMMU_ACCOUNT_A_PROC_URING_FDS];
-	p.uring_fds = u32a(tb, IOMMU_ACCOUNT_A_PROC_URING_FDS);
-	return fn(&p, ca->arg);
-}
-
-int ia_get_procs(struct ia_client *c, const uint32_t *pid, const uint32_t *uid,
-		 int (*cb)(const struct ia_proc *p, void *arg), void *arg)
-{
-	struct cb_arg ca = { (void *)cb, arg };
-	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_GET_PROC, !pid);
-
-	if (msg && ((pid && nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_PID, *pid)) ||
-		    (uid && nla_put_u32(msg, IOMMU_ACCOUNT_A_PROC_UID, *uid)))) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	return ia_request(c, msg, IOMMU_ACCOUNT_A_PROC_MAX, proc_fn, &ca);
+	if (t->kind)
+		iommu_account_get_thresholds_req_set_kind(req, t->kind);
+	rsp = iommu_account_get_thresholds(c->ys, req);
+	iommu_account_get_thresholds_req_free(req);
+	if (!rsp)
+		return ia_ynl_fail(c);
+	THRESHOLDS_OF(rsp, t);
+	iommu_account_get_thresholds_rsp_free(rsp);
+	return 0;
 }
 
 int ia_set_thresholds(struct ia_client *c, struct ia_thresholds *t)
 {
-	struct nl_msg *msg = ia_msg(c, IOMMU_ACCOUNT_CMD_SET_THRESHOLDS, false);
+	struct iommu_account_set_thresholds_req *req = iommu_account_set_thresholds_req_alloc();
+	struct iommu_account_set_thresholds_rsp *rsp;
 
-	if (msg && (nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, t->warn) ||
-		    nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, t->crit) ||
-		    (t->kind && nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, t->kind)) ||
-		    (t->margin && nla_put_u32(msg, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, t->margin)))) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	return ia_request(c, msg, IOMMU_ACCOUNT_A_THRESHOLDS_MAX, thresholds_fn, t);
+	begin(c);
+	if (!req)
+		return oom(c);
+	iommu_account_set_thresholds_req_set_warn(req, t->warn);
+	iommu_account_set_thresholds_req_set_crit(req, t->crit);
+	if (t->kind)
+		iommu_account_set_thresholds_req_set_kind(req, t->kind);
+	if (t->margin)
+		iommu_account_set_thresholds_req_set_margin(req, t->margin);
+	rsp = iommu_account_set_thresholds(c->ys, req);
+	iommu_account_set_thresholds_req_free(req);
+	if (!rsp)
+		return ia_ynl_fail(c);
+	THRESHOLDS_OF(rsp, t);
+	iommu_account_set_thresholds_rsp_free(rsp);
+	return 0;
+}
+
+/* --- processes ---------------------------------------------------------- */
+
+typedef int (*proc_fn)(const struct ia_proc *p, void *arg);
+
+static int proc_of(const struct iommu_account_get_proc_rsp *w, proc_fn fn, void *arg)
+{
+	struct ia_proc p = { 0 };
+
+	p.pid = w->pid;
+	p.uid = w->uid;
+	STR(p.comm, w->comm);
+	p.cgroup_id = w->cgroup_id;
+	p.memlock_soft = w->memlock_soft;
+	p.memlock_hard = w->memlock_hard;
+	consumers_of(w->consumer, w->n_consumer, p.consumer);
+	p.locked_vm = w->locked_vm_bytes;
+	p.pinned_vm = w->pinned_vm_bytes;
+	p.rings = w->rings;
+	STR(p.cgroup, w->cgroup);
+	p.cgroup_truncated = w->_present.cgroup_truncated;
+	p.has_uring_fds = w->_present.uring_fds;
+	p.uring_fds = w->uring_fds;
+	return fn(&p, arg);
+}
+
+int ia_get_procs(struct ia_client *c, const uint32_t *pid, const uint32_t *uid,
+		 proc_fn cb, void *arg)
+{
+	if (pid)
+		return IA_DO(c, proc, iommu_account_get_proc_req_set_pid(req, *pid), proc_of,
+			     cb, arg);
+	return IA_DUMP_REQ(c, proc, ({ if (uid)
+					       iommu_account_get_proc_req_dump_set_uid(req, *uid); }),
+			   proc_of, cb, arg);
 }
 
 /* --- events ----------------------------------------------------------- */
 
-int ia_parse_event(struct nlmsghdr *nlh, struct nlattr **tb, struct ia_event *ev)
+int ia_event_of(const struct iommu_account_event_rsp *w, struct ia_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
-	if (!tb[IOMMU_ACCOUNT_A_EVENT_SEQ] || !tb[IOMMU_ACCOUNT_A_EVENT_TYPE])
+	if (!w->_present.seq || !w->_present.type)
 		return -EINVAL;
-	ev->seq = u64a(tb, IOMMU_ACCOUNT_A_EVENT_SEQ);
-	ev->type = u32a(tb, IOMMU_ACCOUNT_A_EVENT_TYPE);
-	ev->kind = u32a(tb, IOMMU_ACCOUNT_A_EVENT_KIND);
-	ev->uid = u32a(tb, IOMMU_ACCOUNT_A_EVENT_UID);
-	ev->consumer = u32a(tb, IOMMU_ACCOUNT_A_EVENT_CONSUMER);
-	ev->cgroup_id = u64a(tb, IOMMU_ACCOUNT_A_EVENT_CGROUP_ID);
-	ev->time_ns = u64a(tb, IOMMU_ACCOUNT_A_EVENT_TIME_NS);
-	ev->container = u32a(tb, IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID);
-	if (u32_list(nlh, IOMMU_ACCOUNT_A_EVENT_GROUP, &ev->groups, &ev->ngroups))
-		return -ENOMEM;
-	ev->group_count = tb[IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT] ?
-		u32a(tb, IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT) : ev->ngroups;
-	ev->entries = u32a(tb, IOMMU_ACCOUNT_A_EVENT_ENTRIES);
-	ev->limit = u32a(tb, IOMMU_ACCOUNT_A_EVENT_LIMIT);
-	parse_owner(tb[IOMMU_ACCOUNT_A_EVENT_OWNER], &ev->owner);
-	ev->err = u32a(tb, IOMMU_ACCOUNT_A_EVENT_ERRNO);
-	ev->iova = u64a(tb, IOMMU_ACCOUNT_A_EVENT_IOVA);
-	ev->size = u64a(tb, IOMMU_ACCOUNT_A_EVENT_SIZE);
-	ev->locked_bytes = u64a(tb, IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES);
-	ev->memlock_limit = u64a(tb, IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT);
-	ev->count = tb[IOMMU_ACCOUNT_A_EVENT_COUNT] ? u32a(tb, IOMMU_ACCOUNT_A_EVENT_COUNT) : 1;
-	ev->ioas = u32a(tb, IOMMU_ACCOUNT_A_EVENT_IOAS);
-	ev->level = u32a(tb, IOMMU_ACCOUNT_A_EVENT_LEVEL);
-	ev->threshold = u32a(tb, IOMMU_ACCOUNT_A_EVENT_THRESHOLD);
-	if (tb[IOMMU_ACCOUNT_A_EVENT_QUOTA]) {
-		struct nlattr *qt[IOMMU_ACCOUNT_A_QUOTA_MAX + 1];
-
-		if (!nla_parse_nested(qt, IOMMU_ACCOUNT_A_QUOTA_MAX, tb[IOMMU_ACCOUNT_A_EVENT_QUOTA],
-				      NULL) && !parse_quota(qt, &ev->quota))
-			ev->has_quota = true;
-	}
+	ev->seq = w->seq;
+	ev->type = w->type;
+	ev->kind = w->kind;
+	ev->uid = w->uid;
+	ev->consumer = w->consumer;
+	ev->cgroup_id = w->cgroup_id;
+	ev->time_ns = w->time_ns;
+	ev->container = w->container_id;
+	ev->ngroups = w->n_group;
+	ev->groups = w->group;
+	ev->group_count = w->_present.group_count ? w->group_count : w->n_group;
+	ev->entries = w->entries;
+	ev->limit = w->limit;
+	owner_of(&w->owner, w->_present.owner, &ev->owner);
+	ev->err = w->errno_;
+	ev->iova = w->iova;
+	ev->size = w->size;
+	ev->locked_bytes = w->locked_bytes;
+	ev->memlock_limit = w->memlock_limit;
+	ev->count = w->_present.count ? w->count : 1;
+	ev->ioas = w->ioas;
+	ev->level = w->level;
+	ev->threshold = w->threshold;
+	if (w->_present.quota && !QUOTA_OF(&w->quota, &ev->quota))
+		ev->has_quota = true;
 	return 0;
-}
-
-void ia_free_event(struct ia_event *ev)
-{
-	free(ev->groups);
-	ev->groups = NULL;
 }
