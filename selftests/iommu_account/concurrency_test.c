@@ -27,8 +27,8 @@ static volatile int stop_dumps;
 
 static void *dumper(void *arg)
 {
-	static struct ia_container c[64];
-	static struct ia_uid u[512];
+	static struct ia_nl_container c[64];
+	static struct ia_nl_uid u[512];
 	struct ia_nl nl;
 
 	(void)arg;
@@ -87,7 +87,7 @@ TEST(vfio_16_threads_one_container_exact)
 {
 	struct mapper m[NTHREADS];
 	pthread_t th[NTHREADS], d;
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	int groups[4], i, n;
 	long maps = 0, unmaps = 0, kept = 0;
@@ -163,7 +163,7 @@ TEST(uring_16_processes_one_uid_exact)
 	const uid_t uid = 42401;
 	struct driver dr[NTHREADS];
 	pthread_t th[NTHREADS], d;
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	struct ia_nl nl;
 	long held = 0;
 	int i;

@@ -385,9 +385,8 @@ check "explain uid 43999 (nothing there): says so, exit 0" sh -c "[ $rc = 0 ] &&
 iommu-accountctl explain pid 1 2>/dev/null; rc=$?
 check "explain pid 1: exit 1 (explain takes uid N)" [ $rc = 1 ]
 
-# A listener that reads too slowly: its socket overruns (ENOBUFS, which
-# libnl reports as "out of memory"). When it resumes it says how many
-# events were lost and keeps following.
+# A listener that reads too slowly: its socket overruns (ENOBUFS). When it
+# resumes it says how many events were lost and keeps following.
 echo 1 >$lim
 IA_EVENTS_RCVBUF=abc iommu-accountctl events --count 1 2>"$tmp/rb.err"; rc=$?
 check "events with a bad IA_EVENTS_RCVBUF: exit 6, says what it takes" \

@@ -11,6 +11,14 @@
 #include <uapi/linux/iommu_account.h>
 
 #include "ia_nl.h"
+/*
+ * The wire format is ynl-gen-c's, generated from the YNL spec as for
+ * libia (userspace/lib/gen/, checked by scripts/ynl-check): its reply
+ * parsers are not in its header, so the source is built into this file.
+ * The transport stays this file's (libmnl): the tests need the raw
+ * messages, extack's missing-attribute type and the count of reads.
+ */
+#include "iommu_account-user.c"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -111,33 +119,6 @@ out:
 	return ret;
 }
 
-static int family_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct ia_nl *s = arg;
-	const struct nlattr *a, *g, *ga;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID)
-			s->family = mnl_attr_get_u16(a);
-		if (mnl_attr_get_type(a) != CTRL_ATTR_MCAST_GROUPS)
-			continue;
-		mnl_attr_for_each_nested(g, a) {
-			uint32_t id = 0;
-			const char *name = "";
-
-			mnl_attr_for_each_nested(ga, g) {
-				if (mnl_attr_get_type(ga) == CTRL_ATTR_MCAST_GRP_ID)
-					id = mnl_attr_get_u32(ga);
-				if (mnl_attr_get_type(ga) == CTRL_ATTR_MCAST_GRP_NAME)
-					name = mnl_attr_get_str(ga);
-			}
-			if (!strcmp(name, IOMMU_ACCOUNT_MCGRP_EVENTS))
-				s->events_group = id;
-		}
-	}
-	return 0;
-}
-
 static struct nlmsghdr *put_hdr(char *buf, uint16_t type, uint8_t cmd, uint16_t flags)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -153,8 +134,8 @@ static struct nlmsghdr *put_hdr(char *buf, uint16_t type, uint8_t cmd, uint16_t 
 
 int ia_nl_open(struct ia_nl *s)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh;
+	struct ynl_error yerr = { 0 };
+	unsigned int i;
 	int one = 1, ret;
 
 	memset(s, 0, sizeof(*s));
@@ -168,15 +149,16 @@ int ia_nl_open(struct ia_nl *s)
 	}
 	mnl_socket_setsockopt(s->nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(s->nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	nlh = put_hdr(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, IOMMU_ACCOUNT_FAMILY_NAME);
-	ret = transact(s, nlh, family_cb, s);
-	if (ret)
-		goto err;
-	if (!s->family) {
-		ret = -ENOENT;
+	/* libynl resolves the family and its groups; its socket is the parsers' context. */
+	s->ys = ynl_sock_create(&ynl_iommu_account_family, &yerr);
+	if (!s->ys) {
+		ret = yerr.code ? -(int)yerr.code : -ENOENT;
 		goto err;
 	}
+	s->family = s->ys->family_id;
+	for (i = 0; i < s->ys->n_mcast_groups; i++)
+		if (!strcmp(s->ys->mcast_groups[i].name, IOMMU_ACCOUNT_MCGRP_EVENTS))
+			s->events_group = s->ys->mcast_groups[i].id;
 	return 0;
 err:
 	mnl_socket_close(s->nl);
@@ -188,166 +170,64 @@ void ia_nl_close(struct ia_nl *s)
 {
 	if (s->nl)
 		mnl_socket_close(s->nl);
+	if (s->ys)
+		ynl_sock_destroy(s->ys);
 	s->nl = NULL;
+	s->ys = NULL;
 }
 
-static int status_cb(const struct nlmsghdr *nlh, void *arg)
+/*
+ * @nlh through the generated reply parser @parse (policy @pol) into a new
+ * reply of @size bytes; NULL when it does not parse (its error in s->ys).
+ */
+static void *gen_parse(struct ia_nl *s, const struct nlmsghdr *nlh, size_t size,
+		       const struct ynl_policy_nest *pol,
+		       int (*parse)(const struct nlmsghdr *, struct ynl_parse_arg *))
 {
-	struct ia_status *st = arg;
-	const struct nlattr *a, *f;
+	struct ynl_parse_arg ya = { .ys = s->ys, .rsp_policy = pol };
 
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case IOMMU_ACCOUNT_A_STATUS_MODULE_VERSION:
-			snprintf(st->version, sizeof(st->version), "%s", mnl_attr_get_str(a));
-			break;
-		case IOMMU_ACCOUNT_A_STATUS_KERNEL_RELEASE:
-			snprintf(st->release, sizeof(st->release), "%s", mnl_attr_get_str(a));
-			break;
-		case IOMMU_ACCOUNT_A_STATUS_EVENTS_DROPPED:
-			st->events_dropped = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_STATUS_PROBES_MISSED:
-			st->probes_missed = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_STATUS_VFIO_UNTRACKED:
-			st->vfio_untracked = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_STATUS_PAGE_SIZE:
-			st->page_size = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_STATUS_QUOTA_KIND: {
-			uint32_t kind = UINT32_MAX;
-			uint64_t n = 0;
-			bool has = false;
-
-			mnl_attr_for_each_nested(f, a) {
-				if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_KIND)
-					kind = mnl_attr_get_u32(f);
-				else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_QUOTA_KIND_INFO_REFUSALS)
-					has = true, n = mnl_attr_get_u64(f);
-			}
-			if (kind < 8) {
-				st->has_kind_refusals[kind] = has;
-				st->kind_refusals[kind] = n;
-			}
-			break;
-		}
-		case IOMMU_ACCOUNT_A_STATUS_FEATURE: {
-			struct ia_feature *ft;
-
-			if (st->nfeat >= 16)
-				break;
-			ft = &st->feat[st->nfeat++];
-			mnl_attr_for_each_nested(f, a) {
-				if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FEATURE_NAME)
-					snprintf(ft->name, sizeof(ft->name), "%s", mnl_attr_get_str(f));
-				else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FEATURE_STATE)
-					ft->state = mnl_attr_get_u32(f);
-				else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FEATURE_DETAIL)
-					snprintf(ft->detail, sizeof(ft->detail), "%s", mnl_attr_get_str(f));
-			}
-			break;
-		}
-		}
+	ya.data = calloc(1, size);
+	if (ya.data && parse(nlh, &ya) != YNL_PARSE_CB_OK) {
+		free(ya.data);	/* what a failed parse allocated is leaked: a test fails anyway */
+		ya.data = NULL;
 	}
-	return 0;
+	return ya.data;
 }
 
-int ia_get_status(struct ia_nl *s, struct ia_status *st)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+#define PARSE(s, nlh, op, set) \
+	((struct iommu_account_##op##_rsp *)gen_parse((s), (nlh), \
+		sizeof(struct iommu_account_##op##_rsp), &iommu_account_##set##_nest, \
+		iommu_account_##op##_rsp_parse))
 
-	memset(st, 0, sizeof(*st));
-	return transact(s, put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_STATUS, 0),
-			status_cb, st);
+#define STR(dst, src) snprintf((dst), sizeof(dst), "%s", (src) ? (src) : "")
+
+static void owner_of(const struct iommu_account_owner *w, struct ia_nl_owner *o)
+{
+	o->pid = w->pid;
+	o->uid = w->uid;
+	STR(o->comm, w->comm);
 }
 
-/* A consumer-bytes nest: bytes[consumer] += bytes (unknown consumers ignored). */
-static void parse_consumer(const struct nlattr *nest, uint64_t *bytes)
+/* Consumer-bytes nests: bytes[consumer] += bytes (unknown consumers ignored). */
+static void consumers_of(const struct iommu_account_consumer_bytes *w, unsigned int n,
+			 uint64_t *bytes)
 {
-	const struct nlattr *a;
-	uint32_t c = UINT32_MAX;
-	uint64_t b = 0;
+	unsigned int i;
 
-	mnl_attr_for_each_nested(a, nest) {
-		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_CONSUMER_BYTES_CONSUMER)
-			c = mnl_attr_get_u32(a);
-		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_CONSUMER_BYTES_BYTES)
-			b = mnl_attr_get_u64(a);
-	}
-	if (c < IA_NCONS)
-		bytes[c] += b;
-}
-
-static void parse_uid(const struct nlmsghdr *nlh, void *elem)
-{
-	struct ia_uid *u = elem;
-	const struct nlattr *a;
-
-	memset(u, 0, sizeof(*u));
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case IOMMU_ACCOUNT_A_UID_UID:
-			u->uid = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_LOCKED_BYTES:
-			u->locked = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_TASKS:
-			u->tasks = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_MEMLOCK_MIN:
-			u->has_min = true;
-			u->min = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_MEMLOCK_MAX:
-			u->has_max = true;
-			u->max = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_HEADROOM:
-			u->has_headroom = true;
-			u->headroom = (int64_t)mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_CONSUMER:
-			parse_consumer(a, u->consumer);
-			break;
-		case IOMMU_ACCOUNT_A_UID_UNATTRIBUTED_BYTES:
-			u->has_breakdown = true;
-			u->unattributed = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_PENDING_BYTES:
-			u->pending = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_IOMMUFD_MM_BYTES:
-			u->has_iommufd = true;
-			u->iommufd_mm = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_IOMMUFD_EXEMPT_BYTES:
-			u->iommufd_exempt = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_CGROUPS:
-			u->cgroups = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_CHARGES:
-			u->charges = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_REFUSALS:
-			u->refusals = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_UID_INEXACT:
-			u->inexact = mnl_attr_get_u32(a);
-			break;
-		}
-	}
+	for (i = 0; i < n; i++)
+		if (w[i].consumer < IA_NCONS)
+			bytes[w[i].consumer] += w[i].bytes;
 }
 
 /* Replies parsed into an array of @size-byte elements (room for @max). */
+typedef int (*parse_fn)(struct ia_nl *s, const struct nlmsghdr *nlh, void *elem);
+
 struct collect {
+	struct ia_nl *s;
 	void *out;
 	size_t size;
 	int max, n;
-	void (*parse)(const struct nlmsghdr *nlh, void *elem);
+	parse_fn parse;
 };
 
 static int collect_cb(const struct nlmsghdr *nlh, void *arg)
@@ -356,16 +236,91 @@ static int collect_cb(const struct nlmsghdr *nlh, void *arg)
 
 	if (c->n >= c->max)
 		return -1;
-	c->parse(nlh, (char *)c->out + (size_t)c->n++ * c->size);
+	return c->parse(c->s, nlh, (char *)c->out + (size_t)c->n++ * c->size);
+}
+
+static int parse_status(struct ia_nl *s, const struct nlmsghdr *nlh, void *arg)
+{
+	struct iommu_account_get_status_rsp *w = PARSE(s, nlh, get_status, status);
+	struct ia_nl_status *st = arg;
+	unsigned int i;
+
+	if (!w)
+		return -1;
+	STR(st->version, w->module_version);
+	STR(st->release, w->kernel_release);
+	st->events_dropped = w->events_dropped;
+	st->probes_missed = w->probes_missed;
+	st->vfio_untracked = w->vfio_untracked;
+	st->page_size = w->page_size;
+	for (i = 0; i < w->n_quota_kind; i++) {
+		uint32_t kind = w->quota_kind[i]._present.kind ? w->quota_kind[i].kind : UINT32_MAX;
+
+		if (kind < 8) {
+			st->has_kind_refusals[kind] = w->quota_kind[i]._present.refusals;
+			st->kind_refusals[kind] = w->quota_kind[i].refusals;
+		}
+	}
+	for (i = 0; i < w->n_feature && st->nfeat < 16; i++) {
+		struct ia_nl_feature *ft = &st->feat[st->nfeat++];
+
+		STR(ft->name, w->feature[i].name);
+		ft->state = w->feature[i].state;
+		STR(ft->detail, w->feature[i].detail);
+	}
+	iommu_account_get_status_rsp_free(w);
+	return 0;
+}
+
+int ia_get_status(struct ia_nl *s, struct ia_nl_status *st)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	struct collect c = { s, st, sizeof(*st), 1, 0, parse_status };
+
+	memset(st, 0, sizeof(*st));
+	return transact(s, put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_GET_STATUS, 0),
+			collect_cb, &c);
+}
+
+static int parse_uid(struct ia_nl *s, const struct nlmsghdr *nlh, void *elem)
+{
+	struct iommu_account_get_uid_rsp *w = PARSE(s, nlh, get_uid, uid);
+	struct ia_nl_uid *u = elem;
+
+	memset(u, 0, sizeof(*u));
+	if (!w)
+		return -1;
+	u->uid = w->uid;
+	u->locked = w->locked_bytes;
+	u->tasks = w->tasks;
+	u->has_min = w->_present.memlock_min;
+	u->min = w->memlock_min;
+	u->has_max = w->_present.memlock_max;
+	u->max = w->memlock_max;
+	u->has_headroom = w->_present.headroom;
+	u->headroom = w->headroom;
+	consumers_of(w->consumer, w->n_consumer, u->consumer);
+	u->has_breakdown = w->_present.unattributed_bytes;
+	u->unattributed = w->unattributed_bytes;
+	u->pending = w->pending_bytes;
+	u->has_iommufd = w->_present.iommufd_mm_bytes;
+	u->iommufd_mm = w->iommufd_mm_bytes;
+	u->iommufd_exempt = w->iommufd_exempt_bytes;
+	u->cgroups = w->cgroups;
+	u->charges = w->charges;
+	u->refusals = w->refusals;
+	u->inexact = w->inexact;
+	iommu_account_get_uid_rsp_free(w);
 	return 0;
 }
 
 /* A do of @cmd for the object whose @attr is @key: exactly one reply. */
 static int get_one(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
-		   void (*parse)(const struct nlmsghdr *, void *), void *out, size_t size)
+		   parse_fn parse, void *out, size_t size)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct collect c = { out, size, 1, 0, parse };
+	struct collect c = { s, out, size, 1, 0, parse };
 	struct nlmsghdr *nlh;
 	int ret;
 
@@ -379,11 +334,10 @@ static int get_one(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
 
 /* A dump of @cmd (filtered by @attr = @key when @attr); the count or -errno. */
 static int dump_all(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
-		    void (*parse)(const struct nlmsghdr *, void *), void *out, size_t size,
-		    int max)
+		    parse_fn parse, void *out, size_t size, int max)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct collect c = { out, size, max, 0, parse };
+	struct collect c = { s, out, size, max, 0, parse };
 	struct nlmsghdr *nlh;
 	int ret;
 
@@ -394,13 +348,13 @@ static int dump_all(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
 	return ret ? ret : c.n;
 }
 
-int ia_get_uid(struct ia_nl *s, uint32_t uid, struct ia_uid *out)
+int ia_get_uid(struct ia_nl *s, uint32_t uid, struct ia_nl_uid *out)
 {
 	return get_one(s, IOMMU_ACCOUNT_CMD_GET_UID, IOMMU_ACCOUNT_A_UID_UID, uid,
 		       parse_uid, out, sizeof(*out));
 }
 
-int ia_dump_uids(struct ia_nl *s, struct ia_uid *out, int max)
+int ia_dump_uids(struct ia_nl *s, struct ia_nl_uid *out, int max)
 {
 	return dump_all(s, IOMMU_ACCOUNT_CMD_GET_UID, 0, 0, parse_uid, out, sizeof(*out), max);
 }
@@ -416,125 +370,63 @@ int ia_raw(struct ia_nl *s, char *buf, size_t len)
 
 int64_t ia_locked(struct ia_nl *s, uint32_t uid)
 {
-	struct ia_uid u;
+	struct ia_nl_uid u;
 
 	if (ia_get_uid(s, uid, &u))
 		return -1;
 	return (int64_t)u.locked;
 }
 
-static void parse_owner(const struct nlattr *nest, struct ia_owner *o)
+static int parse_container(struct ia_nl *s, const struct nlmsghdr *nlh, void *elem)
 {
-	const struct nlattr *a;
-
-	mnl_attr_for_each_nested(a, nest) {
-		switch (mnl_attr_get_type(a)) {
-		case IOMMU_ACCOUNT_A_OWNER_PID:
-			o->pid = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_OWNER_UID:
-			o->uid = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_OWNER_COMM:
-			snprintf(o->comm, sizeof(o->comm), "%s", mnl_attr_get_str(a));
-			break;
-		}
-	}
-}
-
-static void parse_container(const struct nlmsghdr *nlh, void *elem)
-{
-	struct ia_container *c = elem;
-	const struct nlattr *a, *f;
+	struct iommu_account_get_container_rsp *w = PARSE(s, nlh, get_container, container);
+	struct ia_nl_container *c = elem;
+	unsigned int i;
 
 	memset(c, 0, sizeof(*c));
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case IOMMU_ACCOUNT_A_CONTAINER_ID:
-			c->id = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_GROUP:
-			if (c->ngroups < 64)
-				c->groups[c->ngroups] = mnl_attr_get_u32(a);
-			c->ngroups++;
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_ENTRIES:
-			c->entries = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_LIMIT:
-			c->limit = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_MAPPED_BYTES:
-			c->mapped_bytes = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_PINNED_PAGES:
-			c->pinned_pages = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_PINNED_UID:
-			c->pinned_uid = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_OWNER:
-			parse_owner(a, &c->owner);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_MAP_OPS:
-			c->map_ops = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_UNMAP_OPS:
-			c->unmap_ops = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOSPC:
-			c->fail_enospc = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_FAIL_ENOMEM:
-			c->fail_enomem = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_FAIL_EINVAL:
-			c->fail_einval = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_FAIL_OTHER:
-			c->fail_other = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_INEXACT:
-			c->inexact = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_CONTAINER_LAST_FAILURE:
-			c->has_last = 1;
-			mnl_attr_for_each_nested(f, a) {
-				switch (mnl_attr_get_type(f)) {
-				case IOMMU_ACCOUNT_A_FAILURE_ERRNO:
-					c->last_errno = mnl_attr_get_u32(f);
-					break;
-				case IOMMU_ACCOUNT_A_FAILURE_IOVA:
-					c->last_iova = mnl_attr_get_u64(f);
-					break;
-				case IOMMU_ACCOUNT_A_FAILURE_SIZE:
-					c->last_size = mnl_attr_get_u64(f);
-					break;
-				case IOMMU_ACCOUNT_A_FAILURE_OWNER:
-					parse_owner(f, &c->last_who);
-					break;
-				}
-			}
-			break;
-		}
-	}
+	if (!w)
+		return -1;
+	c->id = w->id;
+	c->ngroups = (int)w->n_group;
+	for (i = 0; i < w->n_group && i < 64; i++)
+		c->groups[i] = w->group[i];
+	c->entries = w->entries;
+	c->limit = w->limit;
+	c->mapped_bytes = w->mapped_bytes;
+	c->pinned_pages = w->pinned_pages;
+	c->pinned_uid = w->pinned_uid;
+	owner_of(&w->owner, &c->owner);
+	c->map_ops = w->map_ops;
+	c->unmap_ops = w->unmap_ops;
+	c->fail_enospc = w->fail_enospc;
+	c->fail_enomem = w->fail_enomem;
+	c->fail_einval = w->fail_einval;
+	c->fail_other = w->fail_other;
+	c->inexact = w->inexact;
+	c->has_last = w->_present.last_failure;
+	c->last_errno = w->last_failure.errno_;
+	c->last_iova = w->last_failure.iova;
+	c->last_size = w->last_failure.size;
+	owner_of(&w->last_failure.owner, &c->last_who);
+	iommu_account_get_container_rsp_free(w);
+	return 0;
 }
 
-int ia_get_container(struct ia_nl *s, uint32_t id, struct ia_container *out)
+int ia_get_container(struct ia_nl *s, uint32_t id, struct ia_nl_container *out)
 {
 	return get_one(s, IOMMU_ACCOUNT_CMD_GET_CONTAINER, IOMMU_ACCOUNT_A_CONTAINER_ID, id,
 		       parse_container, out, sizeof(*out));
 }
 
-int ia_dump_containers(struct ia_nl *s, struct ia_container *out, int max)
+int ia_dump_containers(struct ia_nl *s, struct ia_nl_container *out, int max)
 {
 	return dump_all(s, IOMMU_ACCOUNT_CMD_GET_CONTAINER, 0, 0, parse_container, out,
 			sizeof(*out), max);
 }
 
-int ia_container_of_pid(struct ia_nl *s, uint32_t pid, struct ia_container *out)
+int ia_container_of_pid(struct ia_nl *s, uint32_t pid, struct ia_nl_container *out)
 {
-	static struct ia_container all[64];
+	static struct ia_nl_container all[64];
 	int i, n = ia_dump_containers(s, all, 64);
 
 	for (i = 0; i < n; i++)
@@ -545,20 +437,19 @@ int ia_container_of_pid(struct ia_nl *s, uint32_t pid, struct ia_container *out)
 	return n < 0 ? n : -ENOENT;
 }
 
-/* warn, crit, margin of a thresholds reply into v[0..2]. */
+/* warn, crit, margin of a thresholds reply into v[0..2] (GET's and SET's replies are alike). */
 static int thresholds_cb(const struct nlmsghdr *nlh, void *arg)
 {
-	uint32_t *v = arg;
-	const struct nlattr *a;
+	struct collect *c = arg;
+	struct iommu_account_get_thresholds_rsp *w = PARSE(c->s, nlh, get_thresholds, thresholds);
+	uint32_t *v = c->out;
 
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_WARN)
-			v[0] = mnl_attr_get_u32(a);
-		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_CRIT)
-			v[1] = mnl_attr_get_u32(a);
-		if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN)
-			v[2] = mnl_attr_get_u32(a);
-	}
+	if (!w)
+		return -1;
+	v[0] = w->warn;
+	v[1] = w->crit;
+	v[2] = w->margin;
+	iommu_account_get_thresholds_rsp_free(w);
 	return 0;
 }
 
@@ -582,7 +473,7 @@ static int thresholds_req(struct ia_nl *s, bool set, bool pot, uint32_t *v)
 				 IOMMU_ACCOUNT_QUOTA_KIND_UID_POT);
 	if (set && pot)
 		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, v[2]);
-	return transact(s, nlh, thresholds_cb, v);
+	return transact(s, nlh, thresholds_cb, &(struct collect){ .s = s, .out = v });
 }
 
 int ia_set_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit)
@@ -631,135 +522,66 @@ int ia_events_join(struct ia_nl *s)
 	return 0;
 }
 
-static void parse_ioas(const struct nlattr *nest, struct ia_quota *q, unsigned int i)
+/* The attributes a GET_QUOTA reply and an event's quota nest share (two generated types). */
+#define QUOTA_OF(w, q)							\
+({									\
+	(q)->kind = (w)->kind;						\
+	(q)->id = (w)->id;						\
+	(q)->used = (w)->used;						\
+	(q)->has_limit = (w)->_present.limit;				\
+	(q)->limit = (w)->limit;					\
+	(q)->uid = (w)->uid;						\
+	owner_of(&(w)->owner, &(q)->owner);				\
+	(q)->refusals = (w)->refusals;					\
+	(q)->has_name = (w)->_present.name_len;				\
+	STR((q)->name, (w)->name);					\
+	(q)->cgroup_id = (w)->cgroup_id;				\
+	(q)->peak = (w)->peak;						\
+	(q)->submitted = (w)->submitted;				\
+	(q)->completed = (w)->completed;				\
+	(q)->deferred_now = (w)->deferred_now;				\
+	(q)->deferred_total = (w)->deferred_total;			\
+	(q)->warn = (w)->warn;						\
+	(q)->crit = (w)->crit;						\
+	(q)->flags = (w)->flags;					\
+	(q)->has_mode = (w)->_present.iommufd_mode;			\
+	(q)->mode = (w)->iommufd_mode;					\
+	(q)->mappings = (w)->mappings;					\
+	(q)->devices = (w)->devices;					\
+})
+
+static int parse_quota(struct ia_nl *s, const struct nlmsghdr *nlh, void *elem)
 {
-	const struct nlattr *a;
-
-	mnl_attr_for_each_nested(a, nest) {
-		switch (mnl_attr_get_type(a)) {
-		case IOMMU_ACCOUNT_A_IOAS_ID:
-			q->ioas[i].has_id = true;
-			q->ioas[i].id = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_IOAS_AREAS:
-			q->ioas[i].areas = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_IOAS_BYTES:
-			q->ioas[i].bytes = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_IOAS_PINNED:
-			q->ioas[i].pinned = mnl_attr_get_u64(a);
-			break;
-		}
-	}
-}
-
-static void parse_quota_attr(const struct nlattr *a, struct ia_quota *q)
-{
-	const struct nlattr *f;
-
-	switch (mnl_attr_get_type(a)) {
-	case IOMMU_ACCOUNT_A_QUOTA_KIND:
-		q->kind = mnl_attr_get_u32(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_ID:
-		q->id = mnl_attr_get_u32(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_USED:
-		q->used = mnl_attr_get_u64(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_LIMIT:
-		q->has_limit = true;
-		q->limit = mnl_attr_get_u64(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_UID:
-		q->uid = mnl_attr_get_u32(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_OWNER:
-		parse_owner(a, &q->owner);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_REFUSALS:
-		q->refusals = mnl_attr_get_u64(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_NAME:
-		q->has_name = true;
-		snprintf(q->name, sizeof(q->name), "%s", mnl_attr_get_str(a));
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_CGROUP_ID:
-		q->cgroup_id = mnl_attr_get_u64(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_PEAK:
-		q->peak = mnl_attr_get_u64(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_SUBMITTED:
-		q->submitted = mnl_attr_get_u64(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_COMPLETED:
-		q->completed = mnl_attr_get_u64(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_DEFERRED_NOW:
-		q->deferred_now = mnl_attr_get_u64(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_DEFERRED_TOTAL:
-		q->deferred_total = mnl_attr_get_u64(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_WARN:
-		q->warn = mnl_attr_get_u32(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_CRIT:
-		q->crit = mnl_attr_get_u32(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_FLAGS:
-		q->flags = mnl_attr_get_u32(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE:
-		q->has_mode = true;
-		q->mode = mnl_attr_get_u32(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_MAPPINGS:
-		q->mappings = mnl_attr_get_u32(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_DEVICES:
-		q->devices = mnl_attr_get_u32(a);
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_IOAS:
-		if (q->nioas < 8)
-			parse_ioas(a, q, q->nioas);
-		q->nioas++;
-		break;
-	case IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE:
-		q->has_last = true;
-		mnl_attr_for_each_nested(f, a) {
-			if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_ERRNO)
-				q->last_err = mnl_attr_get_u32(f);
-			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_SIZE)
-				q->last_size = mnl_attr_get_u64(f);
-			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_IOAS)
-				q->last_ioas = mnl_attr_get_u32(f);
-			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_CGROUP)
-				snprintf(q->last_cgroup, sizeof(q->last_cgroup), "%s",
-					 mnl_attr_get_str(f));
-			else if (mnl_attr_get_type(f) == IOMMU_ACCOUNT_A_FAILURE_CGROUP_TRUNCATED)
-				q->last_cgroup_truncated = true;
-		}
-		break;
-	}
-}
-
-static void parse_quota(const struct nlmsghdr *nlh, void *elem)
-{
-	struct ia_quota *q = elem;
-	const struct nlattr *a;
+	struct iommu_account_get_quota_rsp *w = PARSE(s, nlh, get_quota, quota);
+	struct ia_nl_quota *q = elem;
+	unsigned int i;
 
 	memset(q, 0, sizeof(*q));
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
-		parse_quota_attr(a, q);
+	if (!w)
+		return -1;
+	QUOTA_OF(w, q);
+	q->nioas = w->n_ioas;
+	for (i = 0; i < w->n_ioas && i < 8; i++) {
+		q->ioas[i].has_id = w->ioas[i]._present.id;
+		q->ioas[i].id = w->ioas[i].id;
+		q->ioas[i].areas = w->ioas[i].areas;
+		q->ioas[i].bytes = w->ioas[i].bytes;
+		q->ioas[i].pinned = w->ioas[i].pinned;
+	}
+	q->has_last = w->_present.last_failure;
+	q->last_err = w->last_failure.errno_;
+	q->last_size = w->last_failure.size;
+	q->last_ioas = w->last_failure.ioas;
+	STR(q->last_cgroup, w->last_failure.cgroup);
+	q->last_cgroup_truncated = w->last_failure._present.cgroup_truncated;
+	iommu_account_get_quota_rsp_free(w);
+	return 0;
 }
 
-int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, struct ia_quota *out)
+int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, struct ia_nl_quota *out)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct collect c = { out, sizeof(*out), 1, 0, parse_quota };
+	struct collect c = { s, out, sizeof(*out), 1, 0, parse_quota };
 	struct nlmsghdr *nlh;
 	int ret;
 
@@ -773,10 +595,10 @@ int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, struct ia_quota *o
 }
 
 int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
-		   struct ia_quota *out, int max)
+		   struct ia_nl_quota *out, int max)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct collect c = { out, sizeof(*out), max, 0, parse_quota };
+	struct collect c = { s, out, sizeof(*out), max, 0, parse_quota };
 	struct nlmsghdr *nlh;
 	int ret;
 
@@ -802,91 +624,53 @@ int ia_set_qpair_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint3
 	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, crit);
 	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_KIND, IOMMU_ACCOUNT_QUOTA_KIND_QPAIR);
 	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_MARGIN, margin);
-	return transact(s, nlh, thresholds_cb, v);
+	return transact(s, nlh, thresholds_cb, &(struct collect){ .s = s, .out = v });
 }
 
-static void parse_event(const struct nlmsghdr *nlh, struct ia_event *ev)
+static int parse_event(struct ia_nl *s, const struct nlmsghdr *nlh, struct ia_nl_event *ev)
 {
-	const struct nlattr *a;
+	/* A notification: its parsed form sits in the generated wrapper. */
+	struct iommu_account_event *n = calloc(1, sizeof(*n));
+	struct ynl_parse_arg ya = { .ys = s->ys, .rsp_policy = &iommu_account_event_nest };
+	struct iommu_account_event_rsp *w;
+	unsigned int i;
 
 	memset(ev, 0, sizeof(*ev));
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case IOMMU_ACCOUNT_A_EVENT_SEQ:
-			ev->seq = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_TYPE:
-			ev->type = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_CONTAINER_ID:
-			ev->container = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_GROUP:
-			if (ev->ngroups < 64)
-				ev->groups[ev->ngroups] = mnl_attr_get_u32(a);
-			ev->ngroups++;
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_ENTRIES:
-			ev->entries = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_LIMIT:
-			ev->limit = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_OWNER:
-			parse_owner(a, &ev->who);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_ERRNO:
-			ev->err = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_IOVA:
-			ev->iova = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_SIZE:
-			ev->size = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_LOCKED_BYTES:
-			ev->locked = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_MEMLOCK_LIMIT:
-			ev->memlock = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_LEVEL:
-			ev->level = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_THRESHOLD:
-			ev->threshold = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_IOAS:
-			ev->ioas = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_COUNT:
-			ev->count = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_GROUP_COUNT:
-			ev->group_count = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_KIND:
-			ev->kind = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_UID:
-			ev->uid = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_CONSUMER:
-			ev->consumer = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_CGROUP_ID:
-			ev->cgroup_id = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_EVENT_QUOTA: {
-			const struct nlattr *q;
-
-			ev->has_quota = true;
-			mnl_attr_for_each_nested(q, a)
-				parse_quota_attr(q, &ev->quota);
-			break;
-		}
-		}
+	if (!n)
+		return -1;
+	w = ya.data = &n->obj;
+	if (iommu_account_event_rsp_parse(nlh, &ya) != YNL_PARSE_CB_OK) {
+		free(n);
+		return -1;
 	}
+	ev->seq = w->seq;
+	ev->type = w->type;
+	ev->container = w->container_id;
+	ev->ngroups = (int)w->n_group;
+	for (i = 0; i < w->n_group && i < 64; i++)
+		ev->groups[i] = w->group[i];
+	ev->entries = w->entries;
+	ev->limit = w->limit;
+	owner_of(&w->owner, &ev->who);
+	ev->err = w->errno_;
+	ev->iova = w->iova;
+	ev->size = w->size;
+	ev->locked = w->locked_bytes;
+	ev->memlock = w->memlock_limit;
+	ev->level = w->level;
+	ev->threshold = w->threshold;
+	ev->ioas = w->ioas;
+	ev->count = w->count;
+	ev->group_count = w->group_count;
+	ev->kind = w->kind;
+	ev->uid = w->uid;
+	ev->consumer = w->consumer;
+	ev->cgroup_id = w->cgroup_id;
+	ev->has_quota = w->_present.quota;
+	if (ev->has_quota)
+		QUOTA_OF(&w->quota, &ev->quota);
+	iommu_account_event_free(n);
+	return 0;
 }
 
 /* Events queued but not yet handed out (one recv may carry several). */
@@ -912,7 +696,7 @@ int ia_timeout_scale(void)
 	return k;
 }
 
-int ia_event_read(struct ia_nl *s, struct ia_event *ev, int timeout_ms)
+int ia_event_read(struct ia_nl *s, struct ia_nl_event *ev, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = mnl_socket_get_fd(s->nl), .events = POLLIN };
 
@@ -927,10 +711,8 @@ int ia_event_read(struct ia_nl *s, struct ia_event *ev, int timeout_ms)
 				break;
 			}
 			ev_off += NLMSG_ALIGN(m->nlmsg_len);
-			if (m->nlmsg_type == s->family) {
-				parse_event(m, ev);
-				return 1;
-			}
+			if (m->nlmsg_type == s->family)
+				return parse_event(s, m, ev) ? -EPROTO : 1;
 		}
 		if (poll(&pfd, 1, timeout_ms) <= 0)
 			return 0;
@@ -965,8 +747,7 @@ int ia_dump_groups_split(struct ia_nl *s, void (*between)(void *), void *arg,
 			between(arg);
 		len = (int)r;
 		for (m = (struct nlmsghdr *)buf; mnl_nlmsg_ok(m, len); m = mnl_nlmsg_next(m, &len)) {
-			const struct nlattr *a;
-			uint32_t id = 0, ctr = 0;
+			struct iommu_account_get_group_rsp *w;
 
 			if (m->nlmsg_seq != seq)
 				continue;
@@ -977,86 +758,57 @@ int ia_dump_groups_split(struct ia_nl *s, void (*between)(void *), void *arg,
 
 				return err ? err : n;
 			}
-			mnl_attr_for_each(a, m, sizeof(struct genlmsghdr)) {
-				if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_GROUP_ID)
-					id = mnl_attr_get_u32(a);
-				if (mnl_attr_get_type(a) == IOMMU_ACCOUNT_A_GROUP_CONTAINER_ID)
-					ctr = mnl_attr_get_u32(a);
-			}
+			w = PARSE(s, m, get_group, group);
+			if (!w)
+				return -EPROTO;
 			if (n < max) {
-				ids[n] = id;
-				ctrs[n] = ctr;
+				ids[n] = w->id;
+				ctrs[n] = w->container_id;
 			}
 			n++;
+			iommu_account_get_group_rsp_free(w);
 		}
 	}
 }
 
-static void parse_proc(const struct nlmsghdr *nlh, void *elem)
+static int parse_proc(struct ia_nl *s, const struct nlmsghdr *nlh, void *elem)
 {
-	struct ia_proc *p = elem;
-	const struct nlattr *a;
+	struct iommu_account_get_proc_rsp *w = PARSE(s, nlh, get_proc, proc);
+	struct ia_nl_proc *p = elem;
 
 	memset(p, 0, sizeof(*p));
-	p->uring_fds = -1;
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case IOMMU_ACCOUNT_A_PROC_PID:
-			p->pid = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_PROC_UID:
-			p->uid = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_PROC_COMM:
-			snprintf(p->comm, sizeof(p->comm), "%s", mnl_attr_get_str(a));
-			break;
-		case IOMMU_ACCOUNT_A_PROC_CGROUP_ID:
-			p->cgroup_id = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_PROC_MEMLOCK_SOFT:
-			p->soft = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_PROC_MEMLOCK_HARD:
-			p->hard = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_PROC_CONSUMER:
-			parse_consumer(a, p->consumer);
-			break;
-		case IOMMU_ACCOUNT_A_PROC_LOCKED_VM_BYTES:
-			p->locked_vm = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_PROC_PINNED_VM_BYTES:
-			p->pinned_vm = mnl_attr_get_u64(a);
-			break;
-		case IOMMU_ACCOUNT_A_PROC_RINGS:
-			p->rings = mnl_attr_get_u32(a);
-			break;
-		case IOMMU_ACCOUNT_A_PROC_CGROUP:
-			snprintf(p->cgroup, sizeof(p->cgroup), "%s", mnl_attr_get_str(a));
-			break;
-		case IOMMU_ACCOUNT_A_PROC_CGROUP_TRUNCATED:
-			p->cgroup_truncated = true;
-			break;
-		case IOMMU_ACCOUNT_A_PROC_URING_FDS:
-			p->uring_fds = mnl_attr_get_u32(a);
-			break;
-		}
-	}
+	if (!w)
+		return -1;
+	p->pid = w->pid;
+	p->uid = w->uid;
+	STR(p->comm, w->comm);
+	p->cgroup_id = w->cgroup_id;
+	p->soft = w->memlock_soft;
+	p->hard = w->memlock_hard;
+	consumers_of(w->consumer, w->n_consumer, p->consumer);
+	p->locked_vm = w->locked_vm_bytes;
+	p->pinned_vm = w->pinned_vm_bytes;
+	p->rings = w->rings;
+	STR(p->cgroup, w->cgroup);
+	p->cgroup_truncated = w->_present.cgroup_truncated;
+	p->uring_fds = w->_present.uring_fds ? (int64_t)w->uring_fds : -1;
+	iommu_account_get_proc_rsp_free(w);
+	return 0;
 }
 
-int ia_get_proc(struct ia_nl *s, uint32_t pid, struct ia_proc *out)
+int ia_get_proc(struct ia_nl *s, uint32_t pid, struct ia_nl_proc *out)
 {
 	return get_one(s, IOMMU_ACCOUNT_CMD_GET_PROC, IOMMU_ACCOUNT_A_PROC_PID, pid,
 		       parse_proc, out, sizeof(*out));
 }
 
-int ia_dump_procs(struct ia_nl *s, bool by_uid, uint32_t uid, struct ia_proc *out, int max)
+int ia_dump_procs(struct ia_nl *s, bool by_uid, uint32_t uid, struct ia_nl_proc *out, int max)
 {
 	return dump_all(s, IOMMU_ACCOUNT_CMD_GET_PROC, by_uid ? IOMMU_ACCOUNT_A_PROC_UID : 0, uid,
 			parse_proc, out, sizeof(*out), max);
 }
 
-uint64_t ia_uid_consumers(const struct ia_uid *u)
+uint64_t ia_uid_consumers(const struct ia_nl_uid *u)
 {
 	uint64_t s = 0;
 	int i;

@@ -208,7 +208,7 @@ FIXTURE_TEARDOWN(compat)
 /* The module says why type1 is not followed, and that iommufd is. */
 TEST_F(compat, status_says_the_kernel_has_no_type1)
 {
-	struct ia_status st;
+	struct ia_nl_status st;
 	int i, type1 = -1, iofd = -1;
 
 	ASSERT_NE(0, access("/sys/module/vfio_iommu_type1", F_OK))
@@ -240,10 +240,10 @@ TEST_F(compat, status_says_the_kernel_has_no_type1)
  */
 TEST_F(compat, container_charged_per_process_without_entry_limit)
 {
-	struct ia_container ctrs[4];
+	struct ia_nl_container ctrs[4];
 	struct agent a = { 0 };
-	struct ia_quota q[4];
-	struct ia_uid u;
+	struct ia_nl_quota q[4];
+	struct ia_nl_uid u;
 	char out[8192], want[96];
 	long long lck0;
 	int n;

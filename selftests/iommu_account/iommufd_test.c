@@ -368,7 +368,7 @@ FIXTURE_TEARDOWN(iofd)
 
 /* @uid's pot: its parts add up to the kernel's counter, nothing inexact. */
 static void get_uid(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_t uid,
-		    struct ia_uid *u)
+		    struct ia_nl_uid *u)
 {
 	ASSERT_EQ(0, ia_get_uid(nl, uid, u)) TH_LOG("uid %u: %s", uid, nl->extack);
 	ASSERT_TRUE(u->has_breakdown);
@@ -402,7 +402,7 @@ static void check_tools(struct __test_metadata *_metadata, uint32_t uid, pid_t p
 }
 
 /* The next event of @uid's pot within 5 s (others skipped): 1, or 0. */
-static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
+static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_nl_event *ev)
 {
 	while (ia_event_read(s, ev, 5000) == 1)
 		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid)
@@ -411,7 +411,7 @@ static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
 }
 
 /* The next failure event of @uid's pot within 5 s: 1, or 0. */
-static int next_failure(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
+static int next_failure(struct ia_nl *s, uint32_t uid, struct ia_nl_event *ev)
 {
 	while (next_pot_event(s, uid, ev) == 1)
 		if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
@@ -420,9 +420,9 @@ static int next_failure(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
 }
 
 /* The iommufd context whose owner is @pid into @q: how many there are, or -errno. */
-static int ctx_of(struct ia_nl *nl, pid_t pid, struct ia_quota *q)
+static int ctx_of(struct ia_nl *nl, pid_t pid, struct ia_nl_quota *q)
 {
-	struct ia_quota qs[4];
+	struct ia_nl_quota qs[4];
 	int n = ia_dump_quotas(nl, CTX, -1, pid, qs, 4);
 
 	if (n == 1)
@@ -431,7 +431,7 @@ static int ctx_of(struct ia_nl *nl, pid_t pid, struct ia_quota *q)
 }
 
 /* The next event of an iommufd context within 5 s (others skipped): 1, or 0. */
-static int next_ctx_event(struct ia_nl *s, struct ia_event *ev)
+static int next_ctx_event(struct ia_nl *s, struct ia_nl_event *ev)
 {
 	while (ia_event_read(s, ev, 5000) == 1)
 		if (ev->kind == CTX)
@@ -452,9 +452,9 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 {
 	const uint32_t uid = 42101;
 	struct fd_agent f = { 0 };
-	struct ia_event ev;
+	struct ia_nl_event ev;
 	struct agent a;
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	int64_t iova[16], r = 0;
 	uint64_t base, warn_at, crit_at;
 	int n = 0, k;
@@ -552,7 +552,7 @@ TEST_F(iofd, unmap_copy_and_refused_maps)
 	const uint32_t uid = 42102;
 	struct fd_agent f = { 0 };
 	int64_t iova[4], dst;
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	uint64_t base;
 	int i;
 
@@ -621,8 +621,8 @@ TEST_F(iofd, concurrent_threads_exact)
 {
 	const uint32_t uid = 42103;
 	struct fd_agent f = { 0 };
-	struct ia_quota q;
-	struct ia_uid u;
+	struct ia_nl_quota q;
+	struct ia_nl_uid u;
 	uint64_t base;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
@@ -709,7 +709,7 @@ TEST_F(iofd, mapped_before_load_unattributed)
 	const uint32_t uid = 42105;
 	struct fd_agent f = { 0 };
 	int64_t old, young;
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	uint64_t base;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
@@ -753,10 +753,10 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 {
 	const uint32_t uid = 42104, ctxk = IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX;
 	struct fd_agent f = { 0 };
-	struct ia_status st0, st;
-	struct ia_event ev;
-	struct ia_quota q;
-	struct ia_uid u;
+	struct ia_nl_status st0, st;
+	struct ia_nl_event ev;
+	struct ia_nl_quota q;
+	struct ia_nl_uid u;
 	int64_t lck0, ids;
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st0));
@@ -823,8 +823,8 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 TEST_F(iofd, cap_ipc_lock_not_charged)
 {
 	struct fd_agent f = { 0 };
-	struct ia_quota q;
-	struct ia_uid u;
+	struct ia_nl_quota q;
+	struct ia_nl_uid u;
 	uint64_t base, exempt0;
 
 	get_uid(_metadata, &self->nl, 0, &u);
@@ -865,8 +865,8 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	struct fd_agent f = { 0 };
 	char out[8192], cmd[160];
 	int64_t a, b, dst;
-	struct ia_quota q;
-	struct ia_uid u;
+	struct ia_nl_quota q;
+	struct ia_nl_uid u;
 	pid_t pid;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 8 * MiB, self->cdev, 2));
@@ -930,7 +930,7 @@ TEST_F(iofd, context_listing_matches_the_pot)
 }
 
 /* @q's IOAS @id (its index), or -1. */
-static int ioas_at(const struct ia_quota *q, uint32_t id)
+static int ioas_at(const struct ia_nl_quota *q, uint32_t id)
 {
 	unsigned int i;
 
@@ -971,9 +971,9 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	char out[8192], want[200], cmd[160];
 	int64_t ids, a, b, dst;
 	uint32_t id1, id2;
-	struct ia_event ev;
-	struct ia_quota q;
-	struct ia_uid u;
+	struct ia_nl_event ev;
+	struct ia_nl_quota q;
+	struct ia_nl_uid u;
 	pid_t pid;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 2));

@@ -130,7 +130,7 @@ static int cg_enter(FIXTURE_DATA(ml) *self, int cg, pid_t pid)
 
 /* The parts of @uid's pot add up to the kernel's counter. */
 static void expect_adds_up(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_t uid,
-			   struct ia_uid *u)
+			   struct ia_nl_uid *u)
 {
 	ASSERT_EQ(0, ia_get_uid(nl, uid, u)) TH_LOG("uid %u: %s", uid, nl->extack);
 	ASSERT_TRUE(u->has_breakdown);
@@ -142,7 +142,7 @@ static void expect_adds_up(struct __test_metadata *_metadata, struct ia_nl *nl, 
 }
 
 /* Next uid-pot event of @uid (others skipped), within 5 s; 1 or 0. */
-static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_event *ev)
+static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_nl_event *ev)
 {
 	while (ia_event_read(s, ev, 5000) == 1)
 		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid)
@@ -162,10 +162,10 @@ TEST_F(ml, shared_pot_refusal_event)
 {
 	const uint32_t uid = 42001, other = 42002;
 	struct agent a, b, c;
-	struct ia_uid u, uo;
-	struct ia_proc p;
-	struct ia_event ev, warn, crit;
-	struct ia_status st;
+	struct ia_nl_uid u, uo;
+	struct ia_nl_proc p;
+	struct ia_nl_event ev, warn, crit;
+	struct ia_nl_status st;
 	uint64_t base, cga, cgb, cgc, kref0;
 	int ia, ib, ic, i, ret, n = 0;
 
@@ -286,9 +286,9 @@ TEST_F(ml, cgroup_paths_whole_to_path_max)
 	const uint32_t uid = 42061;
 	char full_a[4400], full_b[4400], name[256], *at;
 	int top, dir, leaf_a, leaf_b, k, ret, cut;
-	struct ia_quota q;
+	struct ia_nl_quota q;
 	struct agent a, b;
-	struct ia_proc p;
+	struct ia_nl_proc p;
 	uint64_t id;
 	size_t len;
 
@@ -386,7 +386,7 @@ TEST_F(ml, parts_add_up)
 	const uint32_t uid = 42011;
 	static const size_t sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 12 * KiB, 300 * KiB, 2 * MiB };
 	struct agent ag[3];
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	uint64_t base, charges, want = 0;
 	int i, k;
 
@@ -449,7 +449,7 @@ TEST_F(ml, parts_add_up)
  */
 static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want, int64_t *last)
 {
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	int i, ret;
 
 	for (i = 0; i < 800 * ia_timeout_scale(); i++) {
@@ -473,9 +473,9 @@ static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want, int64_t *last
 TEST_F(ml, pending_release_after_exit)
 {
 	const uint32_t uid = 42021;
-	struct ia_proc procs[64];
+	struct ia_nl_proc procs[64];
 	struct agent a;
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	uint64_t base;
 	int64_t last;
 	int ring, n, i;
@@ -530,7 +530,7 @@ TEST_F(ml, hysteresis_one_event_per_crossing)
 {
 	const uint32_t uid = 42031;
 	struct agent a, b;
-	struct ia_event ev;
+	struct ia_nl_event ev;
 	int i, warns = 0, crits = 0;
 	bool failed = false;
 
@@ -585,7 +585,7 @@ TEST_F(ml, levels_follow_the_charging_process_limit)
 	const uint32_t uid = 42035;
 	int warns = 0, crits = 0;
 	struct agent a, b;
-	struct ia_event ev;
+	struct ia_nl_event ev;
 	bool failed = false;
 
 	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 900, 990, 100));
@@ -657,7 +657,7 @@ TEST_F(ml, unprivileged_sees_own_processes)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct ia_proc procs[64], p;
+		struct ia_nl_proc procs[64], p;
 		struct ia_nl nl;
 		int i, n;
 
@@ -736,9 +736,9 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 {
 	const uint32_t uid = 42051;
 	int res[2], hold[2], r1, r2;
-	struct ia_proc p;
-	struct ia_event ev;
-	struct ia_uid u;
+	struct ia_nl_proc p;
+	struct ia_nl_event ev;
+	struct ia_nl_uid u;
 	int64_t last;
 	pid_t a, b;
 

@@ -39,7 +39,7 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 		"uid-tasks", "uid-orphans", "vfio-type1", "vfio-groups", "iommufd", "events",
 		"memlock-io_uring", "memlock-xdp", "published-quotas", "reset-scope",
 	};
-	struct ia_status st;
+	struct ia_nl_status st;
 	struct utsname un;
 	char ver[64], *want, *tok, *save;
 	int i;
@@ -126,7 +126,7 @@ FIXTURE_SETUP(bad)
 /* Nothing changed: the family still answers the same. */
 FIXTURE_TEARDOWN(bad)
 {
-	struct ia_status st;
+	struct ia_nl_status st;
 
 	EXPECT_EQ(0, ia_get_status(&self->nl, &st));
 	EXPECT_EQ(self->root_before, ia_locked(&self->nl, 0));
@@ -207,7 +207,7 @@ TEST_F(bad, missing_uid)
 
 TEST_F(bad, unknown_uid)
 {
-	struct ia_uid u;
+	struct ia_nl_uid u;
 
 	EXPECT_EQ(-ENOENT, ia_get_uid(&self->nl, 3999999999u, &u));
 	EXPECT_NE(0, self->nl.extack[0]);

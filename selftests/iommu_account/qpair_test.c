@@ -58,7 +58,7 @@ static void req_init(struct iommu_account_quota_create *req, const char *name, u
 
 static int count_qpairs(struct ia_nl *nl)
 {
-	static struct ia_quota q[MAXQ];
+	static struct ia_nl_quota q[MAXQ];
 
 	return ia_dump_quotas(nl, QPAIR, -1, -1, q, MAXQ);
 }
@@ -87,7 +87,7 @@ FIXTURE_TEARDOWN(qp)
 /* The module lists the kind and the feature, so clients discover it. */
 TEST_F(qp, status_lists_qpair_kind)
 {
-	struct ia_status st;
+	struct ia_nl_status st;
 	struct stat sb;
 	int i, found = 0;
 
@@ -223,7 +223,7 @@ TEST_F(qp, wrong_fd_and_mmap_refused)
 }
 
 /* The next event about object @id within @ms, 1, or 0 on time-out. */
-static int next_event_of(struct ia_nl *ev, uint32_t id, struct ia_event *e, int ms)
+static int next_event_of(struct ia_nl *ev, uint32_t id, struct ia_nl_event *e, int ms)
 {
 	int r;
 
@@ -240,7 +240,7 @@ struct ev_tally {
 	uint64_t warn_used, crit_used;		/* in the first of each */
 };
 
-static void tally(struct ev_tally *t, const struct ia_event *e)
+static void tally(struct ev_tally *t, const struct ia_nl_event *e)
 {
 	/* Crossings: a threshold event's count (held ones come as one event). */
 	if (e->type == T_THR && e->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN) {
@@ -272,7 +272,7 @@ static void tally(struct ev_tally *t, const struct ia_event *e)
 static void collect(struct ia_nl *ev, const uint32_t *id, struct ev_tally *t,
 		    bool (*until)(const struct ev_tally *t))
 {
-	struct ia_event e;
+	struct ia_nl_event e;
 	int i;
 
 	while (!until(t) && ia_event_read(ev, &e, 3000) == 1)
@@ -299,7 +299,7 @@ static bool first_gone(const struct ev_tally *t)
 	return t[0].gone;
 }
 
-static const struct ia_quota *find_q(const struct ia_quota *q, int n, uint32_t id)
+static const struct ia_nl_quota *find_q(const struct ia_nl_quota *q, int n, uint32_t id)
 {
 	int i;
 
@@ -336,10 +336,10 @@ static void open_pair(struct __test_metadata *_metadata, struct qp_model *m, con
 TEST_F(qp, two_qpairs_reject_half_each_round)
 {
 	struct qp_model m[2];
-	struct ia_quota q[MAXQ];
+	struct ia_nl_quota q[MAXQ];
 	struct ev_tally t[2] = { 0 };
-	const struct ia_quota *a;
-	struct ia_status st0, st;
+	const struct ia_nl_quota *a;
+	struct ia_nl_status st0, st;
 	uint32_t id[2];
 	struct iaq_counters c;
 	int r, i, n;
@@ -419,9 +419,9 @@ TEST_F(qp, two_qpairs_reject_half_each_round)
 TEST_F(qp, two_qpairs_deferred_none_rejected)
 {
 	struct qp_model m[2];
-	struct ia_quota q[MAXQ];
+	struct ia_nl_quota q[MAXQ];
 	struct ev_tally t[2] = { 0 };
-	const struct ia_quota *a;
+	const struct ia_nl_quota *a;
 	uint32_t id[2];
 	int r, i, n;
 
@@ -470,8 +470,8 @@ TEST_F(qp, two_qpairs_deferred_none_rejected)
 /* An owner killed with operations outstanding is reported gone with them. */
 TEST_F(qp, owner_killed_reported_gone_with_outstanding)
 {
-	struct ia_quota q;
-	struct ia_event e;
+	struct ia_nl_quota q;
+	struct ia_nl_event e;
 	int pfd[2];
 	uint32_t id;
 	pid_t pid;
@@ -550,7 +550,7 @@ static void *dumper(void *p)
 {
 	volatile int *stop = p;
 	struct ia_nl nl;
-	static struct ia_quota q[MAXQ];
+	static struct ia_nl_quota q[MAXQ];
 
 	if (ia_nl_open(&nl))
 		return NULL;
@@ -568,7 +568,7 @@ TEST_F(qp, eight_threads_counters_exact)
 	volatile int stop = 0;
 	uint64_t ops = 0, rej = 0, dfr = 0;
 	struct iaq *h = iaq_open("shared", 64);
-	struct ia_quota q;
+	struct ia_nl_quota q;
 	int i;
 
 	ASSERT_NE(NULL, h);
@@ -621,7 +621,7 @@ struct unpriv {
 static int unpriv_view(void *p)
 {
 	struct unpriv *u = p;
-	struct ia_quota q[MAXQ];
+	struct ia_nl_quota q[MAXQ];
 	struct ia_nl nl;
 	struct iaq *h = iaq_open("mine", 16);
 	int n;
@@ -649,7 +649,7 @@ static int unpriv_view(void *p)
 TEST_F(qp, unprivileged_sees_own_only)
 {
 	struct iaq *h = iaq_open("roots", 16);
-	struct ia_quota q[MAXQ];
+	struct ia_nl_quota q[MAXQ];
 	struct unpriv u;
 
 	ASSERT_NE(NULL, h);
@@ -765,7 +765,7 @@ TEST_F(qp, scribbled_page_flags_only_its_own)
 	struct iommu_account_quota_counters *c;
 	long page = sysconf(_SC_PAGESIZE);
 	struct iaq *good = iaq_open("good", 100);
-	struct ia_quota q;
+	struct ia_nl_quota q;
 	int fd, k;
 
 	ASSERT_NE(NULL, good);
@@ -867,7 +867,7 @@ TEST_F(qp, kind_thresholds_apply_to_objects_without_own)
 			      .capacity = 100, .warn = 900, .crit = 990 };
 	struct iaq *own = iaq_open_opts(&o), *dflt = iaq_open("default", 100);
 	struct ev_tally t[2] = { 0 };
-	struct ia_quota q;
+	struct ia_nl_quota q;
 	uint32_t id[2];
 
 	ASSERT_NE(NULL, own);

@@ -49,7 +49,7 @@ TEST_F(pot, registered_buffers_exact)
 	const uid_t uid = 41001;
 	const size_t sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 12 * KiB, 300 * KiB };
 	struct agent a;
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	int64_t base, want;
 	size_t i;
 
@@ -78,7 +78,7 @@ TEST_F(pot, shared_pot_two_processes)
 {
 	const uid_t uid = 41002, other = 41003;
 	struct agent p1, p2, q;
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	int64_t base, other_before;
 
 	ASSERT_EQ(0, agent_start(&p1, uid, 4 * MiB));
@@ -142,9 +142,9 @@ TEST_F(pot, refusal_matches_limit)
 TEST_F(pot, orphan_pot_reported_until_ring_closed)
 {
 	const uid_t uid = 41005;
-	struct ia_status st;
+	struct ia_nl_status st;
 	struct agent a;
-	struct ia_uid u;
+	struct ia_nl_uid u;
 	int64_t base, v = -2;
 	int ring, i, orphans = 0;
 
@@ -183,7 +183,7 @@ TEST_F(pot, orphan_pot_reported_until_ring_closed)
 TEST_F(pot, unprivileged_sees_own_uid_only)
 {
 	const uid_t uid = 41006, other = 41007;
-	struct ia_uid all[64];
+	struct ia_nl_uid all[64];
 	struct agent a;
 	int i, n, status, others = 0;
 	pid_t pid;
@@ -199,7 +199,7 @@ TEST_F(pot, unprivileged_sees_own_uid_only)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		struct ia_nl nl;
-		struct ia_uid u[64];
+		struct ia_nl_uid u[64];
 		int m, err;
 
 		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
@@ -227,7 +227,7 @@ TEST_F(pot, unprivileged_sees_own_uid_only)
 TEST_F(pot, dump_spans_messages)
 {
 	enum { N = 300, BASE = 42000 };
-	static struct ia_uid u[4096];
+	static struct ia_nl_uid u[4096];
 	pid_t kids[N];
 	int i, n, seen = 0, fds[2];
 	char c;
@@ -272,7 +272,7 @@ TEST_F(pot, huge_limit_headroom_saturates)
 	const uid_t uid = 41009;
 	const uint64_t L = (1ULL << 63) + 4096;
 	struct agent a;
-	struct ia_uid u;
+	struct ia_nl_uid u;
 
 	ASSERT_EQ(0, agent_start(&a, uid, L));
 	ASSERT_EQ(0, agent_register(&a, 64 * KiB));

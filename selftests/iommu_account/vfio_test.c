@@ -55,7 +55,7 @@ FIXTURE_TEARDOWN(vfio)
 static void expect_exact(struct __test_metadata *_metadata, struct ia_nl *nl,
 			 struct vfio_ctr *c, uint32_t want_entries)
 {
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	uint32_t avail;
 
 	ASSERT_EQ(0, ia_container_of_pid(nl, getpid(), &ct));
@@ -69,7 +69,7 @@ TEST_F(vfio, map_unmap_exact)
 {
 	const int N = 37;
 	struct vfio_ctr c;
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	long long lck0, lck;
 	int i;
 
@@ -106,8 +106,8 @@ TEST_F(vfio, map_unmap_exact)
 TEST_F(vfio, enospc_event_after_thresholds)
 {
 	struct ia_nl ev_nl;
-	struct ia_event ev, warn = {}, crit = {}, fail = {};
-	struct ia_container ct;
+	struct ia_nl_event ev, warn = {}, crit = {}, fail = {};
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	int i, ret, got = 0;
 
@@ -170,8 +170,8 @@ TEST_F(vfio, enospc_event_after_thresholds)
 TEST_F(vfio, kind_refusals_count_every_enospc_and_outlive_the_container)
 {
 	const uint32_t k = IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER;
-	struct ia_status st0, st1, st2;
-	struct ia_container ct;
+	struct ia_nl_status st0, st1, st2;
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	int i, ret, enospc = 0, other = 0;
 
@@ -228,7 +228,7 @@ static pid_t spawn_mapper(int group, int n, int ready_fd)
 /* (c) the owner dies with live mappings: the container goes. */
 TEST_F(vfio, owner_killed_container_gone)
 {
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	int fds[2], i, ret = 0;
 	char ok;
 	pid_t pid;
@@ -254,7 +254,7 @@ TEST_F(vfio, owner_killed_container_gone)
 TEST_F(vfio, two_containers_two_processes)
 {
 	const int n[2] = { 5, 7 };
-	struct ia_container ct[2];
+	struct ia_nl_container ct[2];
 	int fds[2], k;
 	pid_t pid[2];
 	char ok;
@@ -283,7 +283,7 @@ TEST_F(vfio, two_containers_two_processes)
 
 static int feature_active(struct ia_nl *nl, const char *name)
 {
-	struct ia_status st;
+	struct ia_nl_status st;
 	int i;
 
 	if (ia_get_status(nl, &st))
@@ -365,7 +365,7 @@ TEST_F(vfio, concurrent_threads_exact)
 	struct worker w[8];
 	pthread_t t[8];
 	struct vfio_ctr c;
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	int i, live = 0;
 
 	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
@@ -390,7 +390,7 @@ TEST_F(vfio, concurrent_threads_exact)
 TEST_F(vfio, entry_limit_follows_parameter)
 {
 	const unsigned int limits[2] = { 123, 77 };
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	uint32_t avail;
 	int k;
@@ -411,7 +411,7 @@ TEST_F(vfio, entry_limit_follows_parameter)
 TEST_F(vfio, memlock_refusal_event)
 {
 	struct ia_nl ev_nl;
-	struct ia_event ev;
+	struct ia_nl_event ev;
 	int status, found = 0;
 	pid_t pid;
 
@@ -452,7 +452,7 @@ TEST_F(vfio, memlock_refusal_event)
 /* Bad thresholds are refused and change nothing; unknown container: ENOENT. */
 TEST_F(vfio, bad_requests)
 {
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	uint32_t warn, crit;
 
 	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 700, 900));
@@ -473,7 +473,7 @@ TEST_F(vfio, bad_requests)
 
 /* Read STATUS; fail the test when it cannot be read. */
 static void get_status(struct __test_metadata *_metadata, struct ia_nl *nl,
-		       struct ia_status *st)
+		       struct ia_nl_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	ASSERT_EQ(0, ia_get_status(nl, st));
@@ -486,7 +486,7 @@ static void get_status(struct __test_metadata *_metadata, struct ia_nl *nl,
  */
 TEST_F(vfio, refused_map_keeps_entries)
 {
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	void *hole;
 	int i;
@@ -514,7 +514,7 @@ TEST_F(vfio, refused_map_keeps_entries)
 
 TEST_F(vfio, memlock_refused_maps_keep_entries)
 {
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	struct { uint32_t avail; int err; long long lck; } r;
 	int fds[2];
 	pid_t pid;
@@ -565,7 +565,7 @@ TEST_F(vfio, memlock_refused_maps_keep_entries)
 /* Defect 2: a vaddr update (live update) removes and adds nothing. */
 TEST_F(vfio, vaddr_update_keeps_bytes)
 {
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	long long n;
 	void *other;
@@ -629,7 +629,7 @@ TEST_F(vfio, request_rewritten_during_map)
 {
 	struct vfio_iommu_type1_dma_map *m;
 	struct flipper f = {};
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	int errs[64] = { 0 };
 	pthread_t t;
@@ -693,8 +693,8 @@ TEST_F(vfio, four_hundred_threads_exact)
 	static struct many w[T];
 	static pthread_t t[T];
 	pthread_barrier_t go;
-	struct ia_container ct;
-	struct ia_status st;
+	struct ia_nl_container ct;
+	struct ia_nl_status st;
 	struct vfio_ctr c;
 	int i, errors = 0;
 
@@ -746,8 +746,8 @@ static void *churn_fn(void *arg)
 
 TEST_F(vfio, close_open_churn_no_stale_record)
 {
-	struct ia_container all[64];
-	struct ia_status st;
+	struct ia_nl_container all[64];
+	struct ia_nl_status st;
 	struct vfio_ctr c;
 	pthread_t t[2];
 	int i, n, k;
@@ -777,7 +777,7 @@ TEST_F(vfio, close_open_churn_no_stale_record)
  */
 TEST_F(vfio, detach_groups_exact)
 {
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	long long lck0;
 	char path[64];
@@ -844,7 +844,7 @@ TEST_F(vfio, set_thresholds_needs_sys_admin)
 }
 
 /* The next threshold event of container @id within @ms, or 0. */
-static int next_threshold(struct ia_nl *ev_nl, uint32_t id, struct ia_event *ev, int ms)
+static int next_threshold(struct ia_nl *ev_nl, uint32_t id, struct ia_nl_event *ev, int ms)
 {
 	while (ia_event_read(ev_nl, ev, ms) == 1)
 		if (ev->container == id && ev->type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD)
@@ -855,8 +855,8 @@ static int next_threshold(struct ia_nl *ev_nl, uint32_t id, struct ia_event *ev,
 /* Defect 8: thresholds moved up after warn fired: warn fires again at the new line. */
 TEST_F(vfio, thresholds_rearm_when_changed)
 {
-	struct ia_container ct;
-	struct ia_event ev;
+	struct ia_nl_container ct;
+	struct ia_nl_event ev;
 	struct ia_nl ev_nl;
 	struct vfio_ctr c;
 	int i;
@@ -898,8 +898,8 @@ TEST_F(vfio, thresholds_rearm_when_changed)
  */
 TEST_F(vfio, levels_rearm_below_the_line)
 {
-	struct ia_container ct;
-	struct ia_event ev;
+	struct ia_nl_container ct;
+	struct ia_nl_event ev;
 	struct ia_nl ev_nl;
 	struct vfio_ctr c;
 	int n = 0;
@@ -949,10 +949,10 @@ TEST_F(vfio, failure_flood_coalesced)
 {
 	const int N = 20000;
 	struct vfio_ctr a, b;
-	struct ia_container ca;
-	struct ia_status st0, st;
+	struct ia_nl_container ca;
+	struct ia_nl_status st0, st;
 	struct ia_nl ev_nl;
-	struct ia_event ev;
+	struct ia_nl_event ev;
 	uint64_t sum = 0;
 	int i, b_seen = 0, a_events = 0;
 
@@ -998,8 +998,8 @@ TEST_F(vfio, failure_flood_coalesced)
 /* Defect 11: a container set up before the module loaded is counted as untracked. */
 TEST_F(vfio, untracked_container_reported)
 {
-	struct ia_container ct;
-	struct ia_status st;
+	struct ia_nl_container ct;
+	struct ia_nl_status st;
 	struct vfio_ctr c;
 
 	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
@@ -1052,8 +1052,8 @@ TEST_F(vfio, many_groups_one_container_all_listed)
 {
 	uint32_t ids[256], ctrs[256];
 	int all[64], fds[64], n, i, k, ng, nrecv;
-	struct ia_container ct, dump[64];
-	struct ia_event ev;
+	struct ia_nl_container ct, dump[64];
+	struct ia_nl_event ev;
 	struct ia_nl evs;
 	struct vfio_ctr c;
 
@@ -1118,7 +1118,7 @@ static void drop_to_user(void *arg)
 TEST_F(vfio, group_dump_view_taken_at_start)
 {
 	int all[64], fds[64], n, i, fd[2], res[4];
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	pid_t pid;
 
@@ -1175,7 +1175,7 @@ struct status_reader {
 static void *status_reader_fn(void *arg)
 {
 	struct status_reader *r = arg;
-	struct ia_status st;
+	struct ia_nl_status st;
 	struct ia_nl nl;
 	int i;
 
@@ -1190,7 +1190,7 @@ static void *status_reader_fn(void *arg)
 		}
 		r->reads++;
 		for (i = 0; i < st.nfeat; i++) {
-			const struct ia_feature *f = &st.feat[i];
+			const struct ia_nl_feature *f = &st.feat[i];
 			bool ok;
 
 			if (strcmp(f->name, "vfio-type1"))
@@ -1250,7 +1250,7 @@ TEST_F(vfio, status_consistent_while_type1_reloads)
  */
 TEST_F(vfio, mdev_only_container_says_unpinned)
 {
-	struct ia_container ct;
+	struct ia_nl_container ct;
 	struct vfio_ctr c;
 	char why[256];
 	uint32_t avail;
