@@ -130,6 +130,13 @@ int ia_events_recv(struct ia_client *c, struct ia_events_cb *cb)
 	}
 	if (ret < 0 && (errno == EINTR || errno == EAGAIN))
 		ret = 0;
+	/*
+	 * A message libynl could not parse (errno untouched: no read
+	 * failed): it stops at it, and the rest of that read is lost. Not
+	 * the socket's failure: the next event's gap counts what went.
+	 */
+	if (ret < 0 && !errno)
+		ret = 0;
 	if (ret < 0) {
 		int err = deliver(c, cb);
 
