@@ -34,7 +34,8 @@ static void begin(struct ia_client *c)
  * IA_DO: a do, its request's attributes put by @set (req is in scope),
  * then @fn on the reply. IA_EACH: @fn on every reply of the dump @list
  * (NULL: it failed), until one returns non-zero. IA_DUMP_REQ: a dump whose
- * request carries attributes (@set).
+ * request carries attributes (@set). On a failure each returns from the
+ * function it is in, with -errno (c->err, c->extack and c->errmsg set).
  */
 #define IA_DO(c, obj, set, fn, ...)						\
 ({										\
