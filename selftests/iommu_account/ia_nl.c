@@ -550,6 +550,18 @@ int ia_events_join(struct ia_nl *s)
 	(q)->devices = (w)->devices;					\
 })
 
+/* A quota's last refusal (a GET_QUOTA reply's, or an event's quota nest's). */
+static void quota_last_of(const struct iommu_account_failure *f, bool present,
+			  struct ia_nl_quota *q)
+{
+	q->has_last = present;
+	q->last_err = f->errno_;
+	q->last_size = f->size;
+	q->last_ioas = f->ioas;
+	STR(q->last_cgroup, f->cgroup);
+	q->last_cgroup_truncated = f->_present.cgroup_truncated;
+}
+
 static int parse_quota(struct ia_nl *s, const struct nlmsghdr *nlh, void *elem)
 {
 	struct iommu_account_get_quota_rsp *w = PARSE(s, nlh, get_quota, quota);
@@ -568,12 +580,7 @@ static int parse_quota(struct ia_nl *s, const struct nlmsghdr *nlh, void *elem)
 		q->ioas[i].bytes = w->ioas[i].bytes;
 		q->ioas[i].pinned = w->ioas[i].pinned;
 	}
-	q->has_last = w->_present.last_failure;
-	q->last_err = w->last_failure.errno_;
-	q->last_size = w->last_failure.size;
-	q->last_ioas = w->last_failure.ioas;
-	STR(q->last_cgroup, w->last_failure.cgroup);
-	q->last_cgroup_truncated = w->last_failure._present.cgroup_truncated;
+	quota_last_of(&w->last_failure, w->_present.last_failure, q);
 	iommu_account_get_quota_rsp_free(w);
 	return 0;
 }
@@ -667,8 +674,10 @@ static int parse_event(struct ia_nl *s, const struct nlmsghdr *nlh, struct ia_nl
 	ev->consumer = w->consumer;
 	ev->cgroup_id = w->cgroup_id;
 	ev->has_quota = w->_present.quota;
-	if (ev->has_quota)
+	if (ev->has_quota) {
 		QUOTA_OF(&w->quota, &ev->quota);
+		quota_last_of(&w->quota.last_failure, w->quota._present.last_failure, &ev->quota);
+	}
 	iommu_account_event_free(n);
 	return 0;
 }

@@ -810,6 +810,11 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	EXPECT_GE(1 * MiB, ev.size);
 	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, ev.quota.mode);
 	EXPECT_EQ((uint32_t)ids, ev.ioas);
+	/* The context it carries holds that refusal as its last (the spec's quota-info lists it). */
+	EXPECT_TRUE(ev.quota.has_last);
+	EXPECT_EQ(ENOMEM, ev.quota.last_err);
+	EXPECT_EQ(ev.size, ev.quota.last_size);
+	EXPECT_EQ((uint32_t)ids, ev.quota.last_ioas);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, u.iommufd_mm);

@@ -615,7 +615,10 @@ int ia_event_of(const struct iommu_account_event_rsp *w, struct ia_event *ev)
 	ev->ioas = w->ioas;
 	ev->level = w->level;
 	ev->threshold = w->threshold;
-	if (w->_present.quota && !QUOTA_OF(&w->quota, &ev->quota))
+	if (w->_present.quota && !QUOTA_OF(&w->quota, &ev->quota)) {
 		ev->has_quota = true;
+		failure_of(&w->quota.last_failure, w->quota._present.last_failure,
+			   &ev->quota.last_failure);
+	}
 	return 0;
 }

@@ -336,6 +336,7 @@ const struct ynl_policy_attr iommu_account_quota_info_policy[IOMMU_ACCOUNT_A_QUO
 	[IOMMU_ACCOUNT_A_QUOTA_IOMMUFD_MODE] = { .name = "iommufd-mode", .type = YNL_PT_U32, },
 	[IOMMU_ACCOUNT_A_QUOTA_MAPPINGS] = { .name = "mappings", .type = YNL_PT_U32, },
 	[IOMMU_ACCOUNT_A_QUOTA_DEVICES] = { .name = "devices", .type = YNL_PT_U32, },
+	[IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE] = { .name = "last-failure", .type = YNL_PT_NEST, .nest = &iommu_account_failure_nest, },
 };
 
 const struct ynl_policy_nest iommu_account_quota_info_nest = {
@@ -915,6 +916,7 @@ void iommu_account_quota_info_free(struct iommu_account_quota_info *obj)
 {
 	iommu_account_owner_free(&obj->owner);
 	free(obj->name);
+	iommu_account_failure_free(&obj->last_failure);
 }
 
 int iommu_account_quota_info_parse(struct ynl_parse_arg *yarg,
@@ -1039,6 +1041,15 @@ int iommu_account_quota_info_parse(struct ynl_parse_arg *yarg,
 				return YNL_PARSE_CB_ERROR;
 			dst->_present.devices = 1;
 			dst->devices = ynl_attr_get_u32(attr);
+		} else if (type == IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.last_failure = 1;
+
+			parg.rsp_policy = &iommu_account_failure_nest;
+			parg.data = &dst->last_failure;
+			if (iommu_account_failure_parse(&parg, attr))
+				return YNL_PARSE_CB_ERROR;
 		}
 	}
 

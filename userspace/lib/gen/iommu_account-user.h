@@ -161,6 +161,7 @@ struct iommu_account_quota_info {
 		__u32 iommufd_mode:1;
 		__u32 mappings:1;
 		__u32 devices:1;
+		__u32 last_failure:1;
 	} _present;
 
 	enum iommu_account_quota_kind kind;
@@ -183,6 +184,7 @@ struct iommu_account_quota_info {
 	enum iommu_account_iommufd_mode iommufd_mode;
 	__u32 mappings;
 	__u32 devices;
+	struct iommu_account_failure last_failure;
 };
 
 struct iommu_account_ioas {
