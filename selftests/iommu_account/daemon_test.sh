@@ -96,6 +96,8 @@ cat >"$tmp/hook.sh" <<EOF
 read -r up rest </proc/uptime
 doc=\$(cat)
 echo "\$up \$doc" >>$tmp/hook.log
+# What the hook inherited of the daemon's sockets (netlink, exporter, journal): none.
+ls -l /proc/\$\$/fd 2>/dev/null | grep -c 'socket:' >>$tmp/hook.sockets
 # A hook that hangs on CRITICAL alerts: the daemon must kill it.
 case \$doc in *'"alert":"CRITICAL"'*) sleep 600 ;; esac
 exit 0
@@ -171,6 +173,8 @@ q=$(runas 1000 iommu-accountctl -j quotas)
 check "GET_QUOTA unprivileged (uid 1000): its own pot only" \
 	jqt 'length == 1 and .[0].kind == "uid-pot" and .[0].id == 1000' "$q"
 check "pot: FAILURE relayed to the hook" until_ok 200 hook_has FAILURE uid-pot 1000
+check "hooks inherit none of the daemon's sockets (netlink, exporter, journal)" \
+	until_ok 100 sh -c '[ -s "$1" ] && ! grep -qv "^0$" "$1"' _ "$tmp/hook.sockets"
 warned=$(hook_time WARNING uid-pot 1000)
 echo "# pot: WARNING ran at ${warned:-never}, the kernel refused at $refused (uptime, s)"
 check "pot: WARNING (from the trend) ran before the kernel's first refusal" \

@@ -14,6 +14,7 @@
  *    modprobe) are seen at once; a failed request also marks the source down.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,9 @@ int iad_source_init(struct iad *d)
 	struct ynl_error yerr;
 
 	d->ctrl = ynl_sock_create(&nlctrl, &yerr);
+	/* Not inherited by the exec hooks (libynl's socket is not close-on-exec). */
+	if (d->ctrl)
+		fcntl(ynl_socket_get_fd(d->ctrl), F_SETFD, FD_CLOEXEC);
 	if (!d->ctrl || ynl_subscribe(d->ctrl, "notify")) {
 		/* Not fatal: failed requests still tell that the module left. */
 		iad_log(d, LOG_WARNING, "no nlctrl notifications: module unloads are seen "

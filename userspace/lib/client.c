@@ -60,8 +60,11 @@ int ia_client_open(struct ia_client *c)
 	 * element with a cgroup path of PATH_MAX is over 4 KiB.
 	 */
 	c->ys = ynl_sock_create(&ynl_iommu_account_family, &yerr);
-	if (c->ys)
+	if (c->ys) {
+		/* libynl's socket is not close-on-exec: the daemon's exec hooks must not inherit it. */
+		fcntl(ynl_socket_get_fd(c->ys), F_SETFD, FD_CLOEXEC);
 		return 0;
+	}
 	if (yerr.code == ENOENT) {
 		struct ia_module_diag d;
 
