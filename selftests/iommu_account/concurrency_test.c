@@ -27,8 +27,8 @@ static volatile int stop_dumps;
 
 static void *dumper(void *arg)
 {
-	static struct ia_nl_container c[64];
-	static struct ia_nl_uid u[512];
+	static ia_container_t c[64];
+	static ia_uid_t u[512];
 	struct ia_nl nl;
 
 	(void)arg;
@@ -87,7 +87,7 @@ TEST(vfio_16_threads_one_container_exact)
 {
 	struct mapper m[NTHREADS];
 	pthread_t th[NTHREADS], d;
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	struct vfio_ctr c;
 	int groups[4], i, n;
 	long maps = 0, unmaps = 0, kept = 0;
@@ -163,7 +163,7 @@ TEST(uring_16_processes_one_uid_exact)
 	const uid_t uid = 42401;
 	struct driver dr[NTHREADS];
 	pthread_t th[NTHREADS], d;
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	struct ia_nl nl;
 	long held = 0;
 	int i;
@@ -186,10 +186,10 @@ TEST(uring_16_processes_one_uid_exact)
 	pthread_join(d, NULL);
 	ASSERT_EQ(0, ia_get_uid(&nl, uid, &u));
 	/* The kernel's counter is what the agents hold, and all of it is attributed. */
-	EXPECT_EQ(held, u.locked);
-	EXPECT_TRUE(u.has_breakdown);
-	EXPECT_EQ(held, u.consumer[IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS]);
-	EXPECT_EQ(0, u.unattributed);
+	EXPECT_EQ(held, u.locked_bytes);
+	EXPECT_TRUE(!!u._present.unattributed_bytes);
+	EXPECT_EQ(held, IA_CONSUMER(&u, IOMMU_ACCOUNT_CONSUMER_IO_URING_BUFFERS));
+	EXPECT_EQ(0, u.unattributed_bytes);
 	EXPECT_EQ(0, u.refusals);
 	EXPECT_EQ(NTHREADS, u.tasks);
 	TH_LOG("uid %u holds %ld bytes over %d processes", uid, held, NTHREADS);

@@ -259,9 +259,9 @@ struct before {
 
 static void take(struct __test_metadata *_metadata, struct ia_nl *nl, struct before *b)
 {
-	static struct ia_nl_uid u[4096];
-	static struct ia_nl_container c[256];
-	static struct ia_nl_quota q[256];
+	static ia_uid_t u[4096];
+	static ia_container_t c[256];
+	static ia_quota_t q[256];
 
 	b->uids = ia_dump_uids(nl, u, 4096);
 	b->containers = ia_dump_containers(nl, c, 256);
@@ -291,7 +291,7 @@ static void same(struct __test_metadata *_metadata, const struct before *a,
 TEST(fuzz_as_root)
 {
 	struct before b0, b1;
-	struct ia_nl_status st;
+	ia_status_t st;
 	struct ia_nl nl;
 	unsigned long n = count_of_run();
 
@@ -350,7 +350,7 @@ TEST(fuzz_as_unprivileged_changes_nothing)
 
 TEST(after_fuzz_module_unloads_and_loads)
 {
-	struct ia_nl_status st;
+	ia_status_t st;
 	struct ia_nl nl;
 
 	ASSERT_EQ(0, syscall(SYS_delete_module, "iommu_account", O_NONBLOCK));

@@ -208,25 +208,21 @@ FIXTURE_TEARDOWN(compat)
 /* The module says why type1 is not followed, and that iommufd is. */
 TEST_F(compat, status_says_the_kernel_has_no_type1)
 {
-	struct ia_nl_status st;
-	int i, type1 = -1, iofd = -1;
+	const struct iommu_account_feature *type1, *iofd;
+	ia_status_t st;
 
 	ASSERT_NE(0, access("/sys/module/vfio_iommu_type1", F_OK))
 		TH_LOG("vfio_iommu_type1 is loaded on a compat-container kernel");
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
-	for (i = 0; i < st.nfeat; i++) {
-		if (!strcmp(st.feat[i].name, "vfio-type1"))
-			type1 = i;
-		if (!strcmp(st.feat[i].name, "iommufd"))
-			iofd = i;
-	}
-	ASSERT_LE(0, type1);
-	ASSERT_LE(0, iofd);
-	EXPECT_NE(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[type1].state);
-	EXPECT_NE(NULL, strstr(st.feat[type1].detail, "iommufd's compat container"))
-		TH_LOG("vfio-type1: %s", st.feat[type1].detail);
-	EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[iofd].state)
-		TH_LOG("iommufd: %s", st.feat[iofd].detail);
+	type1 = ia_nl_feature(&st, "vfio-type1");
+	iofd = ia_nl_feature(&st, "iommufd");
+	ASSERT_NE(NULL, type1);
+	ASSERT_NE(NULL, iofd);
+	EXPECT_NE(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, type1->state);
+	EXPECT_NE(NULL, strstr(type1->detail, "iommufd's compat container"))
+		TH_LOG("vfio-type1: %s", type1->detail);
+	EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, iofd->state)
+		TH_LOG("iommufd: %s", iofd->detail);
 }
 
 /*
@@ -240,10 +236,10 @@ TEST_F(compat, status_says_the_kernel_has_no_type1)
  */
 TEST_F(compat, container_charged_per_process_without_entry_limit)
 {
-	struct ia_nl_container ctrs[4];
+	ia_container_t ctrs[4];
 	struct agent a = { 0 };
-	struct ia_nl_quota q[4];
-	struct ia_nl_uid u;
+	ia_quota_t q[4];
+	ia_uid_t u;
 	char out[8192], want[96];
 	long long lck0;
 	int n;
@@ -264,26 +260,26 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 	ASSERT_EQ(1, n) TH_LOG("iommufd contexts of the agent: %d", n);
 	EXPECT_EQ(IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT,
 		  q[0].flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT);
-	EXPECT_TRUE(q[0].has_mode);
-	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, q[0].mode);
+	EXPECT_TRUE(!!q[0]._present.iommufd_mode);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, q[0].iommufd_mode);
 	EXPECT_EQ(2 * MiB, q[0].used);
-	EXPECT_TRUE(q[0].has_limit);
+	EXPECT_TRUE(!!q[0]._present.limit);
 	EXPECT_EQ(2 * MiB, q[0].limit);
 	EXPECT_EQ(2, q[0].mappings);
 	EXPECT_EQ(1, q[0].devices);
 	EXPECT_EQ(1, q[0].refusals);
-	EXPECT_TRUE(q[0].has_last);
-	EXPECT_EQ(ENOMEM, q[0].last_err);
+	EXPECT_TRUE(!!q[0]._present.last_failure);
+	EXPECT_EQ(ENOMEM, q[0].last_failure.errno_);
 	EXPECT_EQ(UID_A, q[0].uid);
-	ASSERT_EQ(1, q[0].nioas);
+	ASSERT_EQ(1, q[0].n_ioas);
 	/* The compat container's IOAS: made by VFIO_SET_IOMMU, its id never seen. */
 	EXPECT_EQ(2 * MiB, q[0].ioas[0].bytes);
 	EXPECT_EQ(2 * MiB, q[0].ioas[0].pinned);
 
 	ASSERT_EQ(0, ia_get_uid(&self->nl, UID_A, &u));
-	EXPECT_EQ(0, u.locked);
-	EXPECT_TRUE(u.has_iommufd);
-	EXPECT_EQ(2 * MiB, u.iommufd_mm);
+	EXPECT_EQ(0, u.locked_bytes);
+	EXPECT_TRUE(!!u._present.iommufd_mm_bytes);
+	EXPECT_EQ(2 * MiB, u.iommufd_mm_bytes);
 	EXPECT_EQ(0, ia_dump_containers(&self->nl, ctrs, 4)) TH_LOG("a type1 container listed");
 
 	/* The containers view: the compat container, no entry limit. */
@@ -309,9 +305,9 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 	EXPECT_EQ(0, ia_dump_quotas(&self->nl, CTX, UID_A, -1, q, 4));
 	/* The uid may be gone with its last task (ENOENT): nothing held either way. */
 	n = ia_get_uid(&self->nl, UID_A, &u);
-	EXPECT_TRUE(n == -ENOENT || (n == 0 && u.iommufd_mm == 0))
+	EXPECT_TRUE(n == -ENOENT || (n == 0 && u.iommufd_mm_bytes == 0))
 		TH_LOG("uid %u after the exit: %d, iommufd_mm %llu", UID_A, n,
-		       n ? 0ULL : (unsigned long long)u.iommufd_mm);
+		       n ? 0ULL : (unsigned long long)u.iommufd_mm_bytes);
 }
 
 TEST_HARNESS_MAIN

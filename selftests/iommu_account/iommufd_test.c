@@ -368,15 +368,15 @@ FIXTURE_TEARDOWN(iofd)
 
 /* @uid's pot: its parts add up to the kernel's counter, nothing inexact. */
 static void get_uid(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_t uid,
-		    struct ia_nl_uid *u)
+		    ia_uid_t *u)
 {
 	ASSERT_EQ(0, ia_get_uid(nl, uid, u)) TH_LOG("uid %u: %s", uid, nl->extack);
-	ASSERT_TRUE(u->has_breakdown);
-	ASSERT_TRUE(u->has_iommufd);
-	EXPECT_EQ(u->locked, ia_uid_consumers(u) + u->unattributed)
+	ASSERT_TRUE(!!u->_present.unattributed_bytes);
+	ASSERT_TRUE(!!u->_present.iommufd_mm_bytes);
+	EXPECT_EQ(u->locked_bytes, ia_uid_consumers(u) + u->unattributed_bytes)
 		TH_LOG("uid %u: locked %llu, consumers %llu, unattributed %llu", uid,
-		       (unsigned long long)u->locked, (unsigned long long)ia_uid_consumers(u),
-		       (unsigned long long)u->unattributed);
+		       (unsigned long long)u->locked_bytes, (unsigned long long)ia_uid_consumers(u),
+		       (unsigned long long)u->unattributed_bytes);
 	EXPECT_EQ(0, u->inexact);
 }
 
@@ -402,7 +402,7 @@ static void check_tools(struct __test_metadata *_metadata, uint32_t uid, pid_t p
 }
 
 /* The next event of @uid's pot within 5 s (others skipped): 1, or 0. */
-static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_nl_event *ev)
+static int next_pot_event(struct ia_nl *s, uint32_t uid, ia_event_t *ev)
 {
 	while (ia_event_read(s, ev, 5000) == 1)
 		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid)
@@ -411,7 +411,7 @@ static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_nl_event *ev)
 }
 
 /* The next failure event of @uid's pot within 5 s: 1, or 0. */
-static int next_failure(struct ia_nl *s, uint32_t uid, struct ia_nl_event *ev)
+static int next_failure(struct ia_nl *s, uint32_t uid, ia_event_t *ev)
 {
 	while (next_pot_event(s, uid, ev) == 1)
 		if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
@@ -420,9 +420,9 @@ static int next_failure(struct ia_nl *s, uint32_t uid, struct ia_nl_event *ev)
 }
 
 /* The iommufd context whose owner is @pid into @q: how many there are, or -errno. */
-static int ctx_of(struct ia_nl *nl, pid_t pid, struct ia_nl_quota *q)
+static int ctx_of(struct ia_nl *nl, pid_t pid, ia_quota_t *q)
 {
-	struct ia_nl_quota qs[4];
+	ia_quota_t qs[4];
 	int n = ia_dump_quotas(nl, CTX, -1, pid, qs, 4);
 
 	if (n == 1)
@@ -431,7 +431,7 @@ static int ctx_of(struct ia_nl *nl, pid_t pid, struct ia_nl_quota *q)
 }
 
 /* The next event of an iommufd context within 5 s (others skipped): 1, or 0. */
-static int next_ctx_event(struct ia_nl *s, struct ia_nl_event *ev)
+static int next_ctx_event(struct ia_nl *s, ia_event_t *ev)
 {
 	while (ia_event_read(s, ev, 5000) == 1)
 		if (ev->kind == CTX)
@@ -452,9 +452,9 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 {
 	const uint32_t uid = 42101;
 	struct fd_agent f = { 0 };
-	struct ia_nl_event ev;
+	ia_event_t ev;
 	struct agent a;
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	int64_t iova[16], r = 0;
 	uint64_t base, warn_at, crit_at;
 	int n = 0, k;
@@ -462,7 +462,7 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 	ASSERT_EQ(0, agent_start(&a, uid, 8 * MiB));
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 8 * MiB, self->cdev, 1));
 	get_uid(_metadata, &self->nl, uid, &u);
-	base = u.locked;	/* ring memory, on kernels that charge it */
+	base = u.locked_bytes;	/* ring memory, on kernels that charge it */
 	ASSERT_EQ(0, agent_register(&a, 2 * MiB));
 	for (;;) {
 		r = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
@@ -476,11 +476,11 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 	EXPECT_EQ(8 * MiB, base + 2 * MiB + n * MiB) TH_LOG("base %llu, %d MiB mapped",
 							     (unsigned long long)base, n);
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(base + 2 * MiB + n * MiB, u.locked);
-	EXPECT_EQ(n * MiB, u.consumer[FD]);
-	EXPECT_EQ(2 * MiB, u.consumer[BUFS]);
-	EXPECT_EQ(0, u.iommufd_mm);
-	EXPECT_EQ(0, u.iommufd_exempt);
+	EXPECT_EQ(base + 2 * MiB + n * MiB, u.locked_bytes);
+	EXPECT_EQ(n * MiB, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(2 * MiB, IA_CONSUMER(&u, BUFS));
+	EXPECT_EQ(0, u.iommufd_mm_bytes);
+	EXPECT_EQ(0, u.iommufd_exempt_bytes);
 	EXPECT_EQ(1, u.refusals);
 
 	/*
@@ -498,20 +498,20 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD, ev.type);
 	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN, ev.level);
 	EXPECT_EQ(FD, ev.consumer);
-	EXPECT_EQ(warn_at, ev.locked);
+	EXPECT_EQ(warn_at, ev.locked_bytes);
 	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
 	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD, ev.type);
 	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT, ev.level);
 	EXPECT_EQ(FD, ev.consumer);
-	EXPECT_EQ(crit_at, ev.locked);
+	EXPECT_EQ(crit_at, ev.locked_bytes);
 	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
 	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_FAILURE, ev.type);
 	EXPECT_EQ(FD, ev.consumer);
-	EXPECT_EQ(ENOMEM, ev.err);
+	EXPECT_EQ(ENOMEM, ev.errno_);
 	EXPECT_EQ(1 * MiB, ev.size);
-	EXPECT_EQ((uint32_t)f.pid, ev.who.pid);
-	EXPECT_EQ(8 * MiB, ev.memlock);
-	EXPECT_EQ(u.locked, ev.locked);
+	EXPECT_EQ((uint32_t)f.pid, ev.owner.pid);
+	EXPECT_EQ(8 * MiB, ev.memlock_limit);
+	EXPECT_EQ(u.locked_bytes, ev.locked_bytes);
 
 	check_tools(_metadata, uid, f.pid, n);
 
@@ -519,23 +519,23 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 	EXPECT_EQ(-ENOMEM, agent_register(&a, 1 * MiB));
 	ASSERT_EQ(1, next_failure(&self->ev, uid, &ev));
 	EXPECT_EQ(BUFS, ev.consumer);
-	EXPECT_EQ((uint32_t)a.pid, ev.who.pid);
+	EXPECT_EQ((uint32_t)a.pid, ev.owner.pid);
 
 	/* An unmap gives its pages back; io_uring takes them. */
 	ASSERT_LT(0, n);
 	EXPECT_EQ((int64_t)MiB, fd_call(&f, OP_UNMAP, iova[0], 1 * MiB, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ((n - 1) * MiB, u.consumer[FD]);
+	EXPECT_EQ((n - 1) * MiB, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(0, agent_register(&a, 1 * MiB));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(8 * MiB, u.locked);
-	EXPECT_EQ(3 * MiB, u.consumer[BUFS]);
+	EXPECT_EQ(8 * MiB, u.locked_bytes);
+	EXPECT_EQ(3 * MiB, IA_CONSUMER(&u, BUFS));
 
 	/* Gone with its areas mapped and its device attached: the kernel unpins all. */
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.consumer[FD]);
-	EXPECT_EQ(base + 3 * MiB, u.locked);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base + 3 * MiB, u.locked_bytes);
 	agent_stop(&a);
 }
 
@@ -552,64 +552,64 @@ TEST_F(iofd, unmap_copy_and_refused_maps)
 	const uint32_t uid = 42102;
 	struct fd_agent f = { 0 };
 	int64_t iova[4], dst;
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	uint64_t base;
 	int i;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 2));
 	get_uid(_metadata, &self->nl, uid, &u);
-	base = u.locked;
+	base = u.locked_bytes;
 	for (i = 0; i < 4; i++) {
 		iova[i] = fd_call(&f, OP_MAP, 256 * KiB, 0, 0);
 		ASSERT_LE(0, iova[i]);
 	}
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(1 * MiB, u.consumer[FD]);
-	EXPECT_EQ(base + 1 * MiB, u.locked);
+	EXPECT_EQ(1 * MiB, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base + 1 * MiB, u.locked_bytes);
 
 	EXPECT_EQ((int64_t)(256 * KiB), fd_call(&f, OP_UNMAP, iova[1], 256 * KiB, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(768 * KiB, u.consumer[FD]);
+	EXPECT_EQ(768 * KiB, IA_CONSUMER(&u, FD));
 
 	/* COPY area 0 into the second IOAS: the same pages, pinned once. */
 	dst = fd_call(&f, OP_COPY, iova[0], 256 * KiB, 0);
 	ASSERT_LE(0, dst) TH_LOG("IOMMU_IOAS_COPY: %s", strerror((int)-dst));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(768 * KiB, u.consumer[FD]);
-	EXPECT_EQ(base + 768 * KiB, u.locked);
+	EXPECT_EQ(768 * KiB, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base + 768 * KiB, u.locked_bytes);
 
 	/* Everything of the first IOAS: area 0 stays pinned through its copy. */
 	EXPECT_EQ((int64_t)(768 * KiB), fd_call(&f, OP_UNMAP, 0, UINT64_MAX, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(256 * KiB, u.consumer[FD]);
-	EXPECT_EQ(base + 256 * KiB, u.locked);
+	EXPECT_EQ(256 * KiB, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base + 256 * KiB, u.locked_bytes);
 	EXPECT_EQ((int64_t)(256 * KiB), fd_call(&f, OP_UNMAP2, dst, 256 * KiB, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.consumer[FD]);
-	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base, u.locked_bytes);
 
 	/* Refused maps and a refused destroy leave nothing behind. */
 	EXPECT_EQ(-EFAULT, fd_call(&f, OP_BADMAP, 1 * MiB, 0, 0));
 	ASSERT_LE(0, fd_call(&f, OP_MAP, 512 * KiB, 0, 0));
 	EXPECT_EQ(-EBUSY, fd_call(&f, OP_DESTROY, 0, 0, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(512 * KiB, u.consumer[FD]);
-	EXPECT_EQ(base + 512 * KiB, u.locked);
+	EXPECT_EQ(512 * KiB, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base + 512 * KiB, u.locked_bytes);
 	EXPECT_EQ(0, u.refusals);
 
 	/* Detached, the area stays mapped but nothing pins it; then the IOAS goes with it. */
 	EXPECT_EQ(0, fd_call(&f, OP_DETACH, 0, 0, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.consumer[FD]);
-	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base, u.locked_bytes);
 	EXPECT_EQ(0, fd_call(&f, OP_DESTROY, 0, 0, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.consumer[FD]);
-	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base, u.locked_bytes);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.consumer[FD]);
-	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base, u.locked_bytes);
 }
 
 /*
@@ -621,28 +621,28 @@ TEST_F(iofd, concurrent_threads_exact)
 {
 	const uint32_t uid = 42103;
 	struct fd_agent f = { 0 };
-	struct ia_nl_quota q;
-	struct ia_nl_uid u;
+	ia_quota_t q;
+	ia_uid_t u;
 	uint64_t base;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
 	get_uid(_metadata, &self->nl, uid, &u);
-	base = u.locked;
+	base = u.locked_bytes;
 	EXPECT_EQ(0, fd_call(&f, OP_THREADS, 8, 100, 64 * KiB));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(8 * 64 * KiB, u.consumer[FD]);
-	EXPECT_EQ(base + 8 * 64 * KiB, u.locked);
+	EXPECT_EQ(8 * 64 * KiB, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base + 8 * 64 * KiB, u.locked_bytes);
 	EXPECT_EQ(0, u.refusals);
 	/* The IOAS: the eight areas left, as mapped and as pinned. */
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
-	ASSERT_EQ(1, q.nioas);
+	ASSERT_EQ(1, q.n_ioas);
 	EXPECT_EQ(8, q.ioas[0].areas);
 	EXPECT_EQ(8 * 64 * KiB, q.ioas[0].bytes);
 	EXPECT_EQ(8 * 64 * KiB, q.ioas[0].pinned);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.consumer[FD]);
-	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base, u.locked_bytes);
 }
 
 /* The IOMMU group of the device behind VFIO cdev @cdev, or -1. */
@@ -709,12 +709,12 @@ TEST_F(iofd, mapped_before_load_unattributed)
 	const uint32_t uid = 42105;
 	struct fd_agent f = { 0 };
 	int64_t old, young;
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	uint64_t base;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
 	get_uid(_metadata, &self->nl, uid, &u);
-	base = u.locked;
+	base = u.locked_bytes;
 	old = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
 	ASSERT_LE(0, old);
 	ia_nl_close(&self->ev);
@@ -723,22 +723,22 @@ TEST_F(iofd, mapped_before_load_unattributed)
 	ASSERT_EQ(0, ia_nl_open(&self->nl));
 	ASSERT_EQ(0, ia_nl_open(&self->ev));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(base + 1 * MiB, u.locked);
-	EXPECT_EQ(base + 1 * MiB, u.unattributed);
-	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(base + 1 * MiB, u.locked_bytes);
+	EXPECT_EQ(base + 1 * MiB, u.unattributed_bytes);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	young = fd_call(&f, OP_MAP, 2 * MiB, 0, 0);
 	ASSERT_LE(0, young);
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(2 * MiB, u.consumer[FD]);
-	EXPECT_EQ(base + 3 * MiB, u.locked);
+	EXPECT_EQ(2 * MiB, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base + 3 * MiB, u.locked_bytes);
 	EXPECT_EQ((int64_t)MiB, fd_call(&f, OP_UNMAP, old, 1 * MiB, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(base, u.unattributed);
-	EXPECT_EQ(2 * MiB, u.consumer[FD]);
+	EXPECT_EQ(base, u.unattributed_bytes);
+	EXPECT_EQ(2 * MiB, IA_CONSUMER(&u, FD));
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.consumer[FD]);
-	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(base, u.locked_bytes);
 }
 
 /*
@@ -753,10 +753,10 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 {
 	const uint32_t uid = 42104, ctxk = IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX;
 	struct fd_agent f = { 0 };
-	struct ia_nl_status st0, st;
-	struct ia_nl_event ev;
-	struct ia_nl_quota q;
-	struct ia_nl_uid u;
+	ia_status_t st0, st;
+	ia_event_t ev;
+	ia_quota_t q;
+	ia_uid_t u;
 	int64_t lck0, ids;
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st0));
@@ -770,54 +770,54 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	EXPECT_EQ(-ENOMEM, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
 	EXPECT_EQ(lck0 + 2 * (int64_t)MiB, vm_locked_bytes_of(f.pid));
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.locked);
-	EXPECT_EQ(0, u.consumer[FD]);
-	EXPECT_EQ(2 * MiB, u.iommufd_mm);
+	EXPECT_EQ(0, u.locked_bytes);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
+	EXPECT_EQ(2 * MiB, u.iommufd_mm_bytes);
 	EXPECT_EQ(0, u.refusals);
 
 	/* The context: mm mode, its 2 MiB, the process's limit, the refusal. */
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
-	EXPECT_TRUE(q.has_mode);
-	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, q.mode);
+	EXPECT_TRUE(!!q._present.iommufd_mode);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, q.iommufd_mode);
 	EXPECT_EQ(2 * MiB, q.used);
-	EXPECT_TRUE(q.has_limit);
+	EXPECT_TRUE(!!q._present.limit);
 	EXPECT_EQ(2 * MiB, q.limit);
 	EXPECT_EQ(2, q.mappings);
 	EXPECT_EQ(1, q.devices);
 	EXPECT_EQ(1, q.refusals);
 	/* The kind's count took it; the pot's (this mode does not charge it) did not. */
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
-	EXPECT_TRUE(st.has_kind_refusals[ctxk]);
-	EXPECT_EQ(st0.kind_refusals[ctxk] + 1, st.kind_refusals[ctxk]);
-	EXPECT_EQ(st0.kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT],
-		  st.kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT]);
-	EXPECT_TRUE(q.has_last);
-	EXPECT_EQ(ENOMEM, q.last_err);
-	EXPECT_EQ((uint32_t)ids, q.last_ioas);
+	EXPECT_TRUE(ia_nl_kind_refusals(&st, ctxk) >= 0);
+	EXPECT_EQ(ia_nl_kind_refusals(&st0, ctxk) + 1, ia_nl_kind_refusals(&st, ctxk));
+	EXPECT_EQ(ia_nl_kind_refusals(&st0, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT),
+		  ia_nl_kind_refusals(&st, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT));
+	EXPECT_TRUE(!!q._present.last_failure);
+	EXPECT_EQ(ENOMEM, q.last_failure.errno_);
+	EXPECT_EQ((uint32_t)ids, q.last_failure.ioas);
 	EXPECT_EQ(uid, q.uid);
 
 	/* Its failure event names the context, the IOAS, the process's counter and limit. */
 	ASSERT_EQ(1, next_ctx_event(&self->ev, &ev)) TH_LOG("no iommufd-ctx event");
 	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_FAILURE, ev.type);
-	EXPECT_EQ(ENOMEM, ev.err);
+	EXPECT_EQ(ENOMEM, ev.errno_);
 	EXPECT_EQ(1, ev.count);
-	EXPECT_TRUE(ev.has_quota);
+	EXPECT_TRUE(!!ev._present.quota);
 	EXPECT_EQ(q.id, ev.quota.id);
-	EXPECT_EQ((uint32_t)f.pid, ev.who.pid);
-	EXPECT_EQ(2 * MiB, ev.memlock);
-	EXPECT_EQ((uint64_t)lck0 + 2 * MiB, ev.locked);
+	EXPECT_EQ((uint32_t)f.pid, ev.owner.pid);
+	EXPECT_EQ(2 * MiB, ev.memlock_limit);
+	EXPECT_EQ((uint64_t)lck0 + 2 * MiB, ev.locked_bytes);
 	EXPECT_LT(0, ev.size);
 	EXPECT_GE(1 * MiB, ev.size);
-	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, ev.quota.mode);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_MM, ev.quota.iommufd_mode);
 	EXPECT_EQ((uint32_t)ids, ev.ioas);
 	/* The context it carries holds that refusal as its last (the spec's quota-info lists it). */
-	EXPECT_TRUE(ev.quota.has_last);
-	EXPECT_EQ(ENOMEM, ev.quota.last_err);
-	EXPECT_EQ(ev.size, ev.quota.last_size);
-	EXPECT_EQ((uint32_t)ids, ev.quota.last_ioas);
+	EXPECT_TRUE(!!ev.quota._present.last_failure);
+	EXPECT_EQ(ENOMEM, ev.quota.last_failure.errno_);
+	EXPECT_EQ(ev.size, ev.quota.last_failure.size);
+	EXPECT_EQ((uint32_t)ids, ev.quota.last_failure.ioas);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.iommufd_mm);
+	EXPECT_EQ(0, u.iommufd_mm_bytes);
 }
 
 /*
@@ -828,30 +828,30 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 TEST_F(iofd, cap_ipc_lock_not_charged)
 {
 	struct fd_agent f = { 0 };
-	struct ia_nl_quota q;
-	struct ia_nl_uid u;
+	ia_quota_t q;
+	ia_uid_t u;
 	uint64_t base, exempt0;
 
 	get_uid(_metadata, &self->nl, 0, &u);
-	base = u.locked;
-	exempt0 = u.iommufd_exempt;
+	base = u.locked_bytes;
+	exempt0 = u.iommufd_exempt_bytes;
 	ASSERT_EQ(0, fd_agent_start(&f, FD_EXEMPT, 0, 0, self->cdev, 1));
 	EXPECT_LE(0, fd_call(&f, OP_MAP, 2 * MiB, 0, 0));
 	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
 	get_uid(_metadata, &self->nl, 0, &u);
-	EXPECT_EQ(base, u.locked);
-	EXPECT_EQ(exempt0 + 3 * MiB, u.iommufd_exempt);
-	EXPECT_EQ(0, u.consumer[FD]);
+	EXPECT_EQ(base, u.locked_bytes);
+	EXPECT_EQ(exempt0 + 3 * MiB, u.iommufd_exempt_bytes);
+	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	/* The context: pinned 3 MiB, charged nowhere, no limit. */
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
-	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_NONE, q.mode);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_NONE, q.iommufd_mode);
 	EXPECT_EQ(3 * MiB, q.used);
-	EXPECT_FALSE(q.has_limit);
+	EXPECT_FALSE(!!q._present.limit);
 	EXPECT_EQ(2, q.mappings);
 	fd_agent_stop(&f);
 	get_uid(_metadata, &self->nl, 0, &u);
-	EXPECT_EQ(exempt0, u.iommufd_exempt);
-	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(exempt0, u.iommufd_exempt_bytes);
+	EXPECT_EQ(base, u.locked_bytes);
 }
 
 /*
@@ -870,8 +870,8 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	struct fd_agent f = { 0 };
 	char out[8192], cmd[160];
 	int64_t a, b, dst;
-	struct ia_nl_quota q;
-	struct ia_nl_uid u;
+	ia_quota_t q;
+	ia_uid_t u;
 	pid_t pid;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 8 * MiB, self->cdev, 2));
@@ -879,7 +879,7 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	EXPECT_EQ(0, q.used);
 	EXPECT_EQ(0, q.mappings);
 	EXPECT_EQ(2, q.devices);
-	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_UNKNOWN, q.mode);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_UNKNOWN, q.iommufd_mode);
 	EXPECT_EQ(0, q.uid);		/* opened as root */
 	EXPECT_EQ((uint32_t)f.pid, q.owner.pid);
 	EXPECT_EQ(0, q.flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT);
@@ -891,11 +891,11 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	get_uid(_metadata, &self->nl, uid, &u);
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_EQ(3 * MiB, q.used);
-	EXPECT_EQ(u.consumer[FD], q.used);
+	EXPECT_EQ(IA_CONSUMER(&u, FD), q.used);
 	EXPECT_EQ(2, q.mappings);
-	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_USER, q.mode);
+	EXPECT_EQ(IOMMU_ACCOUNT_IOMMUFD_MODE_USER, q.iommufd_mode);
 	EXPECT_EQ(uid, q.uid);
-	EXPECT_FALSE(q.has_limit);
+	EXPECT_FALSE(!!q._present.limit);
 	EXPECT_EQ(0, q.refusals);
 
 	dst = fd_call(&f, OP_COPY, a, 1 * MiB, 0);
@@ -910,8 +910,8 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_EQ(u.refusals, q.refusals);
 	EXPECT_EQ(1, q.refusals);
-	EXPECT_TRUE(q.has_last);
-	EXPECT_EQ(ENOMEM, q.last_err);
+	EXPECT_TRUE(!!q._present.last_failure);
+	EXPECT_EQ(ENOMEM, q.last_failure.errno_);
 	EXPECT_EQ(3 * MiB, q.used);
 	EXPECT_EQ(2, q.mappings);
 
@@ -935,12 +935,12 @@ TEST_F(iofd, context_listing_matches_the_pot)
 }
 
 /* @q's IOAS @id (its index), or -1. */
-static int ioas_at(const struct ia_nl_quota *q, uint32_t id)
+static int ioas_at(const ia_quota_t *q, uint32_t id)
 {
 	unsigned int i;
 
-	for (i = 0; i < q->nioas && i < 8; i++)
-		if (q->ioas[i].has_id && q->ioas[i].id == id)
+	for (i = 0; i < q->n_ioas && i < 8; i++)
+		if (q->ioas[i]._present.id && q->ioas[i].id == id)
 			return (int)i;
 	return -1;
 }
@@ -976,9 +976,9 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	char out[8192], want[200], cmd[160];
 	int64_t ids, a, b, dst;
 	uint32_t id1, id2;
-	struct ia_nl_event ev;
-	struct ia_nl_quota q;
-	struct ia_nl_uid u;
+	ia_event_t ev;
+	ia_quota_t q;
+	ia_uid_t u;
 	pid_t pid;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 2));
@@ -987,7 +987,7 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	id1 = (uint32_t)ids;
 	id2 = (uint32_t)(ids >> 32);
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
-	EXPECT_EQ(0, q.nioas);		/* nothing mapped into either yet */
+	EXPECT_EQ(0, q.n_ioas);		/* nothing mapped into either yet */
 
 	a = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
 	b = fd_call(&f, OP_MAP, 2 * MiB, 0, 0);
@@ -995,16 +995,16 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	ASSERT_LE(0, b);
 	get_uid(_metadata, &self->nl, uid, &u);
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
-	ASSERT_EQ(1, q.nioas);
+	ASSERT_EQ(1, q.n_ioas);
 	EXPECT_IOAS(q, id1, 2, 3 * MiB, 3 * MiB);
 	EXPECT_EQ(3 * MiB, q.used);
-	EXPECT_EQ(u.consumer[FD], q.used);
+	EXPECT_EQ(IA_CONSUMER(&u, FD), q.used);
 
 	dst = fd_call(&f, OP_COPY, a, 1 * MiB, 0);
 	ASSERT_LE(0, dst) TH_LOG("IOMMU_IOAS_COPY: %s", strerror((int)-dst));
 	ASSERT_LE(0, fd_call(&f, OP_MAP2, 512 * KiB, 0, 0));
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
-	ASSERT_EQ(2, q.nioas);
+	ASSERT_EQ(2, q.n_ioas);
 	EXPECT_LT(q.ioas[0].id, q.ioas[1].id);		/* sorted by id */
 	EXPECT_IOAS(q, id1, 2, 3 * MiB, 3 * MiB);
 	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
@@ -1016,7 +1016,7 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	EXPECT_IOAS(q, id1, 0, 0, 0);
 	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
 	EXPECT_EQ(1536 * KiB, q.used);
-	EXPECT_EQ(u.consumer[FD], q.used);
+	EXPECT_EQ(IA_CONSUMER(&u, FD), q.used);
 
 	/*
 	 * Refused maps: the pin fails (EFAULT), the pot refuses (ENOMEM); the
@@ -1028,7 +1028,7 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	EXPECT_IOAS(q, id1, 0, 0, 0);
 	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
 	EXPECT_EQ(1, q.refusals);
-	EXPECT_EQ(id1, q.last_ioas);
+	EXPECT_EQ(id1, q.last_failure.ioas);
 	ASSERT_EQ(1, next_failure(&self->ev, uid, &ev)) TH_LOG("no failure event of the pot");
 	EXPECT_EQ(FD, ev.consumer);
 	EXPECT_EQ(id1, ev.ioas);
@@ -1041,7 +1041,7 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	EXPECT_EQ(1536 * KiB, q.used);
 	EXPECT_EQ(0, fd_call(&f, OP_DESTROY, 0, 0, 0));
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
-	ASSERT_EQ(1, q.nioas);
+	ASSERT_EQ(1, q.n_ioas);
 	EXPECT_EQ(-1, ioas_at(&q, id1));
 	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
 
@@ -1066,7 +1066,7 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_IOAS(q, id2, 1, 512 * KiB, 512 * KiB);
 	EXPECT_EQ(512 * KiB, q.used);
-	EXPECT_EQ(u.consumer[FD], q.used);
+	EXPECT_EQ(IA_CONSUMER(&u, FD), q.used);
 	pid = f.pid;
 	fd_agent_stop(&f);
 	EXPECT_EQ(0, ctx_of(&self->nl, pid, &q));

@@ -130,19 +130,19 @@ static int cg_enter(FIXTURE_DATA(ml) *self, int cg, pid_t pid)
 
 /* The parts of @uid's pot add up to the kernel's counter. */
 static void expect_adds_up(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_t uid,
-			   struct ia_nl_uid *u)
+			   ia_uid_t *u)
 {
 	ASSERT_EQ(0, ia_get_uid(nl, uid, u)) TH_LOG("uid %u: %s", uid, nl->extack);
-	ASSERT_TRUE(u->has_breakdown);
-	EXPECT_EQ(u->locked, ia_uid_consumers(u) + u->unattributed)
+	ASSERT_TRUE(!!u->_present.unattributed_bytes);
+	EXPECT_EQ(u->locked_bytes, ia_uid_consumers(u) + u->unattributed_bytes)
 		TH_LOG("uid %u: locked %llu, consumers %llu, unattributed %llu", uid,
-		       (unsigned long long)u->locked, (unsigned long long)ia_uid_consumers(u),
-		       (unsigned long long)u->unattributed);
+		       (unsigned long long)u->locked_bytes, (unsigned long long)ia_uid_consumers(u),
+		       (unsigned long long)u->unattributed_bytes);
 	EXPECT_EQ(0, u->inexact);
 }
 
 /* Next uid-pot event of @uid (others skipped), within 5 s; 1 or 0. */
-static int next_pot_event(struct ia_nl *s, uint32_t uid, struct ia_nl_event *ev)
+static int next_pot_event(struct ia_nl *s, uint32_t uid, ia_event_t *ev)
 {
 	while (ia_event_read(s, ev, 5000) == 1)
 		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid)
@@ -162,10 +162,10 @@ TEST_F(ml, shared_pot_refusal_event)
 {
 	const uint32_t uid = 42001, other = 42002;
 	struct agent a, b, c;
-	struct ia_nl_uid u, uo;
-	struct ia_nl_proc p;
-	struct ia_nl_event ev, warn, crit;
-	struct ia_nl_status st;
+	ia_uid_t u, uo;
+	ia_proc_t p;
+	ia_event_t ev, warn, crit;
+	ia_status_t st;
 	uint64_t base, cga, cgb, cgc, kref0;
 	int ia, ib, ic, i, ret, n = 0;
 
@@ -183,13 +183,13 @@ TEST_F(ml, shared_pot_refusal_event)
 	ASSERT_EQ(0, cg_enter(self, ic, c.pid));
 	/* Rings are charged on some kernels: count from the pot as it is now. */
 	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
-	base = u.locked;
+	base = u.locked_bytes;
 	EXPECT_EQ(2, u.cgroups);
 	ASSERT_EQ(0, ia_get_uid(&self->nl, other, &uo));
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
-	ASSERT_TRUE(st.has_kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT]);
-	kref0 = st.kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT];
+	ASSERT_TRUE(ia_nl_kind_refusals(&st, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) >= 0);
+	kref0 = ia_nl_kind_refusals(&st, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT);
 	ASSERT_EQ(0, agent_register(&a, 3 * MiB));
 	for (;;) {
 		ret = agent_register(&b, 1 * MiB);
@@ -201,18 +201,18 @@ TEST_F(ml, shared_pot_refusal_event)
 	EXPECT_EQ(-ENOMEM, ret);
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
 	/* The kind's count took this refusal (one; nothing else refuses here meanwhile). */
-	EXPECT_EQ(kref0 + 1, st.kind_refusals[IOMMU_ACCOUNT_QUOTA_KIND_UID_POT]);
+	EXPECT_EQ(kref0 + 1, ia_nl_kind_refusals(&st, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT));
 	EXPECT_EQ(8 * MiB - base, 3 * MiB + n * MiB) TH_LOG("base %llu, %d MiB registered",
 							     (unsigned long long)base, n);
 	ASSERT_EQ(0, agent_register(&c, 1 * MiB));
 
 	expect_adds_up(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(base + (3 + n) * MiB, u.locked);
-	EXPECT_EQ((3 + n) * MiB, u.consumer[BUFS]);
+	EXPECT_EQ(base + (3 + n) * MiB, u.locked_bytes);
+	EXPECT_EQ((3 + n) * MiB, IA_CONSUMER(&u, BUFS));
 	EXPECT_EQ(1, u.refusals);
-	EXPECT_EQ(0, u.pending);
+	EXPECT_EQ(0, u.pending_bytes);
 	expect_adds_up(_metadata, &self->nl, other, &uo);
-	EXPECT_EQ(1 * MiB, uo.consumer[BUFS]);
+	EXPECT_EQ(1 * MiB, IA_CONSUMER(&uo, BUFS));
 	EXPECT_EQ(0, uo.refusals);
 
 	/* Events of uid 42001: warn, crit, then the refusal, in sequence. */
@@ -226,24 +226,24 @@ TEST_F(ml, shared_pot_refusal_event)
 	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT, crit.level);
 	EXPECT_LT(warn.seq, crit.seq);
 	EXPECT_LT(crit.seq, ev.seq);
-	EXPECT_LE(8 * MiB * 8 / 10, warn.locked);
-	EXPECT_LE(8 * MiB * 95 / 100, crit.locked);
+	EXPECT_LE(8 * MiB * 8 / 10, warn.locked_bytes);
+	EXPECT_LE(8 * MiB * 95 / 100, crit.locked_bytes);
 	EXPECT_EQ(IOMMU_ACCOUNT_EVENT_TYPE_FAILURE, ev.type);
-	EXPECT_EQ(ENOMEM, ev.err);
-	EXPECT_EQ((uint32_t)b.pid, ev.who.pid);
-	EXPECT_EQ(uid, ev.who.uid);
+	EXPECT_EQ(ENOMEM, ev.errno_);
+	EXPECT_EQ((uint32_t)b.pid, ev.owner.pid);
+	EXPECT_EQ(uid, ev.owner.uid);
 	EXPECT_EQ(cgb, ev.cgroup_id);
 	EXPECT_EQ(BUFS, ev.consumer);
 	EXPECT_EQ(1 * MiB, ev.size);
-	EXPECT_EQ(8 * MiB, ev.locked);
-	EXPECT_EQ(8 * MiB, ev.memlock);
+	EXPECT_EQ(8 * MiB, ev.locked_bytes);
+	EXPECT_EQ(8 * MiB, ev.memlock_limit);
 	EXPECT_EQ(1, ev.count);
 	/* GET_PROC: the refused process, its cgroup by id and by path. */
 	ASSERT_EQ(0, ia_get_proc(&self->nl, b.pid, &p));
 	EXPECT_EQ(cgb, p.cgroup_id);
 	EXPECT_STREQ(self->cg[ib] + strlen("/sys/fs/cgroup"), p.cgroup);
-	EXPECT_EQ(n * MiB, p.consumer[BUFS]);
-	EXPECT_EQ(8 * MiB, p.soft);
+	EXPECT_EQ(n * MiB, IA_CONSUMER(&p, BUFS));
+	EXPECT_EQ(8 * MiB, p.memlock_soft);
 	EXPECT_EQ(1, p.rings);
 	EXPECT_EQ(1, p.uring_fds);	/* the agent's one ring */
 
@@ -257,7 +257,7 @@ TEST_F(ml, shared_pot_refusal_event)
 		    ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
 			break;
 	}
-	EXPECT_EQ((uint32_t)a.pid, ev.who.pid);
+	EXPECT_EQ((uint32_t)a.pid, ev.owner.pid);
 	EXPECT_EQ(16 * MiB, ev.size);
 	agent_stop(&a);
 	agent_stop(&b);
@@ -286,9 +286,9 @@ TEST_F(ml, cgroup_paths_whole_to_path_max)
 	const uint32_t uid = 42061;
 	char full_a[4400], full_b[4400], name[256], *at;
 	int top, dir, leaf_a, leaf_b, k, ret, cut;
-	struct ia_nl_quota q;
+	ia_quota_t q;
 	struct agent a, b;
-	struct ia_nl_proc p;
+	ia_proc_t p;
 	uint64_t id;
 	size_t len;
 
@@ -346,13 +346,13 @@ TEST_F(ml, cgroup_paths_whole_to_path_max)
 	EXPECT_EQ(-ENOMEM, ret);
 	ASSERT_EQ(0, ia_get_quota(&self->nl, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT, uid, &q))
 		TH_LOG("%s", self->nl.extack);
-	ASSERT_TRUE(q.has_last);
-	EXPECT_EQ(4095, strlen(q.last_cgroup));
-	EXPECT_STREQ(full_a, q.last_cgroup);
-	EXPECT_FALSE(q.last_cgroup_truncated);
+	ASSERT_TRUE(!!q._present.last_failure);
+	EXPECT_EQ(4095, strlen(q.last_failure.cgroup));
+	EXPECT_STREQ(full_a, q.last_failure.cgroup);
+	EXPECT_FALSE(!!q.last_failure._present.cgroup_truncated);
 	ASSERT_EQ(0, ia_get_proc(&self->nl, a.pid, &p));
 	EXPECT_STREQ(full_a, p.cgroup);
-	EXPECT_FALSE(p.cgroup_truncated);
+	EXPECT_FALSE(!!p._present.cgroup_truncated);
 
 	/* Refused in b: cut before the character, and said so. */
 	ret = agent_register(&b, 2 * MiB);
@@ -360,14 +360,14 @@ TEST_F(ml, cgroup_paths_whole_to_path_max)
 	memset(&q, 0, sizeof(q));
 	ASSERT_EQ(0, ia_get_quota(&self->nl, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT, uid, &q));
 	EXPECT_EQ(2, q.refusals);
-	EXPECT_EQ(cut, strlen(q.last_cgroup));
-	EXPECT_EQ(0, strncmp(full_b, q.last_cgroup, cut));
-	EXPECT_TRUE(q.last_cgroup_truncated);
+	EXPECT_EQ(cut, strlen(q.last_failure.cgroup));
+	EXPECT_EQ(0, strncmp(full_b, q.last_failure.cgroup, cut));
+	EXPECT_TRUE(!!q.last_failure._present.cgroup_truncated);
 	memset(&p, 0, sizeof(p));
 	ASSERT_EQ(0, ia_get_proc(&self->nl, b.pid, &p));
 	EXPECT_EQ(cut, strlen(p.cgroup));
 	EXPECT_EQ(0, strncmp(full_b, p.cgroup, cut));
-	EXPECT_TRUE(p.cgroup_truncated);
+	EXPECT_TRUE(!!p._present.cgroup_truncated);
 	agent_stop(&a);
 	agent_stop(&b);
 	close(leaf_a);
@@ -386,24 +386,24 @@ TEST_F(ml, parts_add_up)
 	const uint32_t uid = 42011;
 	static const size_t sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 12 * KiB, 300 * KiB, 2 * MiB };
 	struct agent ag[3];
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	uint64_t base, charges, want = 0;
 	int i, k;
 
 	for (k = 0; k < 3; k++)
 		ASSERT_EQ(0, agent_start(&ag[k], uid, 64 * MiB));
 	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
-	base = u.locked;
+	base = u.locked_bytes;
 	charges = u.charges;
-	EXPECT_EQ(base, u.unattributed);
+	EXPECT_EQ(base, u.unattributed_bytes);
 	for (i = 0; i < 12; i++) {
 		k = i % 3;
 		ASSERT_EQ(0, agent_register(&ag[k], sizes[i % 6]));
 		want += (sizes[i % 6] + 4095) / 4096 * 4096;
 		expect_adds_up(_metadata, &self->nl, uid, &u);
-		EXPECT_EQ(base + want, u.locked);
-		EXPECT_EQ(want, u.consumer[BUFS]);
-		EXPECT_EQ(base, u.unattributed);
+		EXPECT_EQ(base + want, u.locked_bytes);
+		EXPECT_EQ(want, IA_CONSUMER(&u, BUFS));
+		EXPECT_EQ(base, u.unattributed_bytes);
 		if (i == 7) {
 			ASSERT_EQ(0, agent_unregister(&ag[1]));
 			want = 0;
@@ -411,15 +411,15 @@ TEST_F(ml, parts_add_up)
 				if (k % 3 != 1)
 					want += (sizes[k % 6] + 4095) / 4096 * 4096;
 			expect_adds_up(_metadata, &self->nl, uid, &u);
-			EXPECT_EQ(want, u.consumer[BUFS]);
+			EXPECT_EQ(want, IA_CONSUMER(&u, BUFS));
 		}
 	}
 	EXPECT_EQ(charges + 12, u.charges);
 	for (k = 0; k < 3; k++)
 		ASSERT_EQ(0, agent_unregister(&ag[k]));
 	expect_adds_up(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(0, u.consumer[BUFS]);
-	EXPECT_EQ(base, u.locked);
+	EXPECT_EQ(0, IA_CONSUMER(&u, BUFS));
+	EXPECT_EQ(base, u.locked_bytes);
 
 	/* Charged before the module loads: unattributed, then drained. */
 	ASSERT_EQ(0, agent_register(&ag[0], 2 * MiB));
@@ -429,16 +429,16 @@ TEST_F(ml, parts_add_up)
 	ASSERT_EQ(0, ia_nl_open(&self->nl));
 	ASSERT_EQ(0, ia_nl_open(&self->ev));
 	expect_adds_up(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(base + 2 * MiB, u.locked);
-	EXPECT_EQ(base + 2 * MiB, u.unattributed);
-	EXPECT_EQ(0, u.consumer[BUFS]);
+	EXPECT_EQ(base + 2 * MiB, u.locked_bytes);
+	EXPECT_EQ(base + 2 * MiB, u.unattributed_bytes);
+	EXPECT_EQ(0, IA_CONSUMER(&u, BUFS));
 	ASSERT_EQ(0, agent_register(&ag[1], 1 * MiB));
 	expect_adds_up(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(1 * MiB, u.consumer[BUFS]);
+	EXPECT_EQ(1 * MiB, IA_CONSUMER(&u, BUFS));
 	ASSERT_EQ(0, agent_unregister(&ag[0]));
 	expect_adds_up(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(base, u.unattributed);
-	EXPECT_EQ(1 * MiB, u.consumer[BUFS]);
+	EXPECT_EQ(base, u.unattributed_bytes);
+	EXPECT_EQ(1 * MiB, IA_CONSUMER(&u, BUFS));
 	for (k = 0; k < 3; k++)
 		agent_stop(&ag[k]);
 }
@@ -449,15 +449,15 @@ TEST_F(ml, parts_add_up)
  */
 static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want, int64_t *last)
 {
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	int i, ret;
 
 	for (i = 0; i < 800 * ia_timeout_scale(); i++) {
 		ret = ia_get_uid(nl, uid, &u);
-		*last = ret ? ret : (int64_t)u.locked;
+		*last = ret ? ret : (int64_t)u.locked_bytes;
 		if (ret == -ENOENT && !want)
 			return 0;
-		if (!ret && u.locked == want)
+		if (!ret && u.locked_bytes == want)
 			return 0;
 		usleep(25000);
 	}
@@ -473,9 +473,9 @@ static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want, int64_t *last
 TEST_F(ml, pending_release_after_exit)
 {
 	const uint32_t uid = 42021;
-	struct ia_nl_proc procs[64];
+	ia_proc_t procs[64];
 	struct agent a;
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	uint64_t base;
 	int64_t last;
 	int ring, n, i;
@@ -483,7 +483,7 @@ TEST_F(ml, pending_release_after_exit)
 
 	ASSERT_EQ(0, agent_start(&a, uid, 64 * MiB));
 	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
-	base = u.locked;
+	base = u.locked_bytes;
 	ASSERT_EQ(0, agent_register(&a, 2 * MiB));
 	ring = agent_take_ring(&a);
 	ASSERT_LE(0, ring) TH_LOG("pidfd_getfd: %s", strerror(-ring));
@@ -495,15 +495,15 @@ TEST_F(ml, pending_release_after_exit)
 	n = ia_dump_procs(&self->nl, true, uid, procs, 64);
 	ASSERT_EQ(1, n);
 	EXPECT_EQ((uint32_t)pid, procs[0].pid);
-	EXPECT_EQ(2 * MiB, procs[0].consumer[BUFS]);
+	EXPECT_EQ(2 * MiB, IA_CONSUMER(&procs[0], BUFS));
 	EXPECT_EQ(1, procs[0].rings);
-	EXPECT_EQ(64 * MiB, procs[0].soft);
+	EXPECT_EQ(64 * MiB, procs[0].memlock_soft);
 
 	agent_stop(&a);
 	expect_adds_up(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(base + 2 * MiB, u.locked);
-	EXPECT_EQ(2 * MiB, u.consumer[BUFS]);
-	EXPECT_EQ(2 * MiB, u.pending);
+	EXPECT_EQ(base + 2 * MiB, u.locked_bytes);
+	EXPECT_EQ(2 * MiB, IA_CONSUMER(&u, BUFS));
+	EXPECT_EQ(2 * MiB, u.pending_bytes);
 	n = ia_dump_procs(&self->nl, false, 0, procs, 64);
 	for (i = 0; i < n && n > 0; i++)
 		EXPECT_NE((uint32_t)pid, procs[i].pid);
@@ -514,9 +514,9 @@ TEST_F(ml, pending_release_after_exit)
 								(unsigned long long)base);
 	/* The uid may be gone with its last object: then nothing is left. */
 	if (!ia_get_uid(&self->nl, uid, &u)) {
-		EXPECT_EQ(0, u.consumer[BUFS]);
-		EXPECT_EQ(0, u.pending);
-		EXPECT_EQ(u.locked, u.unattributed);
+		EXPECT_EQ(0, IA_CONSUMER(&u, BUFS));
+		EXPECT_EQ(0, u.pending_bytes);
+		EXPECT_EQ(u.locked_bytes, u.unattributed_bytes);
 	}
 }
 
@@ -530,7 +530,7 @@ TEST_F(ml, hysteresis_one_event_per_crossing)
 {
 	const uint32_t uid = 42031;
 	struct agent a, b;
-	struct ia_nl_event ev;
+	ia_event_t ev;
 	int i, warns = 0, crits = 0;
 	bool failed = false;
 
@@ -559,7 +559,7 @@ TEST_F(ml, hysteresis_one_event_per_crossing)
 		warns += ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN ? ev.count : 0;
 		crits += ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT ? ev.count : 0;
 		EXPECT_EQ(500, ev.threshold);
-		EXPECT_EQ(4 * MiB + 512 * KiB, ev.locked);
+		EXPECT_EQ(4 * MiB + 512 * KiB, ev.locked_bytes);
 	}
 	while (!failed && next_pot_event(&self->ev, uid, &ev))
 		failed = ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE;
@@ -585,7 +585,7 @@ TEST_F(ml, levels_follow_the_charging_process_limit)
 	const uint32_t uid = 42035;
 	int warns = 0, crits = 0;
 	struct agent a, b;
-	struct ia_nl_event ev;
+	ia_event_t ev;
 	bool failed = false;
 
 	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 900, 990, 100));
@@ -605,11 +605,11 @@ TEST_F(ml, levels_follow_the_charging_process_limit)
 		if (ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN) {
 			warns += ev.count;
 			EXPECT_EQ(500, ev.threshold);
-			EXPECT_EQ(4 * MiB, ev.locked);
+			EXPECT_EQ(4 * MiB, ev.locked_bytes);
 		} else {
 			crits += ev.count;
 			EXPECT_EQ(700, ev.threshold);
-			EXPECT_EQ(6 * MiB, ev.locked);
+			EXPECT_EQ(6 * MiB, ev.locked_bytes);
 		}
 	}
 	EXPECT_TRUE(failed);
@@ -657,7 +657,7 @@ TEST_F(ml, unprivileged_sees_own_processes)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct ia_nl_proc procs[64], p;
+		ia_proc_t procs[64], p;
 		struct ia_nl nl;
 		int i, n;
 
@@ -736,9 +736,9 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 {
 	const uint32_t uid = 42051;
 	int res[2], hold[2], r1, r2;
-	struct ia_nl_proc p;
-	struct ia_nl_event ev;
-	struct ia_nl_uid u;
+	ia_proc_t p;
+	ia_event_t ev;
+	ia_uid_t u;
 	int64_t last;
 	pid_t a, b;
 
@@ -754,10 +754,10 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 	}
 	ASSERT_EQ(0, r1);
 	expect_adds_up(_metadata, &self->nl, uid, &u);
-	EXPECT_EQ(2 * MiB, u.locked);
-	EXPECT_EQ(2 * MiB, u.consumer[XDP]);
+	EXPECT_EQ(2 * MiB, u.locked_bytes);
+	EXPECT_EQ(2 * MiB, IA_CONSUMER(&u, XDP));
 	ASSERT_EQ(0, ia_get_proc(&self->nl, a, &p));
-	EXPECT_EQ(2 * MiB, p.consumer[XDP]);
+	EXPECT_EQ(2 * MiB, IA_CONSUMER(&p, XDP));
 	EXPECT_EQ(0, p.rings);
 
 	b = xdp_umem_child(uid, 8 * MiB, 7 * MiB, res[1], hold);
@@ -767,12 +767,12 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 	ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
 	while (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
 		ASSERT_EQ(1, next_pot_event(&self->ev, uid, &ev));
-	EXPECT_EQ(ENOBUFS, ev.err);
+	EXPECT_EQ(ENOBUFS, ev.errno_);
 	EXPECT_EQ(XDP, ev.consumer);
-	EXPECT_EQ((uint32_t)b, ev.who.pid);
+	EXPECT_EQ((uint32_t)b, ev.owner.pid);
 	EXPECT_EQ(7 * MiB, ev.size);
-	EXPECT_EQ(2 * MiB, ev.locked);
-	EXPECT_EQ(8 * MiB, ev.memlock);
+	EXPECT_EQ(2 * MiB, ev.locked_bytes);
+	EXPECT_EQ(8 * MiB, ev.memlock_limit);
 
 	close(hold[1]);
 	waitpid(a, NULL, 0);
@@ -780,8 +780,8 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 	/* The socket's release may be deferred to a work item: wait for the pot. */
 	ASSERT_EQ(0, wait_pot(&self->nl, uid, 0, &last)) TH_LOG("pot %lld", (long long)last);
 	if (!ia_get_uid(&self->nl, uid, &u)) {
-		EXPECT_EQ(0, u.consumer[XDP]);
-		EXPECT_EQ(0, u.unattributed);
+		EXPECT_EQ(0, IA_CONSUMER(&u, XDP));
+		EXPECT_EQ(0, u.unattributed_bytes);
 	}
 }
 

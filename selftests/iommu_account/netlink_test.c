@@ -39,36 +39,36 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 		"uid-tasks", "uid-orphans", "vfio-type1", "vfio-groups", "iommufd", "events",
 		"memlock-io_uring", "memlock-xdp", "published-quotas", "reset-scope",
 	};
-	struct ia_nl_status st;
+	ia_status_t st;
 	struct utsname un;
 	char ver[64], *want, *tok, *save;
 	int i;
 
 	ASSERT_EQ(0, ia_get_status(nl, &st));
 	ASSERT_EQ(0, read_file("/sys/module/iommu_account/version", ver, sizeof(ver)));
-	EXPECT_STREQ(ver, st.version);
+	EXPECT_STREQ(ver, st.module_version);
 	ASSERT_EQ(0, uname(&un));
-	EXPECT_STREQ(un.release, st.release);
+	EXPECT_STREQ(un.release, st.kernel_release);
 	EXPECT_EQ(sysconf(_SC_PAGESIZE), st.page_size);
 	/* Exactly the features the module declares, each once, with a detail. */
-	ASSERT_EQ(sizeof(known) / sizeof(known[0]), st.nfeat);
-	for (i = 0; i < st.nfeat; i++) {
-		TH_LOG("feature %s: %s (%s)", st.feat[i].name,
-		       st.feat[i].state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE ?
-		       "active" : "unavailable", st.feat[i].detail);
-		EXPECT_STREQ(known[i], st.feat[i].name);
-		EXPECT_NE(0, st.feat[i].detail[0]);
+	ASSERT_EQ(sizeof(known) / sizeof(known[0]), st.n_feature);
+	for (i = 0; i < st.n_feature; i++) {
+		TH_LOG("feature %s: %s (%s)", st.feature[i].name,
+		       st.feature[i].state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE ?
+		       "active" : "unavailable", st.feature[i].detail);
+		EXPECT_STREQ(known[i], st.feature[i].name);
+		EXPECT_NE(0, st.feature[i].detail[0]);
 		/* Not cut: the module keeps 191 characters of a detail. */
-		EXPECT_GT(191, strlen(st.feat[i].detail));
-		EXPECT_GE(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[i].state);
+		EXPECT_GT(191, strlen(st.feature[i].detail));
+		EXPECT_GE(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feature[i].state);
 		/* iommufd is followed exactly where the kernel has it (/dev/iommu). */
-		if (strcmp(st.feat[i].name, "iommufd"))
+		if (strcmp(st.feature[i].name, "iommufd"))
 			continue;
 		if (access("/dev/iommu", F_OK) == 0) {
-			EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[i].state);
+			EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feature[i].state);
 		} else {
-			EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_UNAVAILABLE, st.feat[i].state);
-			EXPECT_NE(NULL, strstr(st.feat[i].detail, "CONFIG_IOMMUFD is not set"));
+			EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_UNAVAILABLE, st.feature[i].state);
+			EXPECT_NE(NULL, strstr(st.feature[i].detail, "CONFIG_IOMMUFD is not set"));
 		}
 	}
 	/* Features that must be active on this kernel (set by scripts/check). */
@@ -77,12 +77,10 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 		return;
 	want = strdup(want);
 	for (tok = strtok_r(want, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		bool ok = false;
+		const struct iommu_account_feature *f = ia_nl_feature(&st, tok);
 
-		for (i = 0; i < st.nfeat; i++)
-			if (!strcmp(st.feat[i].name, tok))
-				ok = st.feat[i].state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
-		EXPECT_TRUE(ok) TH_LOG("feature %s is not active", tok);
+		EXPECT_TRUE(f && f->state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE)
+			TH_LOG("feature %s is not active", tok);
 	}
 	free(want);
 }
@@ -126,7 +124,7 @@ FIXTURE_SETUP(bad)
 /* Nothing changed: the family still answers the same. */
 FIXTURE_TEARDOWN(bad)
 {
-	struct ia_nl_status st;
+	ia_status_t st;
 
 	EXPECT_EQ(0, ia_get_status(&self->nl, &st));
 	EXPECT_EQ(self->root_before, ia_locked(&self->nl, 0));
@@ -207,7 +205,7 @@ TEST_F(bad, missing_uid)
 
 TEST_F(bad, unknown_uid)
 {
-	struct ia_nl_uid u;
+	ia_uid_t u;
 
 	EXPECT_EQ(-ENOENT, ia_get_uid(&self->nl, 3999999999u, &u));
 	EXPECT_NE(0, self->nl.extack[0]);

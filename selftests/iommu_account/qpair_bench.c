@@ -154,7 +154,7 @@ static int bench_loop(uint64_t n)
 static int bench_dump(unsigned int n)
 {
 	struct rlimit rl = { n + 64, n + 64 };
-	struct ia_nl_quota *out = calloc(n + 1, sizeof(*out));
+	ia_quota_t *out = calloc(n + 1, sizeof(*out));
 	struct iaq **q = calloc(n, sizeof(*q));
 	double t[5];
 	uint64_t t0;

@@ -58,7 +58,7 @@ static void req_init(struct iommu_account_quota_create *req, const char *name, u
 
 static int count_qpairs(struct ia_nl *nl)
 {
-	static struct ia_nl_quota q[MAXQ];
+	static ia_quota_t q[MAXQ];
 
 	return ia_dump_quotas(nl, QPAIR, -1, -1, q, MAXQ);
 }
@@ -87,17 +87,14 @@ FIXTURE_TEARDOWN(qp)
 /* The module lists the kind and the feature, so clients discover it. */
 TEST_F(qp, status_lists_qpair_kind)
 {
-	struct ia_nl_status st;
+	const struct iommu_account_feature *f;
+	ia_status_t st;
 	struct stat sb;
-	int i, found = 0;
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
-	for (i = 0; i < st.nfeat; i++)
-		if (!strcmp(st.feat[i].name, "published-quotas")) {
-			found = 1;
-			EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, st.feat[i].state);
-		}
-	EXPECT_TRUE(found);
+	f = ia_nl_feature(&st, "published-quotas");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, f->state);
 	EXPECT_EQ(0, access(IOMMU_ACCOUNT_DEV_PATH, R_OK | W_OK));
 	ASSERT_EQ(0, stat(IOMMU_ACCOUNT_DEV_PATH, &sb));
 	EXPECT_EQ(0666, sb.st_mode & 0777);
@@ -223,12 +220,12 @@ TEST_F(qp, wrong_fd_and_mmap_refused)
 }
 
 /* The next event about object @id within @ms, 1, or 0 on time-out. */
-static int next_event_of(struct ia_nl *ev, uint32_t id, struct ia_nl_event *e, int ms)
+static int next_event_of(struct ia_nl *ev, uint32_t id, ia_event_t *e, int ms)
 {
 	int r;
 
 	while ((r = ia_event_read(ev, e, ms)) == 1)
-		if (e->kind == QPAIR && e->has_quota && e->quota.id == id)
+		if (e->kind == QPAIR && e->_present.quota && e->quota.id == id)
 			return 1;
 	return r;
 }
@@ -240,7 +237,7 @@ struct ev_tally {
 	uint64_t warn_used, crit_used;		/* in the first of each */
 };
 
-static void tally(struct ev_tally *t, const struct ia_nl_event *e)
+static void tally(struct ev_tally *t, const ia_event_t *e)
 {
 	/* Crossings: a threshold event's count (held ones come as one event). */
 	if (e->type == T_THR && e->level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN) {
@@ -272,12 +269,12 @@ static void tally(struct ev_tally *t, const struct ia_nl_event *e)
 static void collect(struct ia_nl *ev, const uint32_t *id, struct ev_tally *t,
 		    bool (*until)(const struct ev_tally *t))
 {
-	struct ia_nl_event e;
+	ia_event_t e;
 	int i;
 
 	while (!until(t) && ia_event_read(ev, &e, 3000) == 1)
 		for (i = 0; i < 2; i++)
-			if (e.kind == QPAIR && e.has_quota && e.quota.id == id[i])
+			if (e.kind == QPAIR && e._present.quota && e.quota.id == id[i])
 				tally(&t[i], &e);
 }
 
@@ -299,7 +296,7 @@ static bool first_gone(const struct ev_tally *t)
 	return t[0].gone;
 }
 
-static const struct ia_nl_quota *find_q(const struct ia_nl_quota *q, int n, uint32_t id)
+static const ia_quota_t *find_q(const ia_quota_t *q, int n, uint32_t id)
 {
 	int i;
 
@@ -336,16 +333,16 @@ static void open_pair(struct __test_metadata *_metadata, struct qp_model *m, con
 TEST_F(qp, two_qpairs_reject_half_each_round)
 {
 	struct qp_model m[2];
-	struct ia_nl_quota q[MAXQ];
+	ia_quota_t q[MAXQ];
 	struct ev_tally t[2] = { 0 };
-	const struct ia_nl_quota *a;
-	struct ia_nl_status st0, st;
+	const ia_quota_t *a;
+	ia_status_t st0, st;
 	uint32_t id[2];
 	struct iaq_counters c;
 	int r, i, n;
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st0));
-	ASSERT_TRUE(st0.has_kind_refusals[QPAIR]);
+	ASSERT_TRUE(ia_nl_kind_refusals(&st0, QPAIR) >= 0);
 	open_pair(_metadata, m, "nvme0", false, id);
 	for (r = 1; r <= 4; r++) {
 		for (i = 0; i < 2; i++)
@@ -412,16 +409,16 @@ TEST_F(qp, two_qpairs_reject_half_each_round)
 	EXPECT_EQ(0, count_qpairs(&self->nl));
 	/* The kind's refusals kept the 4,096 rejections the two qpairs reported. */
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
-	EXPECT_EQ(st0.kind_refusals[QPAIR] + 4096, st.kind_refusals[QPAIR]);
+	EXPECT_EQ(ia_nl_kind_refusals(&st0, QPAIR) + 4096, ia_nl_kind_refusals(&st, QPAIR));
 }
 
 /* The same load with deferral: nothing rejected, every operation completed once. */
 TEST_F(qp, two_qpairs_deferred_none_rejected)
 {
 	struct qp_model m[2];
-	struct ia_nl_quota q[MAXQ];
+	ia_quota_t q[MAXQ];
 	struct ev_tally t[2] = { 0 };
-	const struct ia_nl_quota *a;
+	const ia_quota_t *a;
 	uint32_t id[2];
 	int r, i, n;
 
@@ -470,8 +467,8 @@ TEST_F(qp, two_qpairs_deferred_none_rejected)
 /* An owner killed with operations outstanding is reported gone with them. */
 TEST_F(qp, owner_killed_reported_gone_with_outstanding)
 {
-	struct ia_nl_quota q;
-	struct ia_nl_event e;
+	ia_quota_t q;
+	ia_event_t e;
 	int pfd[2];
 	uint32_t id;
 	pid_t pid;
@@ -507,7 +504,7 @@ TEST_F(qp, owner_killed_reported_gone_with_outstanding)
 	EXPECT_EQ(2, e.quota.deferred_now);
 	EXPECT_EQ(5, e.quota.submitted);
 	EXPECT_EQ(pid, e.quota.owner.pid);
-	EXPECT_EQ(pid, e.who.pid);
+	EXPECT_EQ(pid, e.owner.pid);
 	EXPECT_STREQ("doomed", e.quota.name);
 	/* Reported once, then removed. */
 	EXPECT_EQ(0, next_event_of(&self->ev, id, &e, 500));
@@ -550,7 +547,7 @@ static void *dumper(void *p)
 {
 	volatile int *stop = p;
 	struct ia_nl nl;
-	static struct ia_nl_quota q[MAXQ];
+	static ia_quota_t q[MAXQ];
 
 	if (ia_nl_open(&nl))
 		return NULL;
@@ -568,7 +565,7 @@ TEST_F(qp, eight_threads_counters_exact)
 	volatile int stop = 0;
 	uint64_t ops = 0, rej = 0, dfr = 0;
 	struct iaq *h = iaq_open("shared", 64);
-	struct ia_nl_quota q;
+	ia_quota_t q;
 	int i;
 
 	ASSERT_NE(NULL, h);
@@ -621,7 +618,7 @@ struct unpriv {
 static int unpriv_view(void *p)
 {
 	struct unpriv *u = p;
-	struct ia_nl_quota q[MAXQ];
+	ia_quota_t q[MAXQ];
 	struct ia_nl nl;
 	struct iaq *h = iaq_open("mine", 16);
 	int n;
@@ -649,7 +646,7 @@ static int unpriv_view(void *p)
 TEST_F(qp, unprivileged_sees_own_only)
 {
 	struct iaq *h = iaq_open("roots", 16);
-	struct ia_nl_quota q[MAXQ];
+	ia_quota_t q[MAXQ];
 	struct unpriv u;
 
 	ASSERT_NE(NULL, h);
@@ -765,7 +762,7 @@ TEST_F(qp, scribbled_page_flags_only_its_own)
 	struct iommu_account_quota_counters *c;
 	long page = sysconf(_SC_PAGESIZE);
 	struct iaq *good = iaq_open("good", 100);
-	struct ia_nl_quota q;
+	ia_quota_t q;
 	int fd, k;
 
 	ASSERT_NE(NULL, good);
@@ -867,7 +864,7 @@ TEST_F(qp, kind_thresholds_apply_to_objects_without_own)
 			      .capacity = 100, .warn = 900, .crit = 990 };
 	struct iaq *own = iaq_open_opts(&o), *dflt = iaq_open("default", 100);
 	struct ev_tally t[2] = { 0 };
-	struct ia_nl_quota q;
+	ia_quota_t q;
 	uint32_t id[2];
 
 	ASSERT_NE(NULL, own);

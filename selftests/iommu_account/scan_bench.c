@@ -121,7 +121,7 @@ static int farm_start(int n, int uids)
 }
 
 /* One uids dump; the number of our uids and of their tasks. */
-static int dump_uids(struct ia_nl *s, struct ia_nl_uid *out, int max, int *ours, long *tasks)
+static int dump_uids(struct ia_nl *s, ia_uid_t *out, int max, int *ours, long *tasks)
 {
 	int n = ia_dump_uids(s, out, max), i;
 
@@ -209,7 +209,7 @@ static int procs(int n, int uids, int reps)
 	long long *td = calloc(reps, sizeof(*td)), *ts = calloc(reps, sizeof(*ts));
 	struct scan_uid *by = calloc(uids, sizeof(*by));
 	int max = uids + 4096, ours, r;
-	struct ia_nl_uid *out = calloc(max, sizeof(*out));
+	ia_uid_t *out = calloc(max, sizeof(*out));
 	struct ia_nl s;
 	long tasks, found;
 	long long t0, d, sc;
@@ -254,7 +254,7 @@ static int procs(int n, int uids, int reps)
  * listed), the median printed; the containers are closed after.
  */
 static int dump_timed(struct ia_nl *s, struct vfio_ctr *c, int n, int reps,
-		      struct ia_nl_container *out, int max)
+		      ia_container_t *out, int max)
 {
 	long long *t = calloc(reps, sizeof(*t)), t0, d;
 	int i, r, got, ret = 0;
@@ -285,7 +285,7 @@ static int containers(int reps)
 {
 	int groups[64], n, i, ret;
 	struct vfio_ctr c[64];
-	struct ia_nl_container *out = calloc(4096, sizeof(*out));
+	ia_container_t *out = calloc(4096, sizeof(*out));
 	struct ia_nl s;
 
 	n = vfio_edu_groups(groups, 64);
@@ -310,7 +310,7 @@ static int containers(int reps)
  */
 static int mdev_containers(int n, int reps)
 {
-	struct ia_nl_container *out = calloc(n + 64, sizeof(*out));
+	ia_container_t *out = calloc(n + 64, sizeof(*out));
 	struct vfio_ctr *c = calloc(n, sizeof(*c));
 	int *groups = calloc(n, sizeof(*groups));
 	struct rlimit rl = { 2 * n + 256, 2 * n + 256 };

@@ -49,24 +49,24 @@ TEST_F(pot, registered_buffers_exact)
 	const uid_t uid = 41001;
 	const size_t sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 12 * KiB, 300 * KiB };
 	struct agent a;
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	int64_t base, want;
 	size_t i;
 
 	ASSERT_EQ(0, agent_start(&a, uid, 64 * MiB));
 	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u)) TH_LOG("%s", self->nl.extack);
-	base = (int64_t)u.locked;
+	base = (int64_t)u.locked_bytes;
 	EXPECT_EQ(1, u.tasks);
-	EXPECT_EQ(64 * MiB, u.min);
-	EXPECT_EQ(64 * MiB, u.max);
+	EXPECT_EQ(64 * MiB, u.memlock_min);
+	EXPECT_EQ(64 * MiB, u.memlock_max);
 	want = base;
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		ASSERT_EQ(0, agent_register(&a, sizes[i]));
 		want += (int64_t)((sizes[i] + self->page - 1) / self->page * self->page);
 		ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
-		EXPECT_EQ(want, (int64_t)u.locked) TH_LOG("after buffer %zu", i);
+		EXPECT_EQ(want, (int64_t)u.locked_bytes) TH_LOG("after buffer %zu", i);
 	}
-	ASSERT_TRUE(u.has_headroom);
+	ASSERT_TRUE(!!u._present.headroom);
 	EXPECT_EQ((int64_t)(64 * MiB) - want, u.headroom);
 	ASSERT_EQ(0, agent_unregister(&a));
 	EXPECT_EQ(base, ia_locked(&self->nl, uid));
@@ -78,7 +78,7 @@ TEST_F(pot, shared_pot_two_processes)
 {
 	const uid_t uid = 41002, other = 41003;
 	struct agent p1, p2, q;
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	int64_t base, other_before;
 
 	ASSERT_EQ(0, agent_start(&p1, uid, 4 * MiB));
@@ -92,11 +92,11 @@ TEST_F(pot, shared_pot_two_processes)
 	ASSERT_EQ(0, agent_register(&p2, 3 * MiB));
 	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
 	EXPECT_EQ(2, u.tasks);
-	EXPECT_EQ(4 * MiB, u.min);
-	EXPECT_EQ(8 * MiB, u.max);
-	EXPECT_EQ(base + (int64_t)(3 * MiB), (int64_t)u.locked);
-	ASSERT_TRUE(u.has_headroom);
-	EXPECT_EQ((int64_t)(4 * MiB) - (int64_t)u.locked, u.headroom);
+	EXPECT_EQ(4 * MiB, u.memlock_min);
+	EXPECT_EQ(8 * MiB, u.memlock_max);
+	EXPECT_EQ(base + (int64_t)(3 * MiB), (int64_t)u.locked_bytes);
+	ASSERT_TRUE(!!u._present.headroom);
+	EXPECT_EQ((int64_t)(4 * MiB) - (int64_t)u.locked_bytes, u.headroom);
 
 	/* The kernel agrees with the headroom: one page more is refused for
 	 * container 1, which holds nothing itself; exactly the headroom fits. */
@@ -142,17 +142,16 @@ TEST_F(pot, refusal_matches_limit)
 TEST_F(pot, orphan_pot_reported_until_ring_closed)
 {
 	const uid_t uid = 41005;
-	struct ia_nl_status st;
+	const struct iommu_account_feature *f;
+	ia_status_t st;
 	struct agent a;
-	struct ia_nl_uid u;
+	ia_uid_t u;
 	int64_t base, v = -2;
-	int ring, i, orphans = 0;
+	int ring, i;
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
-	for (i = 0; i < st.nfeat; i++)
-		if (!strcmp(st.feat[i].name, "uid-orphans"))
-			orphans = st.feat[i].state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
-	if (!orphans)
+	f = ia_nl_feature(&st, "uid-orphans");
+	if (!f || f->state != IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE)
 		SKIP(return, "uid-orphans unavailable on this kernel");
 
 	ASSERT_EQ(0, agent_start(&a, uid, 16 * MiB));
@@ -164,9 +163,9 @@ TEST_F(pot, orphan_pot_reported_until_ring_closed)
 
 	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u)) TH_LOG("%s", self->nl.extack);
 	EXPECT_EQ(0, u.tasks);
-	EXPECT_EQ(base + (int64_t)(256 * KiB), (int64_t)u.locked);
-	EXPECT_FALSE(u.has_min);
-	EXPECT_FALSE(u.has_headroom);
+	EXPECT_EQ(base + (int64_t)(256 * KiB), (int64_t)u.locked_bytes);
+	EXPECT_FALSE(!!u._present.memlock_min);
+	EXPECT_FALSE(!!u._present.headroom);
 
 	/* Teardown is deferred to a workqueue: wait up to 20 s (times the scale) for the drain. */
 	close(ring);
@@ -183,7 +182,7 @@ TEST_F(pot, orphan_pot_reported_until_ring_closed)
 TEST_F(pot, unprivileged_sees_own_uid_only)
 {
 	const uid_t uid = 41006, other = 41007;
-	struct ia_nl_uid all[64];
+	ia_uid_t all[64];
 	struct agent a;
 	int i, n, status, others = 0;
 	pid_t pid;
@@ -199,7 +198,7 @@ TEST_F(pot, unprivileged_sees_own_uid_only)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		struct ia_nl nl;
-		struct ia_nl_uid u[64];
+		ia_uid_t u[64];
 		int m, err;
 
 		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
@@ -227,7 +226,7 @@ TEST_F(pot, unprivileged_sees_own_uid_only)
 TEST_F(pot, dump_spans_messages)
 {
 	enum { N = 300, BASE = 42000 };
-	static struct ia_nl_uid u[4096];
+	static ia_uid_t u[4096];
 	pid_t kids[N];
 	int i, n, seen = 0, fds[2];
 	char c;
@@ -272,15 +271,15 @@ TEST_F(pot, huge_limit_headroom_saturates)
 	const uid_t uid = 41009;
 	const uint64_t L = (1ULL << 63) + 4096;
 	struct agent a;
-	struct ia_nl_uid u;
+	ia_uid_t u;
 
 	ASSERT_EQ(0, agent_start(&a, uid, L));
 	ASSERT_EQ(0, agent_register(&a, 64 * KiB));
 	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u)) TH_LOG("%s", self->nl.extack);
-	EXPECT_EQ(L, u.min);
-	ASSERT_TRUE(u.has_headroom);
+	EXPECT_EQ(L, u.memlock_min);
+	ASSERT_TRUE(!!u._present.headroom);
 	/* L - pot is below 2^63 here: representable, and positive. */
-	EXPECT_EQ((int64_t)(L - u.locked), u.headroom);
+	EXPECT_EQ((int64_t)(L - u.locked_bytes), u.headroom);
 	EXPECT_LT(0, u.headroom);
 	agent_stop(&a);
 }

@@ -55,7 +55,7 @@ FIXTURE_TEARDOWN(vfio)
 static void expect_exact(struct __test_metadata *_metadata, struct ia_nl *nl,
 			 struct vfio_ctr *c, uint32_t want_entries)
 {
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	uint32_t avail;
 
 	ASSERT_EQ(0, ia_container_of_pid(nl, getpid(), &ct));
@@ -69,7 +69,7 @@ TEST_F(vfio, map_unmap_exact)
 {
 	const int N = 37;
 	struct vfio_ctr c;
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	long long lck0, lck;
 	int i;
 
@@ -87,8 +87,8 @@ TEST_F(vfio, map_unmap_exact)
 		TH_LOG("VmLck grew by %lld bytes", lck - lck0);
 	EXPECT_EQ(2 * N, ct.pinned_pages);
 	EXPECT_EQ(getuid(), ct.pinned_uid);
-	ASSERT_EQ(1, ct.ngroups);
-	EXPECT_EQ(self->groups[0], ct.groups[0]);
+	ASSERT_EQ(1, ct.n_group);
+	EXPECT_EQ(self->groups[0], ct.group[0]);
 	EXPECT_EQ(getuid(), ct.owner.uid);
 
 	for (i = 0; i < N; i++)
@@ -106,8 +106,8 @@ TEST_F(vfio, map_unmap_exact)
 TEST_F(vfio, enospc_event_after_thresholds)
 {
 	struct ia_nl ev_nl;
-	struct ia_nl_event ev, warn = {}, crit = {}, fail = {};
-	struct ia_nl_container ct;
+	ia_event_t ev, warn = {}, crit = {}, fail = {};
+	ia_container_t ct;
 	struct vfio_ctr c;
 	int i, ret, got = 0;
 
@@ -126,7 +126,7 @@ TEST_F(vfio, enospc_event_after_thresholds)
 	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
 
 	while (ia_event_read(&ev_nl, &ev, 3000) == 1) {
-		if (ev.container != ct.id)
+		if (ev.container_id != ct.id)
 			continue;
 		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD &&
 		    ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN)
@@ -144,18 +144,18 @@ TEST_F(vfio, enospc_event_after_thresholds)
 	EXPECT_EQ(95, crit.entries);
 	EXPECT_LT(warn.seq, crit.seq);
 	EXPECT_LT(crit.seq, fail.seq);
-	EXPECT_EQ(ENOSPC, fail.err);
+	EXPECT_EQ(ENOSPC, fail.errno_);
 	EXPECT_EQ(100, fail.entries);
 	EXPECT_EQ(100, fail.limit);
-	EXPECT_EQ((uint32_t)getpid(), fail.who.pid);
-	EXPECT_EQ(getuid(), fail.who.uid);
+	EXPECT_EQ((uint32_t)getpid(), fail.owner.pid);
+	EXPECT_EQ(getuid(), fail.owner.uid);
 	EXPECT_EQ(0x100000 + 100 * PAGE, fail.iova);
-	ASSERT_EQ(1, fail.ngroups);
-	EXPECT_EQ(self->groups[0], fail.groups[0]);
+	ASSERT_EQ(1, fail.n_group);
+	EXPECT_EQ(self->groups[0], fail.group[0]);
 	/* The container keeps the count and the last failure. */
 	EXPECT_EQ(1, ct.fail_enospc);
-	EXPECT_EQ(1, ct.has_last);
-	EXPECT_EQ(ENOSPC, ct.last_errno);
+	EXPECT_EQ(1, !!ct._present.last_failure);
+	EXPECT_EQ(ENOSPC, ct.last_failure.errno_);
 	expect_exact(_metadata, &self->nl, &c, 100);
 	vfio_ctr_close(&c);
 	ia_nl_close(&ev_nl);
@@ -170,13 +170,13 @@ TEST_F(vfio, enospc_event_after_thresholds)
 TEST_F(vfio, kind_refusals_count_every_enospc_and_outlive_the_container)
 {
 	const uint32_t k = IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER;
-	struct ia_nl_status st0, st1, st2;
-	struct ia_nl_container ct;
+	ia_status_t st0, st1, st2;
+	ia_container_t ct;
 	struct vfio_ctr c;
 	int i, ret, enospc = 0, other = 0;
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st0));
-	ASSERT_TRUE(st0.has_kind_refusals[k]);
+	ASSERT_TRUE(ia_nl_kind_refusals(&st0, k) >= 0);
 	ASSERT_EQ(0, vfio_set_entry_limit(10));
 	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
 	/* 10 fit; 15 more asked, each refused by the kernel itself. */
@@ -194,12 +194,12 @@ TEST_F(vfio, kind_refusals_count_every_enospc_and_outlive_the_container)
 	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
 	EXPECT_EQ((uint64_t)enospc, ct.fail_enospc);
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st1));
-	EXPECT_EQ(st0.kind_refusals[k] + enospc, st1.kind_refusals[k]);
+	EXPECT_EQ(ia_nl_kind_refusals(&st0, k) + enospc, ia_nl_kind_refusals(&st1, k));
 	vfio_ctr_close(&c);
 	/* Gone: no container of ours, and its refusals are still in the kind's. */
 	EXPECT_EQ(-ENOENT, ia_container_of_pid(&self->nl, getpid(), &ct));
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st2));
-	EXPECT_EQ(st0.kind_refusals[k] + enospc, st2.kind_refusals[k]);
+	EXPECT_EQ(ia_nl_kind_refusals(&st0, k) + enospc, ia_nl_kind_refusals(&st2, k));
 }
 
 /*
@@ -228,7 +228,7 @@ static pid_t spawn_mapper(int group, int n, int ready_fd)
 /* (c) the owner dies with live mappings: the container goes. */
 TEST_F(vfio, owner_killed_container_gone)
 {
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	int fds[2], i, ret = 0;
 	char ok;
 	pid_t pid;
@@ -254,7 +254,7 @@ TEST_F(vfio, owner_killed_container_gone)
 TEST_F(vfio, two_containers_two_processes)
 {
 	const int n[2] = { 5, 7 };
-	struct ia_nl_container ct[2];
+	ia_container_t ct[2];
 	int fds[2], k;
 	pid_t pid[2];
 	char ok;
@@ -271,8 +271,8 @@ TEST_F(vfio, two_containers_two_processes)
 		ASSERT_EQ(0, ia_container_of_pid(&self->nl, pid[k], &ct[k]));
 		EXPECT_EQ(n[k], ct[k].entries);
 		EXPECT_EQ(n[k] * PAGE, ct[k].mapped_bytes);
-		ASSERT_EQ(1, ct[k].ngroups);
-		EXPECT_EQ(self->groups[k], ct[k].groups[0]);
+		ASSERT_EQ(1, ct[k].n_group);
+		EXPECT_EQ(self->groups[k], ct[k].group[0]);
 	}
 	EXPECT_NE(ct[0].id, ct[1].id);
 	for (k = 0; k < 2; k++) {
@@ -283,15 +283,12 @@ TEST_F(vfio, two_containers_two_processes)
 
 static int feature_active(struct ia_nl *nl, const char *name)
 {
-	struct ia_nl_status st;
-	int i;
+	const struct iommu_account_feature *f;
+	ia_status_t st;
 
-	if (ia_get_status(nl, &st))
+	if (ia_get_status(nl, &st) || !(f = ia_nl_feature(&st, name)))
 		return -1;
-	for (i = 0; i < st.nfeat; i++)
-		if (!strcmp(st.feat[i].name, name))
-			return st.feat[i].state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
-	return -1;
+	return f->state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
 }
 
 /* (e) vfio_iommu_type1 unloaded and reloaded under us; we reloaded under it. */
@@ -365,7 +362,7 @@ TEST_F(vfio, concurrent_threads_exact)
 	struct worker w[8];
 	pthread_t t[8];
 	struct vfio_ctr c;
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	int i, live = 0;
 
 	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
@@ -390,7 +387,7 @@ TEST_F(vfio, concurrent_threads_exact)
 TEST_F(vfio, entry_limit_follows_parameter)
 {
 	const unsigned int limits[2] = { 123, 77 };
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	struct vfio_ctr c;
 	uint32_t avail;
 	int k;
@@ -411,7 +408,7 @@ TEST_F(vfio, entry_limit_follows_parameter)
 TEST_F(vfio, memlock_refusal_event)
 {
 	struct ia_nl ev_nl;
-	struct ia_nl_event ev;
+	ia_event_t ev;
 	int status, found = 0;
 	pid_t pid;
 
@@ -435,16 +432,16 @@ TEST_F(vfio, memlock_refusal_event)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("1 open 2 drop 3 small map 4 no ENOMEM");
 	while (ia_event_read(&ev_nl, &ev, 3000) == 1) {
-		if (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE || ev.who.pid != (uint32_t)pid)
+		if (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE || ev.owner.pid != (uint32_t)pid)
 			continue;
 		found = 1;
 		break;
 	}
 	ASSERT_TRUE(found);
-	EXPECT_EQ(ENOMEM, ev.err);
-	EXPECT_EQ(2000, ev.who.uid);
-	EXPECT_EQ(64 * 1024, ev.memlock);
-	EXPECT_EQ(8 * PAGE, ev.locked);
+	EXPECT_EQ(ENOMEM, ev.errno_);
+	EXPECT_EQ(2000, ev.owner.uid);
+	EXPECT_EQ(64 * 1024, ev.memlock_limit);
+	EXPECT_EQ(8 * PAGE, ev.locked_bytes);
 	EXPECT_EQ(32 * PAGE, ev.size);
 	ia_nl_close(&ev_nl);
 }
@@ -452,7 +449,7 @@ TEST_F(vfio, memlock_refusal_event)
 /* Bad thresholds are refused and change nothing; unknown container: ENOENT. */
 TEST_F(vfio, bad_requests)
 {
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	uint32_t warn, crit;
 
 	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 700, 900));
@@ -473,7 +470,7 @@ TEST_F(vfio, bad_requests)
 
 /* Read STATUS; fail the test when it cannot be read. */
 static void get_status(struct __test_metadata *_metadata, struct ia_nl *nl,
-		       struct ia_nl_status *st)
+		       ia_status_t *st)
 {
 	memset(st, 0, sizeof(*st));
 	ASSERT_EQ(0, ia_get_status(nl, st));
@@ -486,7 +483,7 @@ static void get_status(struct __test_metadata *_metadata, struct ia_nl *nl,
  */
 TEST_F(vfio, refused_map_keeps_entries)
 {
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	struct vfio_ctr c;
 	void *hole;
 	int i;
@@ -514,7 +511,7 @@ TEST_F(vfio, refused_map_keeps_entries)
 
 TEST_F(vfio, memlock_refused_maps_keep_entries)
 {
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	struct { uint32_t avail; int err; long long lck; } r;
 	int fds[2];
 	pid_t pid;
@@ -565,7 +562,7 @@ TEST_F(vfio, memlock_refused_maps_keep_entries)
 /* Defect 2: a vaddr update (live update) removes and adds nothing. */
 TEST_F(vfio, vaddr_update_keeps_bytes)
 {
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	struct vfio_ctr c;
 	long long n;
 	void *other;
@@ -629,7 +626,7 @@ TEST_F(vfio, request_rewritten_during_map)
 {
 	struct vfio_iommu_type1_dma_map *m;
 	struct flipper f = {};
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	struct vfio_ctr c;
 	int errs[64] = { 0 };
 	pthread_t t;
@@ -693,8 +690,8 @@ TEST_F(vfio, four_hundred_threads_exact)
 	static struct many w[T];
 	static pthread_t t[T];
 	pthread_barrier_t go;
-	struct ia_nl_container ct;
-	struct ia_nl_status st;
+	ia_container_t ct;
+	ia_status_t st;
 	struct vfio_ctr c;
 	int i, errors = 0;
 
@@ -746,8 +743,8 @@ static void *churn_fn(void *arg)
 
 TEST_F(vfio, close_open_churn_no_stale_record)
 {
-	struct ia_nl_container all[64];
-	struct ia_nl_status st;
+	ia_container_t all[64];
+	ia_status_t st;
 	struct vfio_ctr c;
 	pthread_t t[2];
 	int i, n, k;
@@ -777,7 +774,7 @@ TEST_F(vfio, close_open_churn_no_stale_record)
  */
 TEST_F(vfio, detach_groups_exact)
 {
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	struct vfio_ctr c;
 	long long lck0;
 	char path[64];
@@ -794,13 +791,13 @@ TEST_F(vfio, detach_groups_exact)
 		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
 	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
 	id = ct.id;
-	ASSERT_EQ(2, ct.ngroups);
+	ASSERT_EQ(2, ct.n_group);
 	EXPECT_EQ(5, ct.pinned_pages);
 	ASSERT_EQ(0, ioctl(g2, VFIO_GROUP_UNSET_CONTAINER));
 	close(g2);
 	expect_exact(_metadata, &self->nl, &c, 5);
 	ASSERT_EQ(0, ia_get_container(&self->nl, id, &ct));
-	EXPECT_EQ(1, ct.ngroups);
+	EXPECT_EQ(1, ct.n_group);
 	EXPECT_EQ(5 * PAGE, ct.mapped_bytes);
 	EXPECT_EQ(5, ct.pinned_pages);
 	EXPECT_EQ(lck0 + 5 * (long long)PAGE, vm_locked_bytes());
@@ -844,10 +841,10 @@ TEST_F(vfio, set_thresholds_needs_sys_admin)
 }
 
 /* The next threshold event of container @id within @ms, or 0. */
-static int next_threshold(struct ia_nl *ev_nl, uint32_t id, struct ia_nl_event *ev, int ms)
+static int next_threshold(struct ia_nl *ev_nl, uint32_t id, ia_event_t *ev, int ms)
 {
 	while (ia_event_read(ev_nl, ev, ms) == 1)
-		if (ev->container == id && ev->type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD)
+		if (ev->container_id == id && ev->type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD)
 			return 1;
 	return 0;
 }
@@ -855,8 +852,8 @@ static int next_threshold(struct ia_nl *ev_nl, uint32_t id, struct ia_nl_event *
 /* Defect 8: thresholds moved up after warn fired: warn fires again at the new line. */
 TEST_F(vfio, thresholds_rearm_when_changed)
 {
-	struct ia_nl_container ct;
-	struct ia_nl_event ev;
+	ia_container_t ct;
+	ia_event_t ev;
 	struct ia_nl ev_nl;
 	struct vfio_ctr c;
 	int i;
@@ -898,8 +895,8 @@ TEST_F(vfio, thresholds_rearm_when_changed)
  */
 TEST_F(vfio, levels_rearm_below_the_line)
 {
-	struct ia_nl_container ct;
-	struct ia_nl_event ev;
+	ia_container_t ct;
+	ia_event_t ev;
 	struct ia_nl ev_nl;
 	struct vfio_ctr c;
 	int n = 0;
@@ -949,10 +946,10 @@ TEST_F(vfio, failure_flood_coalesced)
 {
 	const int N = 20000;
 	struct vfio_ctr a, b;
-	struct ia_nl_container ca;
-	struct ia_nl_status st0, st;
+	ia_container_t ca;
+	ia_status_t st0, st;
 	struct ia_nl ev_nl;
-	struct ia_nl_event ev;
+	ia_event_t ev;
 	uint64_t sum = 0;
 	int i, b_seen = 0, a_events = 0;
 
@@ -974,7 +971,7 @@ TEST_F(vfio, failure_flood_coalesced)
 	while (ia_event_read(&ev_nl, &ev, 3000) == 1) {
 		if (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
 			continue;
-		if (ev.container == ca.id) {
+		if (ev.container_id == ca.id) {
 			sum += ev.count;
 			a_events++;
 		} else {
@@ -998,8 +995,8 @@ TEST_F(vfio, failure_flood_coalesced)
 /* Defect 11: a container set up before the module loaded is counted as untracked. */
 TEST_F(vfio, untracked_container_reported)
 {
-	struct ia_nl_container ct;
-	struct ia_nl_status st;
+	ia_container_t ct;
+	ia_status_t st;
 	struct vfio_ctr c;
 
 	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
@@ -1052,8 +1049,8 @@ TEST_F(vfio, many_groups_one_container_all_listed)
 {
 	uint32_t ids[256], ctrs[256];
 	int all[64], fds[64], n, i, k, ng, nrecv;
-	struct ia_nl_container ct, dump[64];
-	struct ia_nl_event ev;
+	ia_container_t ct, dump[64];
+	ia_event_t ev;
 	struct ia_nl evs;
 	struct vfio_ctr c;
 
@@ -1069,17 +1066,17 @@ TEST_F(vfio, many_groups_one_container_all_listed)
 	ASSERT_EQ(-ENOSPC, vfio_map(&c, 0x200000, PAGE));
 
 	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
-	ASSERT_EQ(n, ct.ngroups);
+	ASSERT_EQ(n, ct.n_group);
 	for (i = 0; i < n; i++)
-		EXPECT_LE(0, find_u32(ct.groups, n, all[i])) TH_LOG("group %d missing", all[i]);
+		EXPECT_LE(0, find_u32(ct.group, n, all[i])) TH_LOG("group %d missing", all[i]);
 	ASSERT_EQ(0, ia_get_container(&self->nl, ct.id, &dump[0]));
-	EXPECT_EQ(n, dump[0].ngroups);
+	EXPECT_EQ(n, dump[0].n_group);
 	k = ia_dump_containers(&self->nl, dump, 64);
 	ASSERT_LE(1, k);
 	for (i = 0; i < k && dump[i].id != ct.id; i++)
 		;
 	ASSERT_LT(i, k);
-	EXPECT_EQ(n, dump[i].ngroups);
+	EXPECT_EQ(n, dump[i].n_group);
 
 	ng = ia_dump_groups_split(&self->nl, NULL, NULL, ids, ctrs, 256, &nrecv);
 	ASSERT_LE(n, ng);
@@ -1092,8 +1089,8 @@ TEST_F(vfio, many_groups_one_container_all_listed)
 	/* The ENOSPC event: first 64 groups listed, group-count says all. */
 	do {
 		ASSERT_EQ(1, ia_event_read(&evs, &ev, 5000));
-	} while (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE || ev.container != ct.id);
-	EXPECT_EQ(ENOSPC, ev.err);
+	} while (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE || ev.container_id != ct.id);
+	EXPECT_EQ(ENOSPC, ev.errno_);
 	EXPECT_EQ(n, ev.group_count);
 	for (i = 1; i < n; i++)
 		close(fds[i]);
@@ -1118,7 +1115,7 @@ static void drop_to_user(void *arg)
 TEST_F(vfio, group_dump_view_taken_at_start)
 {
 	int all[64], fds[64], n, i, fd[2], res[4];
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	struct vfio_ctr c;
 	pid_t pid;
 
@@ -1175,7 +1172,7 @@ struct status_reader {
 static void *status_reader_fn(void *arg)
 {
 	struct status_reader *r = arg;
-	struct ia_nl_status st;
+	ia_status_t st;
 	struct ia_nl nl;
 	int i;
 
@@ -1189,8 +1186,8 @@ static void *status_reader_fn(void *arg)
 			continue;
 		}
 		r->reads++;
-		for (i = 0; i < st.nfeat; i++) {
-			const struct ia_nl_feature *f = &st.feat[i];
+		for (i = 0; i < st.n_feature; i++) {
+			const struct iommu_account_feature *f = &st.feature[i];
 			bool ok;
 
 			if (strcmp(f->name, "vfio-type1"))
@@ -1250,7 +1247,7 @@ TEST_F(vfio, status_consistent_while_type1_reloads)
  */
 TEST_F(vfio, mdev_only_container_says_unpinned)
 {
-	struct ia_nl_container ct;
+	ia_container_t ct;
 	struct vfio_ctr c;
 	char why[256];
 	uint32_t avail;
