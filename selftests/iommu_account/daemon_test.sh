@@ -157,7 +157,9 @@ CID=4f1c2b3a4d5e6f708192a3b4c5d6e7f80123456789abcdef0123456789abcdef
 dockcg=/sys/fs/cgroup/system.slice/docker-$CID.scope
 mkdir -p "$dockcg"
 mkfifo "$tmp/hold1"
-sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' _ "$dockcg" \
+# pot_leak itself unlimited: its agent's 8 MiB is the agent's own (the
+# FAILURE's cause says where a limit comes from).
+sh -c 'echo $$ >"$1/cgroup.procs"; shift; ulimit -l unlimited; exec "$@"' _ "$dockcg" \
 	pot_leak 1000 8388608 262144 100 <"$tmp/hold1" >"$tmp/pot.txt" 2>&1 &
 hold1=$!
 exec 3>"$tmp/hold1"
@@ -188,6 +190,35 @@ check "pot: FAILURE says who: comm pot_leak, uid 1000, ENOMEM, the size asked" \
 check "pot: FAILURE names the Docker container pot_leak runs in, and so does its flight record" \
 	jqt ".identity.runtime == \"docker\" and .identity.container_id == \"$CID\" and
 		.holders[0].identity.container_id == \"$CID\"" "$(hook_doc "$fl")"
+# The pot's cause, as explain uid diagnoses it. Who shares the pot: the
+# same diagnosis asked now (pot_leak holds still). Where the refused
+# process's RLIMIT_MEMLOCK comes from: walked up /proc here, to the highest
+# ancestor with the same limit, and that one's parent.
+memlock_of() { awk '/^Max locked memory/ { print $4 }' "/proc/$1/limits"; }
+limit_origin() {
+	o=$1; l=$(memlock_of "$o")
+	while pp=$(awk '/^PPid:/ { print $2 }' "/proc/$o/status") && [ "$pp" -gt 0 ] &&
+		[ "$(memlock_of "$pp")" = "$l" ]; do o=$pp; done
+	echo "$o $pp"
+}
+fdoc=$(hook_doc "$fl")
+fpid=$(echo "$fdoc" | jq .pid)
+read -r forig fpar <<EOF_ORIGIN
+$(limit_origin "$fpid")
+EOF_ORIGIN
+ex=$(iommu-accountctl -j explain uid 1000)
+echo "# pot: FAILURE reason: $(echo "$fdoc" | jq -r .reason); origin $forig, its parent $fpar"
+# jqa JSON JQ-ARGS...: the jq filter (with its arguments) holds on JSON.
+jqa() { ja=$1; shift; printf '%s' "$ja" | jq -e "$@" >/dev/null 2>&1; }
+check "pot: FAILURE says the pot is shared by the processes and cgroups explain uid counts" \
+	jqa "$fdoc" --argjson e "$ex" '.reason | contains("; the pot is one counter for uid 1000, shared by \($e.processes) process" +
+		(if $e.processes == 1 then "" else "es" end) + " in \($e.cgroups | length) cgroup")'
+if [ "$forig" = "$fpid" ]; then want_origin="is its own"; else want_origin="comes from .*\\[$forig\\]"; fi
+[ "$fpar" -gt 0 ] && want_origin="$want_origin, whose parent .*\\[$fpar\\] has"
+check "pot: FAILURE says where pot_leak's RLIMIT_MEMLOCK comes from ($want_origin), as /proc's chain has it" \
+	jqa "$fdoc" --arg re "; its RLIMIT_MEMLOCK 8.0 MiB $want_origin" '.reason | test($re)'
+check "pot: FAILURE carries explain uid's fixes, raising RLIMIT_MEMLOCK among them (the kernel refused)" \
+	jqa "$fdoc" --argjson e "$ex" '.fixes == $e.fixes and any(.fixes[]; startswith("raise RLIMIT_MEMLOCK"))'
 # The flight record against the kernel's own attribution: pot_leak holds
 # still after the refusal, so GET_PROC now is GET_PROC at the refusal.
 holders_of_procs() {
@@ -225,7 +256,7 @@ journal_failure_fields() {
 	for f in PRIORITY=3 'MESSAGE_ID=2f39fb8a4b6140d3acefdb38e3b86146$' OBJECT=1000 UID=1000 COMM=pot_leak \
 		LIMIT=8388608 'PID=[1-9]' \
 		'USED=[0-9]' 'SEQ=[1-9]' 'RATE=' 'ETA_S=' 'CGROUP=' 'MESSAGE=FAILURE uid-pot 1000: ' \
-		"HOLDER_PIDS=$hp\$" 'HOLDERS=pot_leak\[[0-9]*\] uid 1000 in /system.slice/docker-' \
+		"HOLDER_PIDS=$hp\$" 'FIXES=raise RLIMIT_MEMLOCK' 'HOLDERS=pot_leak\[[0-9]*\] uid 1000 in /system.slice/docker-' \
 		"CONTAINER_ID=$CID\$" 'RUNTIME=docker$' 'IDENTITY=container 4f1c2b3a4d5e… (docker)$' \
 		'MESSAGE=FAILURE uid-pot 1000: .* in container 4f1c2b3a4d5e… (docker)$'; do
 		echo "$r" | grep -q "^$f" || { echo "# journal: no $f in the FAILURE record"; return 1; }
@@ -478,7 +509,8 @@ sed 's/^max_size = 262144$/max_size = 131072/' "$tmp/d.good" >"$tmp/d.conf"
 kill -HUP "$dpid"
 check "SIGHUP with a good file: reloaded" until_ok 100 journal_has 'MESSAGE=reloaded '
 check "SIGHUP with another [history] max_size: the ring starts anew at that size" \
-	until_ok 100 journal_has 'MESSAGE=history: .*/hist started anew: another size (max_size)'
+	until_ok 100 journal_has 'MESSAGE=history: .*/hist started anew: another size (max_size)' ||
+	grep -E 'MESSAGE=(history|reload)' "$tmp/journal.txt" | sed 's/^/# journal: /'
 check "history: within the new max_size (131072 bytes) after the reload" \
 	sh -c '[ "$(stat -c %s "$1")" -le 131072 ]' _ "$tmp/hist"
 

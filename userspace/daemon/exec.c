@@ -88,6 +88,16 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a)
 		}
 		ia_json_arr_close(&j);
 	}
+	if (a->state == IAD_FAILURE && a->fixes) {
+		unsigned int k;
+
+		/* A pot's: what explain uid would advise (libia's diagnosis). */
+		ia_json_arr_open(&j, "fixes");
+		for (k = 0; k < IA_FIX_COUNT; k++)
+			if (a->fixes & 1u << k)
+				ia_json_str(&j, NULL, ia_pot_fix_text(k));
+		ia_json_arr_close(&j);
+	}
 	ia_json_u64(&j, "seq", a->seq);
 	if (a->kernel_time_ns)
 		ia_json_u64(&j, "kernel_time_ns", a->kernel_time_ns);

@@ -486,7 +486,7 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 			if (ob->owner.comm[0])
 				ia_json_str(&j, "comm", ob->owner.comm);
 		}
-		if (!d->cfg.objects_only && ob->reason[0])
+		if (!d->cfg.objects_only && ob->reason && ob->reason[0])
 			ia_json_str(&j, "reason", ob->reason);
 		ia_json_arr_open(&j, "holders");
 		for (k = 0; !d->cfg.objects_only && k < ob->nholders; k++) {

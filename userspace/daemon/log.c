@@ -250,7 +250,9 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 	char kb[24], used[32], limit[32], rate[32], eta[32], *msg, who[96], rawlimit[24];
 	char memlock[24], locked[24], *holders, *hpids, idtext[IA_IDENTITY_TEXT] = "";
 	char in[IA_IDENTITY_TEXT + 16] = "";
-	char cg[IA_CGROUP_MAX] = "";
+	char cg[IA_CGROUP_MAX] = "", fixes[1024];
+	unsigned int k;
+	size_t n;
 	/* The cgroup's path once, for CGROUP and for its container, pod or unit. */
 	const char *cgpath = a->who.cgroup_id ? ia_cgroup_path(a->who.cgroup_id, cg, sizeof(cg)) :
 			     NULL;
@@ -330,6 +332,12 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 	jadd(&j, "LOCKED_BYTES=%s", locked);
 	jadd(&j, "HOLDERS=%s", holders ? holders : "");
 	jadd(&j, "HOLDER_PIDS=%s", hpids ? hpids : "");
+	fixes[0] = 0;
+	for (k = 0, n = 0; k < IA_FIX_COUNT && n < sizeof(fixes); k++)
+		if (a->state == IAD_FAILURE && a->fixes & 1u << k)
+			n += snprintf(fixes + n, sizeof(fixes) - n, "%s%s", n ? "; " : "",
+				      ia_pot_fix_text(k));
+	jadd(&j, "FIXES=%s", fixes);
 	free(holders);
 	free(hpids);
 	jadd(&j, "SEQ=%" PRIu64, a->seq);

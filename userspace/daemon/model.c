@@ -88,6 +88,7 @@ void iad_obj_free(struct iad_obj *ob)
 	if (ob) {
 		free(ob->hist);
 		free(ob->floor);
+		free(ob->reason);
 	}
 	free(ob);
 }
@@ -428,7 +429,9 @@ static void alert_fill(struct iad_alert *a, struct iad_obj *ob, enum iad_state t
 	ob->state = to;
 	ob->state_since = now;
 	ob->alerts++;
-	snprintf(ob->reason, sizeof(ob->reason), "%s", reason);
+	/* Whole, and only where an alert was raised (most objects never have one). */
+	free(ob->reason);
+	ob->reason = strdup(reason);
 }
 
 /* The level the figures call for, going up; @soon: the prediction has held long enough. */
@@ -547,11 +550,16 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 	return true;
 }
 
+bool iad_obj_refusal_raises(const struct iad_obj *ob)
+{
+	/* Refused again in the same episode: that FAILURE stands. */
+	return ob->state != IAD_FAILURE || ob->drained;
+}
+
 bool iad_obj_fail(struct iad_obj *ob, double now, const struct iad_who *who, uint32_t err,
 		  uint64_t size, uint64_t seq, char *reason, size_t rlen, struct iad_alert *a)
 {
-	/* Refused again in the same episode: that FAILURE stands. */
-	if (ob->state == IAD_FAILURE && !ob->drained)
+	if (!iad_obj_refusal_raises(ob))
 		return false;
 	/* The caller's account of it, else a generic one. */
 	if (!reason[0] && err)

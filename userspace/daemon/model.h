@@ -44,6 +44,9 @@ struct iad_sample {
 };
 
 /* The process a failure or an object is attributed to. */
+/* An alert's reason, whole: the buffers that make one and the object's copy. */
+#define IAD_REASON_MAX 512
+
 struct iad_who {
 	bool present;
 	uint32_t pid, uid;
@@ -126,7 +129,7 @@ struct iad_obj {
 	enum iad_state state;
 	double state_since;
 	uint64_t alerts;		/* state changes raised */
-	char reason[256];		/* of the last state change */
+	char *reason;			/* of the last state change (NULL: none, or no memory) */
 	bool seen;			/* in the last dump (sweep mark) */
 };
 
@@ -149,6 +152,8 @@ struct iad_alert {
 	/* failure: the flight record (the object's, valid while it lives) */
 	const struct iad_holder *holders;
 	unsigned int nholders;
+	/* a pot's failure: the fixes libia's diagnosis finds (1 << IA_FIX_*) */
+	unsigned int fixes;
 };
 
 /* The name of an alert as sinks print it: CLEARED for a return to OK. */
@@ -196,6 +201,8 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 /* "about 40 min", "2.5 h", "12 s". */
 const char *iad_duration(double s, char *buf, size_t len);
 
+/* Whether a refusal of @ob now raises a FAILURE (not one in the same episode). */
+bool iad_obj_refusal_raises(const struct iad_obj *ob);
 /* The kernel refused: FAILURE unless already there; @reason: the caller's
  * account ("" for a generic one, written there). */
 bool iad_obj_fail(struct iad_obj *ob, double now, const struct iad_who *who, uint32_t err,

@@ -149,7 +149,7 @@ static void who_of_owner(struct iad_who *w, const struct ia_owner *o)
 static void evaluate(struct iad *d, struct iad_obj *ob, const struct iad_thr *thr)
 {
 	struct iad_alert a;
-	char reason[256];
+	char reason[IAD_REASON_MAX];
 
 	if (iad_obj_evaluate(ob, d->now, thr, iad_kind_unit(d, ob->kind), reason, sizeof(reason),
 			     &a))
@@ -176,7 +176,7 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	struct iad_obj *ob = iad_obj_get(&d->objs, q->kind, q->id);
 	struct iad_thr thr;
 	struct iad_alert a;
-	char reason[256];
+	char reason[IAD_REASON_MAX];
 
 	if (!ob)
 		return -ENOMEM;
@@ -797,6 +797,50 @@ static void flight_record(struct iad *d, struct iad_obj *ob, const struct ia_eve
 	ob->nholders = 1;
 }
 
+/*
+ * A pot's FAILURE carries the cause explain uid gives (libia's diagnosis,
+ * lib/explain.c): appended to @reason, that the pot is one counter shared by
+ * the uid's processes and cgroups, and where the refused process's
+ * RLIMIT_MEMLOCK (@limit, the kernel's figure at the refusal) comes from;
+ * the fixes that apply, as 1 << IA_FIX_* (0: no diagnosis).
+ */
+static unsigned int pot_cause(struct iad *d, uint32_t uid, const struct iad_who *who,
+			      uint64_t limit, char *reason, size_t rlen)
+{
+	struct ia_pot_diag *dg = calloc(1, sizeof(*dg));
+	struct ia_pinfo origin, parent;
+	size_t n = strlen(reason);
+	char b1[32], b2[32];
+	unsigned int fixes = 0;
+
+	if (!dg || ia_pot_diagnose(&d->req, uid, dg) || !dg->exists)
+		goto out;
+	fixes = dg->fixes;
+	n += snprintf(reason + n, rlen - n, "; the pot is one counter for uid %u, shared by %u "
+		      "process%s in %u cgroup%s%s", uid, dg->nprocs, dg->nprocs == 1 ? "" : "es",
+		      dg->ncg, dg->ncg == 1 ? "" : "s",
+		      dg->last_elsewhere ? " (not the refused one's: it holds none)" : "");
+	/* Where its limit comes from, when /proc still shows the limit it had. */
+	if (n >= rlen || !who->present || limit == UINT64_MAX ||
+	    ia_pinfo_limit_origin((int)who->pid, &origin, &parent) || origin.memlock != limit)
+		goto out;
+	ia_human_bytes(limit, b1, sizeof(b1));
+	if (origin.pid == (int)who->pid)
+		n += snprintf(reason + n, rlen - n, "; its RLIMIT_MEMLOCK %s is its own", b1);
+	else
+		n += snprintf(reason + n, rlen - n, "; its RLIMIT_MEMLOCK %s comes from %s[%d]",
+			      b1, origin.comm, origin.pid);
+	if (n < rlen && parent.pid)
+		snprintf(reason + n, rlen - n, ", whose parent %s[%d] has %s", parent.comm,
+			 parent.pid, parent.memlock == UINT64_MAX ? "unlimited" :
+			 ia_human_bytes(parent.memlock, b2, sizeof(b2)));
+out:
+	if (dg)
+		ia_pot_diag_free(dg);
+	free(dg);
+	return fixes;
+}
+
 /* ": dma_entry_limit (65535 entries) reached", ": over the mapper's RLIMIT_MEMLOCK (...)" */
 static const char *refused_by_text(const struct ia_event *ev, const char *by, char *buf,
 				   size_t len)
@@ -825,7 +869,8 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 	struct iad_obj *ob;
 	struct iad_alert a;
 	struct iad_who who;
-	char reason[320], bytext[120];
+	char reason[IAD_REASON_MAX], bytext[120];
+	unsigned int fixes = 0;
 	const char *by;
 	uint32_t id;
 
@@ -881,6 +926,10 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 				 (unsigned long long)ev->iova, ia_errno_name(ev->err), id, who.comm,
 				 who.pid, refused_by_text(ev, by, bytext, sizeof(bytext)),
 				 ev->count > 1 ? ", and more since (coalesced)" : "");
+		/* A pot's cause, diagnosed only for the FAILURE it raises. */
+		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && !ev->has_quota &&
+		    iad_obj_refusal_raises(ob))
+			fixes = pot_cause(d, id, &who, ev->memlock_limit, reason, sizeof(reason));
 		if (iad_obj_fail(ob, d->now, &who, ev->err, ev->size, ev->seq, reason,
 				 sizeof(reason), &a)) {
 			a.refused_by = by;
@@ -891,6 +940,7 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 			flight_record(d, ob, ev);
 			a.holders = ob->holders;
 			a.nholders = ob->nholders;
+			a.fixes = fixes;
 			iad_raise(d, &a);
 			iad_history_failure(d, ob, &who, (double)ev->time_ns / 1e9);
 		}

@@ -78,7 +78,9 @@ static void ob_rings_free(struct iad_obj *ob)
 {
 	free(ob->hist);
 	free(ob->floor);
+	free(ob->reason);
 	ob->hist = ob->floor = NULL;
+	ob->reason = NULL;
 }
 
 static bool feed(struct iad_obj *ob, double t, uint64_t used, const struct iad_thr *thr,
@@ -942,7 +944,8 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	free(txt);
 	/* Its owner and reason, as a FAILURE of a process leaves them. */
 	a->owner = (struct iad_who){ .present = true, .pid = 4242, .uid = 1000, .comm = "secret-job" };
-	snprintf(a->reason, sizeof(a->reason), "refused by secret-job[4242]");
+	free(a->reason);
+	a->reason = strdup("refused by secret-job[4242]");
 	txt = iad_alerts_text(&d, &len);
 	assert_non_null(strstr(txt, "{\"version\":2,\"up\":true,\"alerts\":["));
 	assert_non_null(strstr(txt, "{\"kind\":\"uid-pot\",\"object\":1000,\"state\":\"WARNING\","));
@@ -1305,7 +1308,8 @@ static void alerts_read_back_whole_by_iommu_accountctl(void **state)
 	a = pot_1000(&http_d, IAD_FAILURE);
 	a->owner = (struct iad_who){ .present = true, .pid = 4242, .uid = 1000 };
 	snprintf(a->owner.comm, sizeof(a->owner.comm), "e\xff\nv\x1b[2J");
-	snprintf(a->reason, sizeof(a->reason), "refused for e\xff\nv\x1b[2J[4242]");
+	free(a->reason);
+	a->reason = strdup("refused for e\xff\nv\x1b[2J[4242]");
 	a->holders[0] = (struct iad_holder){ .who = a->owner, .held = 4096 };
 	a->holders[0].who.comm[0] = '|';
 	a->nholders = 1;
