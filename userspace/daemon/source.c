@@ -819,7 +819,7 @@ static unsigned int pot_cause(struct iad *d, uint32_t uid, const struct iad_who 
 	n += snprintf(reason + n, rlen - n, "; the pot is one counter for uid %u, shared by %u "
 		      "process%s in %u cgroup%s%s", uid, dg->nprocs, dg->nprocs == 1 ? "" : "es",
 		      dg->ncg, dg->ncg == 1 ? "" : "s",
-		      dg->last_elsewhere ? " (not the refused one's: it holds none)" : "");
+		      dg->last_elsewhere ? ", none of it in the refused process's cgroup" : "");
 	/* Where its limit comes from, when /proc still shows the limit it had. */
 	if (n >= rlen || !who->present || limit == UINT64_MAX ||
 	    ia_pinfo_limit_origin((int)who->pid, &origin, &parent) || origin.memlock != limit)
