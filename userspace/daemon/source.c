@@ -802,22 +802,31 @@ static void flight_record(struct iad *d, struct iad_obj *ob, const struct ia_eve
  * lib/explain.c): appended to @reason, that the pot is one counter shared by
  * the uid's processes and cgroups, and where the refused process's
  * RLIMIT_MEMLOCK (@limit, the kernel's figure at the refusal) comes from;
- * the fixes that apply, as 1 << IA_FIX_* (0: no diagnosis).
+ * the fixes that apply, as 1 << IA_FIX_* (0: no diagnosis). The diagnosis
+ * read the uid's processes from GET_PROC: @ob's flight record is taken from
+ * them (*recorded), not from a second dump, unless they were cut.
  */
-static unsigned int pot_cause(struct iad *d, uint32_t uid, const struct iad_who *who,
-			      uint64_t limit, char *reason, size_t rlen)
+static unsigned int pot_cause(struct iad *d, struct iad_obj *ob, const struct iad_who *who,
+			      uint64_t limit, char *reason, size_t rlen, bool *recorded)
 {
 	struct ia_pot_diag *dg = calloc(1, sizeof(*dg));
+	struct holders hs = { ob->holders, 0 };
 	struct ia_pinfo origin, parent;
 	size_t n = strlen(reason);
 	char b1[32], b2[32];
-	unsigned int fixes = 0;
+	unsigned int fixes = 0, i;
 
-	if (!dg || ia_pot_diagnose(&d->req, uid, dg) || !dg->exists)
+	if (!dg || ia_pot_diagnose(&d->req, ob->id, dg) || !dg->exists)
 		goto out;
 	fixes = dg->fixes;
+	if (!dg->procs_cut) {
+		for (i = 0; i < dg->nprocs; i++)
+			holder_cb(&dg->procs[i], &hs);
+		ob->nholders = hs.n;
+		*recorded = true;
+	}
 	n += snprintf(reason + n, rlen - n, "; the pot is one counter for uid %u, shared by %u "
-		      "process%s in %u cgroup%s%s", uid, dg->nprocs, dg->nprocs == 1 ? "" : "es",
+		      "process%s in %u cgroup%s%s", ob->id, dg->nprocs, dg->nprocs == 1 ? "" : "es",
 		      dg->ncg, dg->ncg == 1 ? "" : "s",
 		      dg->last_elsewhere ? ", none of it in the refused process's cgroup" : "");
 	/* Where its limit comes from, when /proc still shows the limit it had. */
@@ -871,6 +880,7 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 	struct iad_who who;
 	char reason[IAD_REASON_MAX], bytext[120];
 	unsigned int fixes = 0;
+	bool recorded = false;
 	const char *by;
 	uint32_t id;
 
@@ -929,7 +939,8 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 		/* A pot's cause, diagnosed only for the FAILURE it raises. */
 		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && !ev->has_quota &&
 		    iad_obj_refusal_raises(ob))
-			fixes = pot_cause(d, id, &who, ev->memlock_limit, reason, sizeof(reason));
+			fixes = pot_cause(d, ob, &who, ev->memlock_limit, reason, sizeof(reason),
+					  &recorded);
 		if (iad_obj_fail(ob, d->now, &who, ev->err, ev->size, ev->seq, reason,
 				 sizeof(reason), &a)) {
 			a.refused_by = by;
@@ -937,7 +948,8 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 				a.memlock_limit = ev->memlock_limit;
 				a.locked_bytes = ev->locked_bytes;
 			}
-			flight_record(d, ob, ev);
+			if (!recorded)
+				flight_record(d, ob, ev);
 			a.holders = ob->holders;
 			a.nholders = ob->nholders;
 			a.fixes = fixes;
