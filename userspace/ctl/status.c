@@ -97,7 +97,7 @@ static int cmd_status(struct ia_ctx *ctx)
 		return ia_ctl_error(ctx, "status", err);
 	/* The running kernel's, as the module reports its release. */
 	cr = calloc(1, sizeof(*cr));
-	cerr = cr ? ia_contract_check(st.kernel_release, BTF_DIR, cr) : -ENOMEM;
+	cerr = cr ? ia_contract_check(st.kernel_release, BTF_DIR, false, cr) : -ENOMEM;
 	if (ctx->json) {
 		ia_json_obj_open(j, NULL);
 		ia_json_str(j, "module_version", st.module_version);

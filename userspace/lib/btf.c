@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The running kernel's BTF (/sys/kernel/btf/vmlinux, and a module's split
- * BTF on top of it), read enough to render a function's prototype as C the
- * way scripts/btf.py does for the packages: "int(struct user_struct *, long
- * unsigned int)". The format is the kernel's (include/uapi/linux/btf.h,
- * Documentation/bpf/btf.rst); no library is needed for this much.
+ * BTF on top of it), read enough to render a function's prototype as C:
+ * "int(struct user_struct *, long unsigned int)"; scripts/hook-check runs it
+ * (userspace/tests/contract_test) on the BTF of each kernel's packages. The
+ * format is the kernel's (include/uapi/linux/btf.h, Documentation/bpf/btf.rst);
+ * no library is needed for this much.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,10 @@
  * when it is built in) against the contract's line for this kernel's series
  * (7.3 for 7.3.4+deb13-amd64); on a series no line names, against every
  * prototype the contract recorded for it. A module that is not loaded
- * cannot be read: its functions are said unchecked, never passed.
+ * cannot be read: its functions are said unchecked, never passed; unless
+ * @all_modules says @btf_dir holds every module the kernel has (its
+ * packages, scripts/hook-check): then one without BTF there is not built,
+ * and its functions are absent.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,7 +92,8 @@ static struct ia_btf *mod_btf(struct mod_btf *m, unsigned int *n, const char *bt
 	return m[i].btf;
 }
 
-int ia_contract_check(const char *release, const char *btf_dir, struct ia_contract_result *r)
+int ia_contract_check(const char *release, const char *btf_dir, bool all_modules,
+		      struct ia_contract_result *r)
 {
 	struct mod_btf *mods;
 	char path[4096], got[IA_CONTRACT_PROTO];
@@ -123,7 +127,7 @@ int ia_contract_check(const char *release, const char *btf_dir, struct ia_contra
 		mb = strcmp(row->mod, "vmlinux") ? mod_btf(mods, &nmods, btf_dir, row->mod, vm) : NULL;
 		found = ia_btf_proto(mb ? mb : vm, row->sym, got, sizeof(got));
 		/* No module BTF and not in vmlinux: the module is not loaded (or not built). */
-		if (!found && !mb && strcmp(row->mod, "vmlinux")) {
+		if (!found && !mb && strcmp(row->mod, "vmlinux") && !all_modules) {
 			add_unchecked(r, row->mod);
 			continue;
 		}

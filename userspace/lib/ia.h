@@ -1015,7 +1015,12 @@ struct ia_contract_result {
 	char unchecked[IA_CONTRACT_MODULES][64];
 };
 
-/* The contract for kernel @release against the BTF in @btf_dir: 0, or -errno. */
-int ia_contract_check(const char *release, const char *btf_dir, struct ia_contract_result *r);
+/*
+ * The contract for kernel @release against the BTF in @btf_dir: 0, or -errno.
+ * @all_modules: @btf_dir holds every module of that kernel (a module without
+ * a file there is not built), not only the loaded ones (/sys/kernel/btf).
+ */
+int ia_contract_check(const char *release, const char *btf_dir, bool all_modules,
+		      struct ia_contract_result *r);
 
 #endif
