@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/io_uring.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/wait.h>
 
 #include "ia_uring.h"
 
@@ -77,7 +74,7 @@ int ring_unregister_buffers(int fd)
 }
 
 /* Agent protocol: one byte of command, an 8-byte argument; an int back. */
-enum { A_REG = 'r', A_UNREG = 'u', A_RING = 'f', A_EXIT = 'x' };
+enum { A_REG = 1, A_UNREG, A_RING };
 
 /* pidfd_getfd(2): a copy of another process's fd (needs ptrace rights). */
 static int take_fd(pid_t pid, int fd)
@@ -94,110 +91,65 @@ static int take_fd(pid_t pid, int fd)
 	return (int)ret;
 }
 
-static void agent_main(int cmd, int res, uid_t uid, uint64_t memlock)
-{
-	struct rlimit rl = { memlock, memlock };
-	unsigned int slot = 0;
-	int ring, ret;
-	char op;
-	uint64_t arg;
+struct uring_agent {
+	uid_t uid;
+	uint64_t memlock;
+	int ring;
+	unsigned int slot;
+};
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresgid(uid, uid, uid) ||
-	    setresuid(uid, uid, uid))
-		_exit(2);
-	ring = ring_setup(8);
-	ret = ring < 0 ? ring : ring_sparse_buffers(ring, 256);
-	if (write(res, &ret, sizeof(ret)) != sizeof(ret) || ret)
-		_exit(3);
-	while (read(cmd, &op, 1) == 1 && read(cmd, &arg, sizeof(arg)) == sizeof(arg)) {
-		switch (op) {
-		case A_REG:
-			ret = slot < 256 ? ring_set_buffer(ring, slot, arg) : -ENOSPC;
-			if (!ret)
-				slot++;
-			break;
-		case A_UNREG:
-			ret = ring_unregister_buffers(ring);
-			if (!ret)
-				ret = ring_sparse_buffers(ring, 256);
-			slot = 0;
-			break;
-		case A_RING:
-			ret = ring;
-			break;
-		case A_EXIT:
-		default:
-			_exit(0);
-		}
-		if (write(res, &ret, sizeof(ret)) != sizeof(ret))
-			_exit(4);
+static int64_t uring_setup(void *priv)
+{
+	struct uring_agent *u = priv;
+	struct rlimit rl = { u->memlock, u->memlock };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresgid(u->uid, u->uid, u->uid) ||
+	    setresuid(u->uid, u->uid, u->uid))
+		return -errno;
+	u->ring = ring_setup(8);
+	return u->ring < 0 ? u->ring : ring_sparse_buffers(u->ring, 256);
+}
+
+static int64_t uring_run(void *priv, const struct agent_cmd *c)
+{
+	struct uring_agent *u = priv;
+	int ret;
+
+	switch (c->op) {
+	case A_REG:
+		ret = u->slot < 256 ? ring_set_buffer(u->ring, u->slot, c->a) : -ENOSPC;
+		u->slot += !ret;
+		return ret;
+	case A_UNREG:
+		ret = ring_unregister_buffers(u->ring);
+		u->slot = 0;
+		return ret ? ret : ring_sparse_buffers(u->ring, 256);
+	case A_RING:
+		return u->ring;
 	}
-	_exit(0);
+	return -EINVAL;
 }
 
 int agent_start(struct agent *a, uid_t uid, uint64_t memlock)
 {
-	int c[2], r[2], ret;
+	struct uring_agent u = { .uid = uid, .memlock = memlock };
 
-	if (pipe(c) || pipe(r))
-		return -errno;
-	a->pid = fork();
-	if (a->pid < 0)
-		return -errno;
-	if (!a->pid) {
-		close(c[1]);
-		close(r[0]);
-		agent_main(c[0], r[1], uid, memlock);
-	}
-	close(c[0]);
-	close(r[1]);
-	a->cmd = c[1];
-	a->res = r[0];
-	if (read(a->res, &ret, sizeof(ret)) != sizeof(ret))
-		return -EPIPE;
-	return ret;
-}
-
-static int agent_do(struct agent *a, char op, uint64_t arg)
-{
-	int ret;
-
-	if (write(a->cmd, &op, 1) != 1 || write(a->cmd, &arg, sizeof(arg)) != sizeof(arg))
-		return -EPIPE;
-	if (read(a->res, &ret, sizeof(ret)) != sizeof(ret))
-		return -EPIPE;
-	return ret;
+	return agent_fork(a, uring_setup, uring_run, &u);
 }
 
 int agent_register(struct agent *a, size_t len)
 {
-	return agent_do(a, A_REG, len);
+	return (int)agent_call(a, A_REG, len, 0, 0);
 }
 
 int agent_unregister(struct agent *a)
 {
-	return agent_do(a, A_UNREG, 0);
+	return (int)agent_call(a, A_UNREG, 0, 0, 0);
 }
 
 int agent_take_ring(struct agent *a)
 {
-	int ring = agent_do(a, A_RING, 0);
+	int ring = (int)agent_call(a, A_RING, 0, 0, 0);
 
 	return ring < 0 ? ring : take_fd(a->pid, ring);
-}
-
-void agent_stop(struct agent *a)
-{
-	char op = A_EXIT;
-	uint64_t arg = 0;
-
-	if (a->pid <= 0)
-		return;
-	if (write(a->cmd, &op, 1) != 1 || write(a->cmd, &arg, sizeof(arg)) != sizeof(arg))
-		kill(a->pid, SIGKILL);
-	waitpid(a->pid, NULL, 0);
-	close(a->cmd);
-	close(a->res);
-	a->pid = 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * io_uring through raw syscalls (no liburing), and "agents": child processes
- * running as a given uid with a given RLIMIT_MEMLOCK that register io_uring
- * buffers on command, so tests can drive the per-uid pot step by step.
+ * io_uring through raw syscalls (no liburing), and io_uring agents
+ * (ia_agent.h): as a given uid with a given RLIMIT_MEMLOCK, they register
+ * io_uring buffers on command, so tests can drive the per-uid pot step by step.
  */
 #ifndef IA_URING_H
 #define IA_URING_H
@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ia_agent.h"
+
 int ring_setup(unsigned int entries);
 /* A sparse buffer table of @nr slots (charges nothing). 0 or -errno. */
 int ring_sparse_buffers(int fd, unsigned int nr);
@@ -18,12 +20,6 @@ int ring_sparse_buffers(int fd, unsigned int nr);
 int ring_set_buffer(int fd, unsigned int slot, size_t len);
 /* Drop every registered buffer (synchronous unaccount). 0 or -errno. */
 int ring_unregister_buffers(int fd);
-
-struct agent {
-	pid_t pid;
-	int cmd;	/* write end: commands */
-	int res;	/* read end: results */
-};
 
 /* Fork a child that becomes @uid (no capabilities) with RLIMIT_MEMLOCK
  * soft = hard = @memlock, opens one ring with a sparse table, then obeys. */
@@ -36,7 +32,5 @@ int agent_unregister(struct agent *a);
  * cannot be sent over SCM_RIGHTS: the kernel answers EINVAL.)
  */
 int agent_take_ring(struct agent *a);
-/* The agent exits; we reap it. */
-void agent_stop(struct agent *a);
 
 #endif

@@ -25,7 +25,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <grp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,28 +32,26 @@
 #include <linux/vfio.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "ia_harness.h"
 #include <uapi/linux/iommu_account.h>
 #include "ia_nl.h"
+#include "ia_agent.h"
 #include "ia_vfio.h"
 
 #define MiB (1024ULL * 1024)
 #define CTX IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX
 #define UID_A 42201
 
-enum { OP_EXIT, OP_MAP, OP_UNMAP, OP_AVAIL };
+enum { OP_MAP = 1, OP_UNMAP, OP_AVAIL };
 
-struct agent {
-	pid_t pid;
-	int cmd, res;
-};
-
-struct cmd {
-	int op;
-	uint64_t iova, size;
+/* An agent (ia_agent.h): what it is, then what it holds. */
+struct compat_agent {
+	int group;
+	uid_t uid;
+	uint64_t limit;
+	struct vfio_ctr c;
 };
 
 /*
@@ -62,17 +59,19 @@ struct cmd {
  * (iommufd attaches the device to the compat IOAS then: until a device is
  * attached, iommufd pins nothing); then uid @uid, RLIMIT_MEMLOCK @limit.
  */
-static long long agent_setup(struct vfio_ctr *c, int group, uid_t uid, uint64_t limit)
+static int64_t agent_setup(void *priv)
 {
-	struct rlimit rl = { limit, limit };
-	int ret = vfio_ctr_open_buf(c, group, 4 * MiB);
+	struct compat_agent *x = priv;
+	struct vfio_ctr *c = &x->c;
+	struct rlimit rl = { x->limit, x->limit };
+	int ret = vfio_ctr_open_buf(c, x->group, 4 * MiB);
 	char path[96], bdf[256] = "";
 	struct dirent *de;
 	DIR *d;
 
 	if (ret)
 		return ret;
-	snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%d/devices", group);
+	snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%d/devices", x->group);
 	d = opendir(path);
 	if (!d)
 		return -errno;
@@ -84,88 +83,38 @@ static long long agent_setup(struct vfio_ctr *c, int group, uid_t uid, uint64_t 
 	closedir(d);
 	if (!bdf[0] || ioctl(c->group, VFIO_GROUP_GET_DEVICE_FD, bdf) < 0)
 		return bdf[0] ? -errno : -ENODEV;
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) || setresgid(uid, uid, uid) ||
-	    setresuid(uid, uid, uid))
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) ||
+	    setresgid(x->uid, x->uid, x->uid) || setresuid(x->uid, x->uid, x->uid))
 		return -errno;
 	return 0;
 }
 
-static long long agent_do(struct vfio_ctr *c, const struct cmd *m)
+/* Command @m->a (iova), @m->b (size). */
+static int64_t agent_do(void *priv, const struct agent_cmd *m)
 {
+	struct vfio_ctr *c = &((struct compat_agent *)priv)->c;
 	uint32_t avail = 0;
 	int ret;
 
 	switch (m->op) {
 	case OP_MAP:
-		return vfio_map_raw(c, m->iova, m->size, (uintptr_t)c->buf + m->iova,
+		return vfio_map_raw(c, m->a, m->b, (uintptr_t)c->buf + m->a,
 				    VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE);
 	case OP_UNMAP:
-		return vfio_unmap(c, m->iova, m->size);
+		return vfio_unmap(c, m->a, m->b);
 	case OP_AVAIL:
 		ret = vfio_dma_avail(c, &avail);
-		return ret ? ret : (long long)avail;
+		return ret ? ret : (int64_t)avail;
 	}
 	return -EINVAL;
 }
 
+/* It exits with everything still mapped: the kernel tears it down. */
 static int agent_start(struct agent *a, int group, uid_t uid, uint64_t limit)
 {
-	int cmd[2], res[2];
-	long long r = -EIO;
+	struct compat_agent x = { .group = group, .uid = uid, .limit = limit };
 
-	if (pipe(cmd) || pipe(res))
-		return -errno;
-	a->pid = fork();
-	if (a->pid < 0)
-		return -errno;
-	if (!a->pid) {
-		struct vfio_ctr c;
-		struct cmd m;
-
-		close(cmd[1]);
-		close(res[0]);
-		r = agent_setup(&c, group, uid, limit);
-		if (write(res[1], &r, sizeof(r)) != sizeof(r) || r)
-			_exit(1);
-		while (read(cmd[0], &m, sizeof(m)) == sizeof(m) && m.op != OP_EXIT) {
-			r = agent_do(&c, &m);
-			if (write(res[1], &r, sizeof(r)) != sizeof(r))
-				break;
-		}
-		/* Exit with everything still mapped: the kernel tears it down. */
-		_exit(0);
-	}
-	close(cmd[0]);
-	close(res[1]);
-	a->cmd = cmd[1];
-	a->res = res[0];
-	if (read(a->res, &r, sizeof(r)) != sizeof(r))
-		r = -EIO;
-	return (int)r;
-}
-
-static long long agent_call(struct agent *a, int op, uint64_t iova, uint64_t size)
-{
-	struct cmd m = { op, iova, size };
-	long long r = -EIO;
-
-	if (write(a->cmd, &m, sizeof(m)) != sizeof(m) || read(a->res, &r, sizeof(r)) != sizeof(r))
-		return -EIO;
-	return r;
-}
-
-static void agent_stop(struct agent *a)
-{
-	struct cmd m = { OP_EXIT };
-
-	if (a->pid <= 0)
-		return;
-	if (write(a->cmd, &m, sizeof(m)) != sizeof(m))
-		kill(a->pid, SIGKILL);
-	waitpid(a->pid, NULL, 0);
-	close(a->cmd);
-	close(a->res);
-	a->pid = 0;
+	return agent_fork(a, agent_setup, agent_do, &x);
 }
 
 /* WANT ("NAME=VALUE") is in the kernel's configuration as the harness read it. */
@@ -246,15 +195,15 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 
 	ASSERT_EQ(0, agent_start(&a, self->group, UID_A, 2 * MiB))
 		TH_LOG("the compat container could not be set up on group %d", self->group);
-	EXPECT_EQ((long long)UINT32_MAX, agent_call(&a, OP_AVAIL, 0, 0))
+	EXPECT_EQ((long long)UINT32_MAX, agent_call(&a, OP_AVAIL, 0, 0, 0))
 		TH_LOG("DMA_AVAIL of iommufd's compat container");
 	lck0 = vm_locked_bytes_of(a.pid);
 	ASSERT_LE(0, lck0);
-	EXPECT_EQ(0, agent_call(&a, OP_MAP, 0, 1 * MiB));
-	EXPECT_EQ(0, agent_call(&a, OP_MAP, 1 * MiB, 1 * MiB));
-	EXPECT_EQ(-ENOMEM, agent_call(&a, OP_MAP, 2 * MiB, 1 * MiB));
+	EXPECT_EQ(0, agent_call(&a, OP_MAP, 0, 1 * MiB, 0));
+	EXPECT_EQ(0, agent_call(&a, OP_MAP, 1 * MiB, 1 * MiB, 0));
+	EXPECT_EQ(-ENOMEM, agent_call(&a, OP_MAP, 2 * MiB, 1 * MiB, 0));
 	EXPECT_EQ(lck0 + (long long)(2 * MiB), vm_locked_bytes_of(a.pid));
-	EXPECT_EQ((long long)UINT32_MAX, agent_call(&a, OP_AVAIL, 0, 0));
+	EXPECT_EQ((long long)UINT32_MAX, agent_call(&a, OP_AVAIL, 0, 0, 0));
 
 	n = ia_dump_quotas(&self->nl, CTX, -1, a.pid, q, 4);
 	ASSERT_EQ(1, n) TH_LOG("iommufd contexts of the agent: %d", n);
@@ -296,7 +245,7 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 	EXPECT_NE(NULL, strstr(out, "2.0 MiB/2.0 MiB"));
 
 	/* An unmap gives back its pins; the agent's exit the rest. */
-	EXPECT_EQ(0, agent_call(&a, OP_UNMAP, 0, 1 * MiB));
+	EXPECT_EQ(0, agent_call(&a, OP_UNMAP, 0, 1 * MiB, 0));
 	EXPECT_EQ(lck0 + (long long)MiB, vm_locked_bytes_of(a.pid));
 	ASSERT_EQ(1, ia_dump_quotas(&self->nl, CTX, -1, a.pid, q, 4));
 	EXPECT_EQ(1 * MiB, q[0].used);

@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +30,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "ia_harness.h"
@@ -87,21 +85,18 @@ static int edu_cdevs(char (*out)[300], int max)
 enum fd_mode { FD_USER, FD_MM, FD_EXEMPT };
 
 enum fd_op {
-	OP_MAP, OP_UNMAP, OP_COPY, OP_UNMAP2, OP_DESTROY, OP_DETACH, OP_BADMAP, OP_THREADS, OP_EXIT,
+	OP_MAP = 1, OP_UNMAP, OP_COPY, OP_UNMAP2, OP_DESTROY, OP_DETACH, OP_BADMAP, OP_THREADS,
 	OP_MAP2, OP_IDS
 };
 
-struct fd_cmd {
-	int op;
-	uint64_t a, b, c;
-};
-
-struct fd_agent {
-	pid_t pid;
-	int cmd, res;
-};
-
 struct fd_ctx {
+	/* What the agent is: */
+	enum fd_mode mode;
+	uid_t uid;
+	uint64_t limit;
+	char (*cdev)[300];
+	int ndev;
+	/* What it holds: */
 	int ifd, dfd;		/* /dev/iommu; the device attached to the first IOAS */
 	uint32_t ioas, ioas2;
 };
@@ -181,8 +176,9 @@ static int64_t fd_threads(struct fd_ctx *x, int n, int iters, size_t len)
 	return 0;
 }
 
-static int64_t fd_do(struct fd_ctx *x, const struct fd_cmd *c)
+static int64_t fd_do(void *priv, const struct agent_cmd *c)
 {
+	struct fd_ctx *x = priv;
 	struct iommu_ioas_copy cp = { .size = sizeof(cp) };
 	struct iommu_destroy de = { .size = sizeof(de) };
 	struct vfio_device_detach_iommufd_pt dt = { .argsz = sizeof(dt) };
@@ -232,104 +228,47 @@ static int64_t fd_do(struct fd_ctx *x, const struct fd_cmd *c)
  * IOAS with @cdev[0] attached, and a second with @cdev[1] when given; then
  * uid @uid with RLIMIT_MEMLOCK @limit and no capabilities, unless exempt.
  */
-static int fd_setup(struct fd_ctx *x, enum fd_mode mode, uid_t uid, uint64_t limit,
-		    char (*cdev)[300], int ndev)
+static int64_t fd_setup(void *priv)
 {
+	struct fd_ctx *x = priv;
 	struct iommu_option opt = { .size = sizeof(opt), .option_id = IOMMU_OPTION_RLIMIT_MODE,
 				    .op = IOMMU_OPTION_OP_SET, .val64 = 1 };
 	struct iommu_ioas_alloc al = { .size = sizeof(al) };
-	struct rlimit rl = { limit, limit };
+	struct rlimit rl = { x->limit, x->limit };
 
 	x->ifd = open("/dev/iommu", O_RDWR);
 	if (x->ifd < 0)
 		return -errno;
-	if (mode == FD_MM && ioctl(x->ifd, IOMMU_OPTION, &opt))
+	if (x->mode == FD_MM && ioctl(x->ifd, IOMMU_OPTION, &opt))
 		return -errno;
 	if (ioctl(x->ifd, IOMMU_IOAS_ALLOC, &al))
 		return -errno;
 	x->ioas = al.out_ioas_id;
-	x->dfd = iommufd_bind_cdev(x->ifd, cdev[0], x->ioas);
+	x->dfd = iommufd_bind_cdev(x->ifd, x->cdev[0], x->ioas);
 	if (x->dfd < 0)
 		return x->dfd;
-	if (ndev > 1) {
+	if (x->ndev > 1) {
 		if (ioctl(x->ifd, IOMMU_IOAS_ALLOC, &al))
 			return -errno;
 		x->ioas2 = al.out_ioas_id;
-		if (iommufd_bind_cdev(x->ifd, cdev[1], x->ioas2) < 0)
+		if (iommufd_bind_cdev(x->ifd, x->cdev[1], x->ioas2) < 0)
 			return -errno;
 	}
-	if (mode == FD_EXEMPT)
+	if (x->mode == FD_EXEMPT)
 		return 0;
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) || setresgid(uid, uid, uid) ||
-	    setresuid(uid, uid, uid))
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) ||
+	    setresgid(x->uid, x->uid, x->uid) || setresuid(x->uid, x->uid, x->uid))
 		return -errno;
 	return 0;
 }
 
-static int fd_agent_start(struct fd_agent *a, enum fd_mode mode, uid_t uid, uint64_t limit,
+/* An agent (ia_agent.h) of @mode: it exits with everything still mapped and attached. */
+static int fd_agent_start(struct agent *a, enum fd_mode mode, uid_t uid, uint64_t limit,
 			  char (*cdev)[300], int ndev)
 {
-	int cmd[2], res[2];
+	struct fd_ctx x = { .mode = mode, .uid = uid, .limit = limit, .cdev = cdev, .ndev = ndev };
 
-	if (pipe(cmd) || pipe(res))
-		return -errno;
-	a->pid = fork();
-	if (a->pid < 0)
-		return -errno;
-	if (!a->pid) {
-		struct fd_ctx x = { 0 };
-		struct fd_cmd c;
-		int64_t r;
-
-		close(cmd[1]);
-		close(res[0]);
-		r = fd_setup(&x, mode, uid, limit, cdev, ndev);
-		if (write(res[1], &r, sizeof(r)) != sizeof(r) || r)
-			_exit(1);
-		while (read(cmd[0], &c, sizeof(c)) == sizeof(c) && c.op != OP_EXIT) {
-			r = fd_do(&x, &c);
-			if (write(res[1], &r, sizeof(r)) != sizeof(r))
-				break;
-		}
-		/* Exit with everything still mapped and attached. */
-		_exit(0);
-	}
-	close(cmd[0]);
-	close(res[1]);
-	a->cmd = cmd[1];
-	a->res = res[0];
-	{
-		int64_t r = -EIO;
-
-		if (read(a->res, &r, sizeof(r)) != sizeof(r) || r)
-			return r ? (int)r : -EIO;
-	}
-	return 0;
-}
-
-static int64_t fd_call(struct fd_agent *a, int op, uint64_t x, uint64_t y, uint64_t z)
-{
-	struct fd_cmd c = { op, x, y, z };
-	int64_t r = -EIO;
-
-	if (write(a->cmd, &c, sizeof(c)) != sizeof(c) || read(a->res, &r, sizeof(r)) != sizeof(r))
-		return -EIO;
-	return r;
-}
-
-/* The agent exits holding what it holds; the kernel tears its context down. */
-static void fd_agent_stop(struct fd_agent *a)
-{
-	struct fd_cmd c = { OP_EXIT };
-
-	if (a->pid <= 0)
-		return;
-	if (write(a->cmd, &c, sizeof(c)) != sizeof(c))
-		kill(a->pid, SIGKILL);
-	waitpid(a->pid, NULL, 0);
-	close(a->cmd);
-	close(a->res);
-	a->pid = 0;
+	return agent_fork(a, fd_setup, fd_do, &x);
 }
 
 /* --- the tests --------------------------------------------------------------- */
@@ -451,7 +390,7 @@ static int next_ctx_event(struct ia_nl *s, ia_event_t *ev)
 TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 {
 	const uint32_t uid = 42101;
-	struct fd_agent f = { 0 };
+	struct agent f = { 0 };
 	ia_event_t ev;
 	struct agent a;
 	ia_uid_t u;
@@ -465,7 +404,7 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 	base = u.locked_bytes;	/* ring memory, on kernels that charge it */
 	ASSERT_EQ(0, agent_register(&a, 2 * MiB));
 	for (;;) {
-		r = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
+		r = agent_call(&f, OP_MAP, 1 * MiB, 0, 0);
 		if (r < 0)
 			break;
 		iova[n++] = r;
@@ -523,7 +462,7 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 
 	/* An unmap gives its pages back; io_uring takes them. */
 	ASSERT_LT(0, n);
-	EXPECT_EQ((int64_t)MiB, fd_call(&f, OP_UNMAP, iova[0], 1 * MiB, 0));
+	EXPECT_EQ((int64_t)MiB, agent_call(&f, OP_UNMAP, iova[0], 1 * MiB, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ((n - 1) * MiB, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(0, agent_register(&a, 1 * MiB));
@@ -532,7 +471,7 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 	EXPECT_EQ(3 * MiB, IA_CONSUMER(&u, BUFS));
 
 	/* Gone with its areas mapped and its device attached: the kernel unpins all. */
-	fd_agent_stop(&f);
+	agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base + 3 * MiB, u.locked_bytes);
@@ -550,7 +489,7 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 TEST_F(iofd, unmap_copy_and_refused_maps)
 {
 	const uint32_t uid = 42102;
-	struct fd_agent f = { 0 };
+	struct agent f = { 0 };
 	int64_t iova[4], dst;
 	ia_uid_t u;
 	uint64_t base;
@@ -560,53 +499,53 @@ TEST_F(iofd, unmap_copy_and_refused_maps)
 	get_uid(_metadata, &self->nl, uid, &u);
 	base = u.locked_bytes;
 	for (i = 0; i < 4; i++) {
-		iova[i] = fd_call(&f, OP_MAP, 256 * KiB, 0, 0);
+		iova[i] = agent_call(&f, OP_MAP, 256 * KiB, 0, 0);
 		ASSERT_LE(0, iova[i]);
 	}
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(1 * MiB, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base + 1 * MiB, u.locked_bytes);
 
-	EXPECT_EQ((int64_t)(256 * KiB), fd_call(&f, OP_UNMAP, iova[1], 256 * KiB, 0));
+	EXPECT_EQ((int64_t)(256 * KiB), agent_call(&f, OP_UNMAP, iova[1], 256 * KiB, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(768 * KiB, IA_CONSUMER(&u, FD));
 
 	/* COPY area 0 into the second IOAS: the same pages, pinned once. */
-	dst = fd_call(&f, OP_COPY, iova[0], 256 * KiB, 0);
+	dst = agent_call(&f, OP_COPY, iova[0], 256 * KiB, 0);
 	ASSERT_LE(0, dst) TH_LOG("IOMMU_IOAS_COPY: %s", strerror((int)-dst));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(768 * KiB, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base + 768 * KiB, u.locked_bytes);
 
 	/* Everything of the first IOAS: area 0 stays pinned through its copy. */
-	EXPECT_EQ((int64_t)(768 * KiB), fd_call(&f, OP_UNMAP, 0, UINT64_MAX, 0));
+	EXPECT_EQ((int64_t)(768 * KiB), agent_call(&f, OP_UNMAP, 0, UINT64_MAX, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(256 * KiB, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base + 256 * KiB, u.locked_bytes);
-	EXPECT_EQ((int64_t)(256 * KiB), fd_call(&f, OP_UNMAP2, dst, 256 * KiB, 0));
+	EXPECT_EQ((int64_t)(256 * KiB), agent_call(&f, OP_UNMAP2, dst, 256 * KiB, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base, u.locked_bytes);
 
 	/* Refused maps and a refused destroy leave nothing behind. */
-	EXPECT_EQ(-EFAULT, fd_call(&f, OP_BADMAP, 1 * MiB, 0, 0));
-	ASSERT_LE(0, fd_call(&f, OP_MAP, 512 * KiB, 0, 0));
-	EXPECT_EQ(-EBUSY, fd_call(&f, OP_DESTROY, 0, 0, 0));
+	EXPECT_EQ(-EFAULT, agent_call(&f, OP_BADMAP, 1 * MiB, 0, 0));
+	ASSERT_LE(0, agent_call(&f, OP_MAP, 512 * KiB, 0, 0));
+	EXPECT_EQ(-EBUSY, agent_call(&f, OP_DESTROY, 0, 0, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(512 * KiB, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base + 512 * KiB, u.locked_bytes);
 	EXPECT_EQ(0, u.refusals);
 
 	/* Detached, the area stays mapped but nothing pins it; then the IOAS goes with it. */
-	EXPECT_EQ(0, fd_call(&f, OP_DETACH, 0, 0, 0));
+	EXPECT_EQ(0, agent_call(&f, OP_DETACH, 0, 0, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base, u.locked_bytes);
-	EXPECT_EQ(0, fd_call(&f, OP_DESTROY, 0, 0, 0));
+	EXPECT_EQ(0, agent_call(&f, OP_DESTROY, 0, 0, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base, u.locked_bytes);
-	fd_agent_stop(&f);
+	agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base, u.locked_bytes);
@@ -620,7 +559,7 @@ TEST_F(iofd, unmap_copy_and_refused_maps)
 TEST_F(iofd, concurrent_threads_exact)
 {
 	const uint32_t uid = 42103;
-	struct fd_agent f = { 0 };
+	struct agent f = { 0 };
 	ia_quota_t q;
 	ia_uid_t u;
 	uint64_t base;
@@ -628,7 +567,7 @@ TEST_F(iofd, concurrent_threads_exact)
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
 	get_uid(_metadata, &self->nl, uid, &u);
 	base = u.locked_bytes;
-	EXPECT_EQ(0, fd_call(&f, OP_THREADS, 8, 100, 64 * KiB));
+	EXPECT_EQ(0, agent_call(&f, OP_THREADS, 8, 100, 64 * KiB));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(8 * 64 * KiB, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base + 8 * 64 * KiB, u.locked_bytes);
@@ -639,7 +578,7 @@ TEST_F(iofd, concurrent_threads_exact)
 	EXPECT_EQ(8, q.ioas[0].areas);
 	EXPECT_EQ(8 * 64 * KiB, q.ioas[0].bytes);
 	EXPECT_EQ(8 * 64 * KiB, q.ioas[0].pinned);
-	fd_agent_stop(&f);
+	agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base, u.locked_bytes);
@@ -670,7 +609,7 @@ static int cdev_group(const char *cdev)
 TEST_F(iofd, bound_device_group_held_through_iommufd)
 {
 	const uint32_t uid = 42106;
-	struct fd_agent f = { 0 };
+	struct agent f = { 0 };
 	char cmd[128], out[4096], want[96], path[64];
 	int grp, fd;
 
@@ -689,7 +628,7 @@ TEST_F(iofd, bound_device_group_held_through_iommufd)
 	EXPECT_EQ(EBUSY, errno);
 	if (fd >= 0)
 		close(fd);
-	fd_agent_stop(&f);
+	agent_stop(&f);
 	run_output(cmd, out, sizeof(out));
 	EXPECT_NE(NULL, strstr(out, "\"backend\":\"none\"")) TH_LOG("%s", out);
 	fd = open(path, O_RDWR);
@@ -707,7 +646,7 @@ TEST_F(iofd, bound_device_group_held_through_iommufd)
 TEST_F(iofd, mapped_before_load_unattributed)
 {
 	const uint32_t uid = 42105;
-	struct fd_agent f = { 0 };
+	struct agent f = { 0 };
 	int64_t old, young;
 	ia_uid_t u;
 	uint64_t base;
@@ -715,7 +654,7 @@ TEST_F(iofd, mapped_before_load_unattributed)
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
 	get_uid(_metadata, &self->nl, uid, &u);
 	base = u.locked_bytes;
-	old = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
+	old = agent_call(&f, OP_MAP, 1 * MiB, 0, 0);
 	ASSERT_LE(0, old);
 	ia_nl_close(&self->ev);
 	ia_nl_close(&self->nl);
@@ -726,16 +665,16 @@ TEST_F(iofd, mapped_before_load_unattributed)
 	EXPECT_EQ(base + 1 * MiB, u.locked_bytes);
 	EXPECT_EQ(base + 1 * MiB, u.unattributed_bytes);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
-	young = fd_call(&f, OP_MAP, 2 * MiB, 0, 0);
+	young = agent_call(&f, OP_MAP, 2 * MiB, 0, 0);
 	ASSERT_LE(0, young);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(2 * MiB, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base + 3 * MiB, u.locked_bytes);
-	EXPECT_EQ((int64_t)MiB, fd_call(&f, OP_UNMAP, old, 1 * MiB, 0));
+	EXPECT_EQ((int64_t)MiB, agent_call(&f, OP_UNMAP, old, 1 * MiB, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(base, u.unattributed_bytes);
 	EXPECT_EQ(2 * MiB, IA_CONSUMER(&u, FD));
-	fd_agent_stop(&f);
+	agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base, u.locked_bytes);
@@ -752,7 +691,7 @@ TEST_F(iofd, mapped_before_load_unattributed)
 TEST_F(iofd, rlimit_mode_charges_the_process)
 {
 	const uint32_t uid = 42104, ctxk = IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX;
-	struct fd_agent f = { 0 };
+	struct agent f = { 0 };
 	ia_status_t st0, st;
 	ia_event_t ev;
 	ia_quota_t q;
@@ -761,13 +700,13 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st0));
 	ASSERT_EQ(0, fd_agent_start(&f, FD_MM, uid, 2 * MiB, self->cdev, 1));
-	ids = fd_call(&f, OP_IDS, 0, 0, 0);
+	ids = agent_call(&f, OP_IDS, 0, 0, 0);
 	ASSERT_LT(0, ids);
 	lck0 = vm_locked_bytes_of(f.pid);
 	ASSERT_LE(0, lck0);
-	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
-	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
-	EXPECT_EQ(-ENOMEM, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	EXPECT_LE(0, agent_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	EXPECT_LE(0, agent_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	EXPECT_EQ(-ENOMEM, agent_call(&f, OP_MAP, 1 * MiB, 0, 0));
 	EXPECT_EQ(lck0 + 2 * (int64_t)MiB, vm_locked_bytes_of(f.pid));
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, u.locked_bytes);
@@ -815,7 +754,7 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	EXPECT_EQ(ENOMEM, ev.quota.last_failure.errno_);
 	EXPECT_EQ(ev.size, ev.quota.last_failure.size);
 	EXPECT_EQ((uint32_t)ids, ev.quota.last_failure.ioas);
-	fd_agent_stop(&f);
+	agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, u.iommufd_mm_bytes);
 }
@@ -827,7 +766,7 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
  */
 TEST_F(iofd, cap_ipc_lock_not_charged)
 {
-	struct fd_agent f = { 0 };
+	struct agent f = { 0 };
 	ia_quota_t q;
 	ia_uid_t u;
 	uint64_t base, exempt0;
@@ -836,8 +775,8 @@ TEST_F(iofd, cap_ipc_lock_not_charged)
 	base = u.locked_bytes;
 	exempt0 = u.iommufd_exempt_bytes;
 	ASSERT_EQ(0, fd_agent_start(&f, FD_EXEMPT, 0, 0, self->cdev, 1));
-	EXPECT_LE(0, fd_call(&f, OP_MAP, 2 * MiB, 0, 0));
-	EXPECT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	EXPECT_LE(0, agent_call(&f, OP_MAP, 2 * MiB, 0, 0));
+	EXPECT_LE(0, agent_call(&f, OP_MAP, 1 * MiB, 0, 0));
 	get_uid(_metadata, &self->nl, 0, &u);
 	EXPECT_EQ(base, u.locked_bytes);
 	EXPECT_EQ(exempt0 + 3 * MiB, u.iommufd_exempt_bytes);
@@ -848,7 +787,7 @@ TEST_F(iofd, cap_ipc_lock_not_charged)
 	EXPECT_EQ(3 * MiB, q.used);
 	EXPECT_FALSE(!!q._present.limit);
 	EXPECT_EQ(2, q.mappings);
-	fd_agent_stop(&f);
+	agent_stop(&f);
 	get_uid(_metadata, &self->nl, 0, &u);
 	EXPECT_EQ(exempt0, u.iommufd_exempt_bytes);
 	EXPECT_EQ(base, u.locked_bytes);
@@ -867,7 +806,7 @@ TEST_F(iofd, cap_ipc_lock_not_charged)
 TEST_F(iofd, context_listing_matches_the_pot)
 {
 	const uint32_t uid = 42106;
-	struct fd_agent f = { 0 };
+	struct agent f = { 0 };
 	char out[8192], cmd[160];
 	int64_t a, b, dst;
 	ia_quota_t q;
@@ -884,8 +823,8 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	EXPECT_EQ((uint32_t)f.pid, q.owner.pid);
 	EXPECT_EQ(0, q.flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT);
 
-	a = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
-	b = fd_call(&f, OP_MAP, 2 * MiB, 0, 0);
+	a = agent_call(&f, OP_MAP, 1 * MiB, 0, 0);
+	b = agent_call(&f, OP_MAP, 2 * MiB, 0, 0);
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, b);
 	get_uid(_metadata, &self->nl, uid, &u);
@@ -898,14 +837,14 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	EXPECT_FALSE(!!q._present.limit);
 	EXPECT_EQ(0, q.refusals);
 
-	dst = fd_call(&f, OP_COPY, a, 1 * MiB, 0);
+	dst = agent_call(&f, OP_COPY, a, 1 * MiB, 0);
 	ASSERT_LE(0, dst) TH_LOG("IOMMU_IOAS_COPY: %s", strerror((int)-dst));
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_EQ(3 * MiB, q.used);
 	EXPECT_EQ(2, q.mappings);
 
 	/* 3 of 8 MiB charged: 6 MiB more is refused at the pot. */
-	EXPECT_EQ(-ENOMEM, fd_call(&f, OP_MAP, 6 * MiB, 0, 0));
+	EXPECT_EQ(-ENOMEM, agent_call(&f, OP_MAP, 6 * MiB, 0, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_EQ(u.refusals, q.refusals);
@@ -924,12 +863,12 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	snprintf(cmd, sizeof(cmd), "\"used\":%llu", 3 * MiB);
 	EXPECT_NE(NULL, strstr(out, cmd)) TH_LOG("%s", out);
 
-	EXPECT_EQ((int64_t)(2 * MiB), fd_call(&f, OP_UNMAP, b, 2 * MiB, 0));
+	EXPECT_EQ((int64_t)(2 * MiB), agent_call(&f, OP_UNMAP, b, 2 * MiB, 0));
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_EQ(1 * MiB, q.used);
 	EXPECT_EQ(1, q.mappings);
 	pid = f.pid;
-	fd_agent_stop(&f);
+	agent_stop(&f);
 	EXPECT_EQ(0, ctx_of(&self->nl, pid, &q));
 	EXPECT_EQ(0, ia_dump_quotas(&self->nl, CTX, uid, -1, &q, 1));
 }
@@ -972,7 +911,7 @@ static int ioas_at(const ia_quota_t *q, uint32_t id)
 TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 {
 	const uint32_t uid = 42108;
-	struct fd_agent f = { 0 };
+	struct agent f = { 0 };
 	char out[8192], want[200], cmd[160];
 	int64_t ids, a, b, dst;
 	uint32_t id1, id2;
@@ -982,15 +921,15 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	pid_t pid;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 2));
-	ids = fd_call(&f, OP_IDS, 0, 0, 0);
+	ids = agent_call(&f, OP_IDS, 0, 0, 0);
 	ASSERT_LT(0, ids);
 	id1 = (uint32_t)ids;
 	id2 = (uint32_t)(ids >> 32);
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_EQ(0, q.n_ioas);		/* nothing mapped into either yet */
 
-	a = fd_call(&f, OP_MAP, 1 * MiB, 0, 0);
-	b = fd_call(&f, OP_MAP, 2 * MiB, 0, 0);
+	a = agent_call(&f, OP_MAP, 1 * MiB, 0, 0);
+	b = agent_call(&f, OP_MAP, 2 * MiB, 0, 0);
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, b);
 	get_uid(_metadata, &self->nl, uid, &u);
@@ -1000,9 +939,9 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	EXPECT_EQ(3 * MiB, q.used);
 	EXPECT_EQ(IA_CONSUMER(&u, FD), q.used);
 
-	dst = fd_call(&f, OP_COPY, a, 1 * MiB, 0);
+	dst = agent_call(&f, OP_COPY, a, 1 * MiB, 0);
 	ASSERT_LE(0, dst) TH_LOG("IOMMU_IOAS_COPY: %s", strerror((int)-dst));
-	ASSERT_LE(0, fd_call(&f, OP_MAP2, 512 * KiB, 0, 0));
+	ASSERT_LE(0, agent_call(&f, OP_MAP2, 512 * KiB, 0, 0));
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	ASSERT_EQ(2, q.n_ioas);
 	EXPECT_LT(q.ioas[0].id, q.ioas[1].id);		/* sorted by id */
@@ -1010,7 +949,7 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
 	EXPECT_EQ(3584 * KiB, q.used);
 
-	EXPECT_EQ((int64_t)(3 * MiB), fd_call(&f, OP_UNMAP, 0, UINT64_MAX, 0));
+	EXPECT_EQ((int64_t)(3 * MiB), agent_call(&f, OP_UNMAP, 0, UINT64_MAX, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_IOAS(q, id1, 0, 0, 0);
@@ -1022,8 +961,8 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	 * Refused maps: the pin fails (EFAULT), the pot refuses (ENOMEM); the
 	 * refusal names the IOAS, in the context and in the pot's event.
 	 */
-	EXPECT_EQ(-EFAULT, fd_call(&f, OP_BADMAP, 1 * MiB, 0, 0));
-	EXPECT_EQ(-ENOMEM, fd_call(&f, OP_MAP, 64 * MiB, 0, 0));
+	EXPECT_EQ(-EFAULT, agent_call(&f, OP_BADMAP, 1 * MiB, 0, 0));
+	EXPECT_EQ(-ENOMEM, agent_call(&f, OP_MAP, 64 * MiB, 0, 0));
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_IOAS(q, id1, 0, 0, 0);
 	EXPECT_IOAS(q, id2, 2, 1536 * KiB, 1536 * KiB);
@@ -1034,12 +973,12 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	EXPECT_EQ(id1, ev.ioas);
 
 	/* No device: mapped, not pinned; destroyed with it still mapped. */
-	EXPECT_EQ(0, fd_call(&f, OP_DETACH, 0, 0, 0));
-	ASSERT_LE(0, fd_call(&f, OP_MAP, 1 * MiB, 0, 0));
+	EXPECT_EQ(0, agent_call(&f, OP_DETACH, 0, 0, 0));
+	ASSERT_LE(0, agent_call(&f, OP_MAP, 1 * MiB, 0, 0));
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_IOAS(q, id1, 1, 1 * MiB, 0);
 	EXPECT_EQ(1536 * KiB, q.used);
-	EXPECT_EQ(0, fd_call(&f, OP_DESTROY, 0, 0, 0));
+	EXPECT_EQ(0, agent_call(&f, OP_DESTROY, 0, 0, 0));
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	ASSERT_EQ(1, q.n_ioas);
 	EXPECT_EQ(-1, ioas_at(&q, id1));
@@ -1061,14 +1000,14 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\nwanted %s", out, want);
 	EXPECT_NE(NULL, strstr(out, "2 areas, 1.5 MiB pinned")) TH_LOG("%s", out);
 
-	EXPECT_EQ((int64_t)(1 * MiB), fd_call(&f, OP_UNMAP2, dst, 1 * MiB, 0));
+	EXPECT_EQ((int64_t)(1 * MiB), agent_call(&f, OP_UNMAP2, dst, 1 * MiB, 0));
 	get_uid(_metadata, &self->nl, uid, &u);
 	ASSERT_EQ(1, ctx_of(&self->nl, f.pid, &q));
 	EXPECT_IOAS(q, id2, 1, 512 * KiB, 512 * KiB);
 	EXPECT_EQ(512 * KiB, q.used);
 	EXPECT_EQ(IA_CONSUMER(&u, FD), q.used);
 	pid = f.pid;
-	fd_agent_stop(&f);
+	agent_stop(&f);
 	EXPECT_EQ(0, ctx_of(&self->nl, pid, &q));
 }
 
