@@ -208,17 +208,15 @@ $(limit_origin "$fpid")
 EOF_ORIGIN
 ex=$(iommu-accountctl -j explain uid 1000)
 echo "# pot: FAILURE reason: $(echo "$fdoc" | jq -r .reason); origin $forig, its parent $fpar"
-# jqa JSON JQ-ARGS...: the jq filter (with its arguments) holds on JSON.
-jqa() { ja=$1; shift; printf '%s' "$ja" | jq -e "$@" >/dev/null 2>&1; }
 check "pot: FAILURE says the pot is shared by the processes and cgroups explain uid counts" \
-	jqa "$fdoc" --argjson e "$ex" '.reason | contains("; the pot is one counter for uid 1000, shared by \($e.processes) process" +
-		(if $e.processes == 1 then "" else "es" end) + " in \($e.cgroups | length) cgroup")'
+	jqt '.reason | contains("; the pot is one counter for uid 1000, shared by \($e.processes) process" +
+		(if $e.processes == 1 then "" else "es" end) + " in \($e.cgroups | length) cgroup")' "$fdoc" --argjson e "$ex"
 if [ "$forig" = "$fpid" ]; then want_origin="is its own"; else want_origin="comes from .*\\[$forig\\]"; fi
 [ "$fpar" -gt 0 ] && want_origin="$want_origin, whose parent .*\\[$fpar\\] has"
 check "pot: FAILURE says where pot_leak's RLIMIT_MEMLOCK comes from ($want_origin), as /proc's chain has it" \
-	jqa "$fdoc" --arg re "; its RLIMIT_MEMLOCK 8.0 MiB $want_origin" '.reason | test($re)'
+	jqt '.reason | test($re)' "$fdoc" --arg re "; its RLIMIT_MEMLOCK 8.0 MiB $want_origin"
 check "pot: FAILURE carries explain uid's fixes, raising RLIMIT_MEMLOCK among them (the kernel refused)" \
-	jqa "$fdoc" --argjson e "$ex" '.fixes == $e.fixes and any(.fixes[]; startswith("raise RLIMIT_MEMLOCK"))'
+	jqt '.fixes == $e.fixes and any(.fixes[]; startswith("raise RLIMIT_MEMLOCK"))' "$fdoc" --argjson e "$ex"
 # The flight record against the kernel's own attribution: pot_leak holds
 # still after the refusal, so GET_PROC now is GET_PROC at the refusal.
 holders_of_procs() {

@@ -24,9 +24,10 @@ until_ok() {
 	return 1
 }
 
-# jqt FILTER JSON: jq's FILTER holds on the document JSON, parsed (key order
-# and spacing do not matter; a number is a number).
-jqt() { printf '%s' "$2" | jq -e "$1" >/dev/null 2>&1; }
+# jqt FILTER JSON [JQ-ARGS...]: jq's FILTER holds on the document JSON, parsed
+# (key order and spacing do not matter; a number is a number); JQ-ARGS give
+# it variables (--arg, --argjson).
+jqt() { ktap_f=$1 ktap_j=$2; shift 2; printf '%s' "$ktap_j" | jq -e "$@" "$ktap_f" >/dev/null 2>&1; }
 # rc_jqt RC FILTER JSON: a command's exit status RC is 0 and FILTER holds on
 # its output JSON.
 rc_jqt() { [ "$1" = 0 ] && jqt "$2" "$3"; }
