@@ -1214,9 +1214,13 @@ static void *status_reader_fn(void *arg)
  * STATUS copies it. Two readers hammer STATUS while vfio_iommu_type1 is
  * unloaded and loaded 15 times: every copy has a state and a detail that
  * belong together. (A race test: it can only catch a torn copy, not prove
- * there is none.)
+ * there is none.) Its limit is the harness's 30 s times 6: with kprobes
+ * hooks each load arms them again, and on a loaded TCG host (a CI run
+ * building a root beside two VMs) 15 reloads took more than 30 s, the
+ * test was killed between rmmod and modprobe, and the next test found no
+ * type1. The limit bounds a hung test; it does not measure speed.
  */
-TEST_F(vfio, status_consistent_while_type1_reloads)
+TEST_F_TIMEOUT(vfio, status_consistent_while_type1_reloads, 180)
 {
 	struct status_reader r = { 0 };
 	pthread_t th[2];
