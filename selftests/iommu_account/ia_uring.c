@@ -73,7 +73,7 @@ int ring_unregister_buffers(int fd)
 	return ring_register(fd, IORING_UNREGISTER_BUFFERS, NULL, 0);
 }
 
-/* Agent protocol: one byte of command, an 8-byte argument; an int back. */
+/* The io_uring agent's commands (ia_agent.h: agent_call(a, op, len, 0, 0)). */
 enum { A_REG = 1, A_UNREG, A_RING };
 
 /* pidfd_getfd(2): a copy of another process's fd (needs ptrace rights). */
