@@ -11,7 +11,7 @@ int agent_fork(struct agent *a, int64_t (*setup)(void *priv),
 	       int64_t (*run)(void *priv, const struct agent_cmd *c), void *priv)
 {
 	int cmd[2], res[2];
-	int64_t r = -EPIPE;
+	int64_t r;
 
 	if (pipe(cmd))
 		return -errno;
@@ -23,7 +23,11 @@ int agent_fork(struct agent *a, int64_t (*setup)(void *priv),
 	a->pid = fork();
 	if (a->pid < 0) {
 		r = -errno;
-		goto out;
+		close(cmd[0]);
+		close(cmd[1]);
+		close(res[0]);
+		close(res[1]);
+		return (int)r;
 	}
 	if (!a->pid) {
 		struct agent_cmd c;
@@ -46,18 +50,16 @@ int agent_fork(struct agent *a, int64_t (*setup)(void *priv),
 	close(res[1]);
 	a->cmd = cmd[1];
 	a->res = res[0];
-	if (read(a->res, &r, sizeof(r)) == sizeof(r) && !r)
+	if (read(a->res, &r, sizeof(r)) != sizeof(r))
+		r = -EPIPE;
+	if (!r)
 		return 0;
-	/* It has exited, or will: no command to write (SIGPIPE). */
+	/* The set-up failed: it has exited, or will; no command to write (SIGPIPE). */
 	waitpid(a->pid, NULL, 0);
+	close(a->cmd);
+	close(a->res);
 	a->pid = 0;
-	cmd[0] = res[1] = -1;
-out:
-	close(cmd[0]);
-	close(cmd[1]);
-	close(res[0]);
-	close(res[1]);
-	return r ? (int)r : -EPIPE;
+	return (int)r;
 }
 
 int64_t agent_call(struct agent *a, int op, uint64_t x, uint64_t y, uint64_t z)
