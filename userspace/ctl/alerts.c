@@ -396,26 +396,18 @@ static int cmd_alerts(struct ia_ctx *ctx)
 	return IA_EXIT_OK;
 }
 
-static const struct ia_ctl_opt *const alerts_opts[] = {
-	&ia_opt_daemon, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_alerts = {
 	.name = "alerts",
 	.fn = cmd_alerts,
-	.opts = alerts_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_daemon),
 	.no_netlink = true,
 	.help = "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion",
-};
-
-static const struct ia_ctl_opt *const probe_opts[] = {
-	&ia_opt_daemon, NULL,
 };
 
 const struct ia_ctl_cmd ia_cmd_probe = {
 	.name = "probe",
 	.fn = cmd_probe,
-	.opts = probe_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_daemon),
 	.min_args = 1,
 	.max_args = 1,
 	.no_netlink = true,

@@ -206,13 +206,9 @@ static int cmd_containers(struct ia_ctx *ctx)
 	return IA_EXIT_OK;
 }
 
-static const struct ia_ctl_opt *const containers_opts[] = {
-	&ia_opt_id, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_containers = {
 	.name = "containers",
 	.fn = cmd_containers,
-	.opts = containers_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_id),
 	.help = "[--id N]  VFIO containers (type1, iommufd compat): entries/limit, pinned",
 };

@@ -94,6 +94,9 @@ struct ia_ctl_cmd {
 	const char *help;
 };
 
+/* A command's options, NULL-ended: .opts = IA_CTL_OPTS(&ia_opt_uid, &ia_opt_pid). */
+#define IA_CTL_OPTS(...) ((const struct ia_ctl_opt *const[]){ __VA_ARGS__, NULL })
+
 extern const struct ia_ctl_cmd ia_cmd_status, ia_cmd_uids, ia_cmd_procs, ia_cmd_holders,
 	ia_cmd_containers, ia_cmd_groups, ia_cmd_quotas, ia_cmd_alerts, ia_cmd_probe,
 	ia_cmd_top, ia_cmd_history, ia_cmd_plan, ia_cmd_events, ia_cmd_reset_scope,

@@ -321,13 +321,9 @@ static int cmd_events(struct ia_ctx *ctx)
 	}
 }
 
-static const struct ia_ctl_opt *const events_opts[] = {
-	&ia_opt_count, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_events = {
 	.name = "events",
 	.fn = cmd_events,
-	.opts = events_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_count),
 	.help = "[--count N]  follow failure and threshold events",
 };

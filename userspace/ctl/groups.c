@@ -120,13 +120,9 @@ static int cmd_groups(struct ia_ctx *ctx)
 	return err ? ia_ctl_error(ctx, "groups", err) : IA_EXIT_OK;
 }
 
-static const struct ia_ctl_opt *const groups_opts[] = {
-	&ia_opt_id, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_groups = {
 	.name = "groups",
 	.fn = cmd_groups,
-	.opts = groups_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_id),
 	.help = "[--id N]  IOMMU groups: devices, container, owner",
 };

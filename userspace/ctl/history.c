@@ -402,14 +402,11 @@ done:
 	return IA_EXIT_OK;
 }
 
-static const struct ia_ctl_opt *const history_opts[] = {
-	&ia_opt_since, &ia_opt_until, &ia_opt_list, &ia_opt_file, &ia_opt_openmetrics, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_history = {
 	.name = "history",
 	.fn = cmd_history,
-	.opts = history_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_since, &ia_opt_until, &ia_opt_list, &ia_opt_file,
+			    &ia_opt_openmetrics),
 	.max_args = 1,
 	.no_netlink = true,
 	.help = "KIND:ID [--since T] [--until T] [--file PATH] [--openmetrics] | --list [--since T] "

@@ -237,14 +237,10 @@ static int cmd_holders(struct ia_ctx *ctx)
 	return 0;
 }
 
-static const struct ia_ctl_opt *const holders_opts[] = {
-	&ia_opt_uid, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_holders = {
 	.name = "holders",
 	.fn = cmd_holders,
-	.opts = holders_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_uid),
 	.help = "[--uid N]  who holds quota, by cgroup: container, pod or unit; pot bytes per uid, "
 		"objects owned",
 };

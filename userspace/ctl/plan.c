@@ -710,15 +710,12 @@ static void plan_done(struct ia_ctx *ctx)
 	ctx->plan = NULL;
 }
 
-static const struct ia_ctl_opt *const plan_opts[] = {
-	&ia_opt_uid, &ia_opt_pid, &ia_opt_file, &ia_opt_offline, &ia_opt_pot,
-	&ia_opt_dma_entry_limit, &ia_opt_kernel, &ia_opt_thp, &ia_opt_limit_for, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_plan = {
 	.name = "plan",
 	.fn = cmd_plan,
-	.opts = plan_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_uid, &ia_opt_pid, &ia_opt_file, &ia_opt_offline, &ia_opt_pot,
+			    &ia_opt_dma_entry_limit, &ia_opt_kernel, &ia_opt_thp,
+			    &ia_opt_limit_for),
 	.max_args = IA_PLAN_MAX_ITEMS,
 	.varargs = true,
 	.check = plan_check,

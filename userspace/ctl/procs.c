@@ -91,13 +91,9 @@ static int cmd_procs(struct ia_ctx *ctx)
 	return IA_EXIT_OK;
 }
 
-static const struct ia_ctl_opt *const procs_opts[] = {
-	&ia_opt_uid, &ia_opt_pid, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_procs = {
 	.name = "procs",
 	.fn = cmd_procs,
-	.opts = procs_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_uid, &ia_opt_pid),
 	.help = "[--uid N|--pid N]  processes: what they hold of the pot, limits, cgroups",
 };

@@ -175,13 +175,9 @@ static int cmd_quotas(struct ia_ctx *ctx)
 	return IA_EXIT_OK;
 }
 
-static const struct ia_ctl_opt *const quotas_opts[] = {
-	&ia_opt_kind, &ia_opt_uid, &ia_opt_pid, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_quotas = {
 	.name = "quotas",
 	.fn = cmd_quotas,
-	.opts = quotas_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_kind, &ia_opt_uid, &ia_opt_pid),
 	.help = "[--kind NAME] [--uid N|--pid N]  every quota object of every kind: used, limit, owner",
 };

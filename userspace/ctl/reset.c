@@ -330,14 +330,10 @@ void ia_ctl_reset_briefs_free(struct ia_reset_brief *l)
 	}
 }
 
-static const struct ia_ctl_opt *const reset_scope_opts[] = {
-	&ia_opt_uid, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_reset_scope = {
 	.name = "reset-scope",
 	.fn = cmd_reset_scope,
-	.opts = reset_scope_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_uid),
 	.max_args = 1,
 	.help = "[BDF] [--uid N]  what a VFIO hot reset would reach, who holds it, could uid N do it",
 };

@@ -65,14 +65,10 @@ static int thresholds_check(struct ia_ctx *ctx)
 	return 0;
 }
 
-static const struct ia_ctl_opt *const thresholds_opts[] = {
-	&ia_opt_kind, &ia_opt_margin, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_thresholds = {
 	.name = "thresholds",
 	.fn = cmd_thresholds,
-	.opts = thresholds_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_kind, &ia_opt_margin),
 	.max_args = 2,
 	.check = thresholds_check,
 	.help = "[--kind vfio|uid-pot|qpair] [--margin N] [WARN CRIT]  event thresholds (per mille)",

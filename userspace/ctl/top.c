@@ -179,14 +179,10 @@ static int cmd_top(struct ia_ctx *ctx)
 	return ok ? IA_EXIT_OK : IA_EXIT_FAIL;
 }
 
-static const struct ia_ctl_opt *const top_opts[] = {
-	&ia_opt_daemon, &ia_opt_count, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_top = {
 	.name = "top",
 	.fn = cmd_top,
-	.opts = top_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_daemon, &ia_opt_count),
 	.no_netlink = true,
 	.help = "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state",
 };

@@ -109,13 +109,9 @@ static int cmd_uids(struct ia_ctx *ctx)
 	return err ? ia_ctl_error(ctx, "uids", err) : IA_EXIT_OK;
 }
 
-static const struct ia_ctl_opt *const uids_opts[] = {
-	&ia_opt_uid, NULL,
-};
-
 const struct ia_ctl_cmd ia_cmd_uids = {
 	.name = "uids",
 	.fn = cmd_uids,
-	.opts = uids_opts,
+	.opts = IA_CTL_OPTS(&ia_opt_uid),
 	.help = "[--uid N]  per-uid locked-memory pot (RLIMIT_MEMLOCK): who charged it, what waits",
 };
