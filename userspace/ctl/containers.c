@@ -157,10 +157,7 @@ static int compat_cb(const struct ia_quota *q, void *arg)
 		ia_json_u64(j, "devices", q->devices);
 		ia_json_str(j, "mode", ia_iommufd_mode_name(q->iommufd_mode));
 		ia_json_u64(j, "charged", q->used);
-		if (q->has_limit)
-			ia_json_u64(j, "memlock", q->limit);
-		else
-			ia_json_null(j, "memlock");
+		ia_json_u64_if(j, "memlock", q->has_limit, q->limit);
 		ia_json_owner(j, "owner", &q->owner);
 		ia_json_u64(j, "refusals", q->refusals);
 		print_compat_failure(ctx, &q->last_failure);

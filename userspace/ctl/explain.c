@@ -281,16 +281,10 @@ static void print_cause(struct ia_ctx *ctx, const struct ia_cause *v)
 		ia_json_u64(j, "id", v->id);
 		ia_json_str(j, "unit", v->unit);
 		ia_json_u64(j, "used", v->used);
-		if (v->has_limit)
-			ia_json_u64(j, "limit", v->limit);
-		else
-			ia_json_null(j, "limit");
+		ia_json_u64_if(j, "limit", v->has_limit, v->limit);
 		ia_json_owner(j, "owner", &v->owner);
 		ia_json_u64(j, "refusals", v->refusals);
-		if (v->refused_by)
-			ia_json_str(j, "refused_by", v->refused_by);
-		else
-			ia_json_null(j, "refused_by");
+		ia_json_str_or_null(j, "refused_by", v->refused_by);
 		ia_json_bool(j, "refused", v->refused);
 		ia_json_str(j, "cause", v->cause);
 		ia_json_failure(j, "last_failure", &v->last);

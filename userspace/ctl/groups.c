@@ -73,15 +73,9 @@ static int group_cb(const struct ia_group *g, void *arg)
 			ia_json_str(j, "vendor", vd);
 			snprintf(vd, sizeof(vd), "%04x", d->device);
 			ia_json_str(j, "device", vd);
-			if (d->driver[0])
-				ia_json_str(j, "driver", d->driver);
-			else
-				ia_json_null(j, "driver");
+			ia_json_str_or_null(j, "driver", d->driver);
 			hr = hot_reset(s, d->address);
-			if (hr)
-				ia_json_str(j, "hot_reset", hr);
-			else
-				ia_json_null(j, "hot_reset");
+			ia_json_str_or_null(j, "hot_reset", hr);
 			ia_json_obj_close(j);
 		}
 		ia_json_arr_close(j);

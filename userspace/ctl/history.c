@@ -139,10 +139,7 @@ static int show(const struct ia_hist_rec *r, void *arg)
 		ia_json_u64(j, "object", r->id);
 		ia_json_str(j, "unit", unit);
 		ia_json_u64(j, "used", r->used);
-		if (r->has_limit)
-			ia_json_u64(j, "limit", r->limit);
-		else
-			ia_json_null(j, "limit");
+		ia_json_u64_if(j, "limit", r->has_limit, r->limit);
 		ia_json_str(j, "state", state_name(r->state));
 		ia_json_u64(j, "uid", r->uid);
 		return 0;

@@ -395,10 +395,7 @@ static void print_json(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 	ia_json_bool(j, "fits", !r->refused && !r->unknown[0]);
 	ia_json_bool(j, "may_fit", r->may_fit);
 	ia_json_bool(j, "exact", r->exact);
-	if (r->unknown[0])
-		ia_json_str(j, "unknown", r->unknown);
-	else
-		ia_json_null(j, "unknown");
+	ia_json_str_or_null(j, "unknown", r->unknown);
 	ia_json_arr_open(j, "counters");
 	for (i = 0; i < r->nrows; i++) {
 		const struct ia_plan_row *w = &r->rows[i];

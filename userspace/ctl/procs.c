@@ -38,10 +38,7 @@ static int proc_cb(const struct ia_proc *p, void *arg)
 		ia_json_u64(j, "uid", p->uid);
 		ia_json_str(j, "comm", p->comm);
 		ia_json_u64(j, "cgroup_id", p->cgroup_id);
-		if (path)
-			ia_json_str(j, "cgroup", path);
-		else
-			ia_json_null(j, "cgroup");
+		ia_json_str_or_null(j, "cgroup", path);
 		if (cut)
 			ia_json_bool(j, "cgroup_truncated", true);
 		ia_json_u64_or_null(j, "memlock_soft", p->memlock_soft);

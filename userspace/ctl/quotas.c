@@ -32,10 +32,7 @@ void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *
 	ia_json_u64(j, "id", q->id);
 	ia_json_str(j, "unit", unit);
 	ia_json_u64(j, "used", q->used);
-	if (q->has_limit)
-		ia_json_u64(j, "limit", q->limit);
-	else
-		ia_json_null(j, "limit");
+	ia_json_u64_if(j, "limit", q->has_limit, q->limit);
 	ia_json_u64(j, "uid", q->uid);
 	ia_json_owner(j, "owner", &q->owner);
 	ia_json_u64(j, "refusals", q->refusals);

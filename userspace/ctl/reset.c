@@ -102,19 +102,11 @@ static void print_json(struct ia_ctx *ctx, const struct ia_reset *r, uint32_t ui
 
 	ia_json_obj_open(j, NULL);
 	ia_json_str(j, "address", r->address);
-	if (r->has_group)
-		ia_json_u64(j, "group", r->group);
-	else
-		ia_json_null(j, "group");
-	if (driver[0])
-		ia_json_str(j, "driver", driver);
-	else
-		ia_json_null(j, "driver");
+	ia_json_u64_if(j, "group", r->has_group, r->group);
+	ia_json_str_or_null(j, "driver", driver);
 	ia_json_str(j, "scope", ia_reset_scope_name(r->scope));
-	if (r->has_set_kind)
-		ia_json_str(j, "reset_set", ia_reset_set_kind_name(r->set_kind));
-	else
-		ia_json_null(j, "reset_set");
+	ia_json_str_or_null(j, "reset_set",
+			    r->has_set_kind ? ia_reset_set_kind_name(r->set_kind) : NULL);
 	ia_json_bool(j, "vfio_device", r->vfio);
 	ia_json_arr_open(j, "function_reset");
 	snprintf(m, sizeof(m), "%s", methods);
@@ -124,10 +116,7 @@ static void print_json(struct ia_ctx *ctx, const struct ia_reset *r, uint32_t ui
 	ia_json_u64(j, "uid", uid);
 	ia_json_str(j, "verdict", ia_verdict_name(v->kind));
 	ia_json_str(j, "reason", v->reason);
-	if (v->errno_name)
-		ia_json_str(j, "errno", v->errno_name);
-	else
-		ia_json_null(j, "errno");
+	ia_json_str_or_null(j, "errno", v->errno_name);
 	ia_json_u32_array(j, "groups_needed", v->groups, v->ngroups);
 	ia_json_bool(j, "in_own_group", v->in_own_group);
 	ia_json_arr_open(j, "affected");
@@ -139,23 +128,14 @@ static void print_json(struct ia_ctx *ctx, const struct ia_reset *r, uint32_t ui
 		ia_json_str(j, "vendor", vd);
 		snprintf(vd, sizeof(vd), "%04x", d->dev.device);
 		ia_json_str(j, "device", vd);
-		if (d->dev.driver[0])
-			ia_json_str(j, "driver", d->dev.driver);
-		else
-			ia_json_null(j, "driver");
-		if (d->has_group)
-			ia_json_u64(j, "group", d->group);
-		else
-			ia_json_null(j, "group");
+		ia_json_str_or_null(j, "driver", d->dev.driver);
+		ia_json_u64_if(j, "group", d->has_group, d->group);
 		ia_json_str(j, "holder", d->holder == IOMMU_ACCOUNT_RESET_HOLDER_CALLER ? "caller" :
 					 d->holder == IOMMU_ACCOUNT_RESET_HOLDER_OTHER ? "other" : "none");
 		if (d->has_container)
 			ia_json_u64(j, "container", d->container);
 		ia_json_owner(j, "owner", &d->owner);
-		if (d->has_set)
-			ia_json_str(j, "reset_set", ia_reset_set_name(d->set));
-		else
-			ia_json_null(j, "reset_set");
+		ia_json_str_or_null(j, "reset_set", d->has_set ? ia_reset_set_name(d->set) : NULL);
 		ia_json_bool(j, "vfio_device", d->vfio);
 		ia_json_bool(j, "virtfn", d->virtfn);
 		ia_json_obj_close(j);

@@ -35,10 +35,7 @@ static void contract_json(struct ia_json *j, const struct ia_contract_result *r)
 		ia_json_str(j, "feature", r->diff[i].feature);
 		ia_json_str(j, "kernel", r->diff[i].kernel);
 		ia_json_str(j, "contract", r->diff[i].contract);
-		if (r->diff[i].line)
-			ia_json_u64(j, "line", r->diff[i].line);
-		else
-			ia_json_null(j, "line");
+		ia_json_u64_if(j, "line", r->diff[i].line, r->diff[i].line);
 		ia_json_obj_close(j);
 	}
 	ia_json_arr_close(j);

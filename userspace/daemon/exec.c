@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,17 +40,11 @@ char *iad_alert_json(struct iad *d, const struct iad_alert *a)
 	ia_json_u64(&j, "object", ob->id);
 	ia_json_str(&j, "unit", iad_kind_unit(d, ob->kind));
 	ia_json_u64(&j, "used", ob->used);
-	if (ob->has_limit)
-		ia_json_u64(&j, "limit", ob->limit);
-	else
-		ia_json_null(&j, "limit");
+	ia_json_u64_if(&j, "limit", ob->has_limit, ob->limit);
 	if (u >= 0)
 		ia_json_double(&j, "utilization", "%.6f", u);
 	ia_json_double(&j, "rate", "%.6g", ob->rate);
-	if (ob->has_eta)
-		ia_json_double(&j, "eta_s", "%.1f", ob->eta_s);
-	else
-		ia_json_null(&j, "eta_s");
+	ia_json_double(&j, "eta_s", "%.1f", ob->has_eta ? ob->eta_s : NAN);	/* NaN: null */
 	ia_json_str(&j, "reason", a->reason);
 	ia_json_u64(&j, "uid", a->who.present ? a->who.uid : ob->uid);
 	if (a->who.present) {

@@ -469,10 +469,7 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 		ia_json_str(&j, "kind", iad_kind_name(d, ob->kind, kb, sizeof(kb)));
 		ia_json_u64(&j, "object", ob->id);
 		ia_json_str(&j, "state", iad_state_name(ob->state));
-		if (ob->alerts)
-			ia_json_double(&j, "since_s", "%.0f", d->now - ob->state_since);
-		else
-			ia_json_null(&j, "since_s");
+		ia_json_double(&j, "since_s", "%.0f", ob->alerts ? d->now - ob->state_since : NAN);
 		ia_json_u64(&j, "used", ob->used);
 		ia_json_u64_or_null(&j, "limit", ob->has_limit ? ob->limit : UINT64_MAX);
 		ia_json_str(&j, "unit", iad_kind_unit(d, ob->kind));

@@ -234,12 +234,25 @@ void ia_json_bool(struct ia_json *j, const char *key, bool v)
 	fputs(v ? "true" : "false", j->f);
 }
 
+void ia_json_u64_if(struct ia_json *j, const char *key, bool has, uint64_t v)
+{
+	if (has)
+		ia_json_u64(j, key, v);
+	else
+		ia_json_null(j, key);
+}
+
 void ia_json_u64_or_null(struct ia_json *j, const char *key, uint64_t v)
 {
-	if (v == UINT64_MAX)
-		ia_json_null(j, key);
+	ia_json_u64_if(j, key, v != UINT64_MAX, v);
+}
+
+void ia_json_str_or_null(struct ia_json *j, const char *key, const char *s)
+{
+	if (s && s[0])
+		ia_json_str(j, key, s);
 	else
-		ia_json_u64(j, key, v);
+		ia_json_null(j, key);
 }
 
 void ia_json_owner(struct ia_json *j, const char *key, const struct ia_owner *o)

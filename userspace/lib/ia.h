@@ -684,8 +684,11 @@ void ia_json_bool(struct ia_json *j, const char *key, bool v);
 void ia_json_owner(struct ia_json *j, const char *key, const struct ia_owner *o);
 /* A failure record as an object at @key (nothing when absent). */
 void ia_json_failure(struct ia_json *j, const char *key, const struct ia_failure *f);
-/* u64 or null for UINT64_MAX ("unlimited"). */
+/* u64 or null for UINT64_MAX ("unlimited"); u64 when @has, else null. */
 void ia_json_u64_or_null(struct ia_json *j, const char *key, uint64_t v);
+void ia_json_u64_if(struct ia_json *j, const char *key, bool has, uint64_t v);
+/* A string member, or null when @s is NULL or empty. */
+void ia_json_str_or_null(struct ia_json *j, const char *key, const char *s);
 void ia_json_u32_array(struct ia_json *j, const char *key, const uint32_t *v,
 		       unsigned int n);
 
