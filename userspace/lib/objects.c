@@ -30,32 +30,34 @@ static void begin(struct ia_client *c)
 }
 
 /*
- * The generated names differ only by the object's: one macro per shape.
- * IA_DO: a do, its request's attributes put by @set (req is in scope),
- * then @fn on the reply. IA_EACH: @fn on every reply of the dump @list
- * (NULL: it failed), until one returns non-zero. IA_DUMP_REQ: a dump whose
- * request carries attributes (@set). On a failure each returns from the
- * function it is in, with -errno (c->err, c->extack and c->errmsg set).
+ * The generated names differ only by the operation's: one macro per shape.
+ * IA_OP: the do @op (get_uid, set_thresholds), its request's attributes
+ * put by @set (req is in scope), then @fn on the reply; IA_DO: the same
+ * for get_@obj. IA_EACH: @fn on every reply of the dump @list (NULL: it
+ * failed), until one returns non-zero. IA_DUMP_REQ: a dump whose request
+ * carries attributes (@set). On a failure each returns from the function
+ * it is in, with -errno (c->err, c->extack and c->errmsg set).
  */
-#define IA_DO(c, obj, set, fn, ...)						\
+#define IA_OP(c, op, set, fn, ...)						\
 ({										\
-	struct iommu_account_get_##obj##_req *req =				\
-		iommu_account_get_##obj##_req_alloc();				\
-	struct iommu_account_get_##obj##_rsp *rsp;				\
+	struct iommu_account_##op##_req *req = iommu_account_##op##_req_alloc();	\
+	struct iommu_account_##op##_rsp *rsp;					\
 	int __ret;								\
 										\
 	begin(c);								\
 	if (!req)								\
 		return oom(c);							\
 	set;									\
-	rsp = iommu_account_get_##obj(c->ys, req);				\
-	iommu_account_get_##obj##_req_free(req);				\
+	rsp = iommu_account_##op(c->ys, req);					\
+	iommu_account_##op##_req_free(req);					\
 	if (!rsp)								\
 		return ia_ynl_fail(c);						\
 	__ret = fn(rsp, __VA_ARGS__);						\
-	iommu_account_get_##obj##_rsp_free(rsp);				\
+	iommu_account_##op##_rsp_free(rsp);					\
 	__ret;									\
 })
+
+#define IA_DO(c, obj, set, fn, ...) IA_OP(c, get_##obj, set, fn, __VA_ARGS__)
 
 #define IA_EACH(c, obj, list, fn, ...)						\
 ({										\
@@ -498,55 +500,35 @@ int ia_get_resets(struct ia_client *c, const char *address, reset_fn cb, void *a
 
 /* --- thresholds ------------------------------------------------------- */
 
+/* A thresholds reply (GET and SET answer the same attributes) into @t: 0. */
 #define THRESHOLDS_OF(w, t)							\
 ({										\
 	(t)->warn = (w)->warn;							\
 	(t)->crit = (w)->crit;							\
 	(t)->kind = (w)->kind;							\
 	(t)->margin = (w)->margin;						\
+	0;									\
 })
 
 int ia_get_thresholds(struct ia_client *c, struct ia_thresholds *t)
 {
-	struct iommu_account_get_thresholds_req *req = iommu_account_get_thresholds_req_alloc();
-	struct iommu_account_get_thresholds_rsp *rsp;
-
-	begin(c);
-	if (!req)
-		return oom(c);
 	/* No kind attribute for VFIO: a module older than uid-pot thresholds accepts it. */
-	if (t->kind)
-		iommu_account_get_thresholds_req_set_kind(req, t->kind);
-	rsp = iommu_account_get_thresholds(c->ys, req);
-	iommu_account_get_thresholds_req_free(req);
-	if (!rsp)
-		return ia_ynl_fail(c);
-	THRESHOLDS_OF(rsp, t);
-	iommu_account_get_thresholds_rsp_free(rsp);
-	return 0;
+	return IA_OP(c, get_thresholds,
+		     ({ if (t->kind)
+				iommu_account_get_thresholds_req_set_kind(req, t->kind); }),
+		     THRESHOLDS_OF, t);
 }
 
 int ia_set_thresholds(struct ia_client *c, struct ia_thresholds *t)
 {
-	struct iommu_account_set_thresholds_req *req = iommu_account_set_thresholds_req_alloc();
-	struct iommu_account_set_thresholds_rsp *rsp;
-
-	begin(c);
-	if (!req)
-		return oom(c);
-	iommu_account_set_thresholds_req_set_warn(req, t->warn);
-	iommu_account_set_thresholds_req_set_crit(req, t->crit);
-	if (t->kind)
-		iommu_account_set_thresholds_req_set_kind(req, t->kind);
-	if (t->margin)
-		iommu_account_set_thresholds_req_set_margin(req, t->margin);
-	rsp = iommu_account_set_thresholds(c->ys, req);
-	iommu_account_set_thresholds_req_free(req);
-	if (!rsp)
-		return ia_ynl_fail(c);
-	THRESHOLDS_OF(rsp, t);
-	iommu_account_set_thresholds_rsp_free(rsp);
-	return 0;
+	return IA_OP(c, set_thresholds,
+		     ({ iommu_account_set_thresholds_req_set_warn(req, t->warn);
+			iommu_account_set_thresholds_req_set_crit(req, t->crit);
+			if (t->kind)
+				iommu_account_set_thresholds_req_set_kind(req, t->kind);
+			if (t->margin)
+				iommu_account_set_thresholds_req_set_margin(req, t->margin); }),
+		     THRESHOLDS_OF, t);
 }
 
 /* --- processes ---------------------------------------------------------- */
