@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "ia_agent.h"
@@ -84,4 +86,14 @@ void agent_stop(struct agent *a)
 	close(a->cmd);
 	close(a->res);
 	a->pid = 0;
+}
+
+int become_user(uid_t uid, uint64_t memlock)
+{
+	struct rlimit rl = { memlock, memlock };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -errno;
+	return 0;
 }

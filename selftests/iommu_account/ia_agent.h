@@ -37,5 +37,11 @@ int agent_fork(struct agent *a, int64_t (*setup)(void *priv),
 int64_t agent_call(struct agent *a, int op, uint64_t x, uint64_t y, uint64_t z);
 /* The agent exits (holding what it holds); we reap it. */
 void agent_stop(struct agent *a);
+/*
+ * Become another user, as an agent's set-up does once it has opened what
+ * needs root: RLIMIT_MEMLOCK @memlock (soft and hard), no supplementary
+ * groups, gid and uid @uid. 0 or -errno.
+ */
+int become_user(uid_t uid, uint64_t memlock);
 
 #endif

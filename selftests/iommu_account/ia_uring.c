@@ -6,7 +6,6 @@
 #include <unistd.h>
 #include <linux/io_uring.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -101,11 +100,10 @@ struct uring_agent {
 static int64_t uring_setup(void *priv)
 {
 	struct uring_agent *u = priv;
-	struct rlimit rl = { u->memlock, u->memlock };
+	int ret = become_user(u->uid, u->memlock);
 
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresgid(u->uid, u->uid, u->uid) ||
-	    setresuid(u->uid, u->uid, u->uid))
-		return -errno;
+	if (ret)
+		return ret;
 	u->ring = ring_setup(8);
 	return u->ring < 0 ? u->ring : ring_sparse_buffers(u->ring, 256);
 }

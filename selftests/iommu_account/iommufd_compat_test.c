@@ -24,14 +24,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/vfio.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 
 #include "kselftest_harness.h"
 #include "ia_harness.h"
@@ -63,7 +61,6 @@ static int64_t agent_setup(void *priv)
 {
 	struct compat_agent *x = priv;
 	struct vfio_ctr *c = &x->c;
-	struct rlimit rl = { x->limit, x->limit };
 	int ret = vfio_ctr_open_buf(c, x->group, 4 * MiB);
 	char path[96], bdf[256] = "";
 	struct dirent *de;
@@ -83,10 +80,7 @@ static int64_t agent_setup(void *priv)
 	closedir(d);
 	if (!bdf[0] || ioctl(c->group, VFIO_GROUP_GET_DEVICE_FD, bdf) < 0)
 		return bdf[0] ? -errno : -ENODEV;
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) ||
-	    setresgid(x->uid, x->uid, x->uid) || setresuid(x->uid, x->uid, x->uid))
-		return -errno;
-	return 0;
+	return become_user(x->uid, x->limit);
 }
 
 /* Command @m->a (iova), @m->b (size). */

@@ -19,7 +19,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +28,6 @@
 #include <linux/vfio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 
 #include "kselftest_harness.h"
 #include "ia_harness.h"
@@ -234,7 +232,6 @@ static int64_t fd_setup(void *priv)
 	struct iommu_option opt = { .size = sizeof(opt), .option_id = IOMMU_OPTION_RLIMIT_MODE,
 				    .op = IOMMU_OPTION_OP_SET, .val64 = 1 };
 	struct iommu_ioas_alloc al = { .size = sizeof(al) };
-	struct rlimit rl = { x->limit, x->limit };
 
 	x->ifd = open("/dev/iommu", O_RDWR);
 	if (x->ifd < 0)
@@ -256,10 +253,7 @@ static int64_t fd_setup(void *priv)
 	}
 	if (x->mode == FD_EXEMPT)
 		return 0;
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) ||
-	    setresgid(x->uid, x->uid, x->uid) || setresuid(x->uid, x->uid, x->uid))
-		return -errno;
-	return 0;
+	return become_user(x->uid, x->limit);
 }
 
 /* An agent (ia_agent.h) of @mode: it exits with everything still mapped and attached. */

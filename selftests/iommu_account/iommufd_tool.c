@@ -19,7 +19,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +26,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 
+#include "ia_agent.h"
 #include "ia_iommufd.h"
 #include "ia_vfio.h"
 
@@ -109,7 +108,6 @@ static int unmap_all(int pid, __u32 ioas)
 
 int main(int argc, char **argv)
 {
-	struct rlimit rl = { 64 << 20, 64 << 20 };
 	int groups[64], ifd, dfd, err;
 	double t0, t1;
 	char bdf[256];
@@ -135,9 +133,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iommufd_tool: %s: %s\n", bdf, strerror(-dfd));
 		return 1;
 	}
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) || setresgid(uid, uid, uid) ||
-	    setresuid(uid, uid, uid)) {
-		perror("iommufd_tool: becoming the uid");
+	err = become_user(uid, 64 << 20);
+	if (err) {
+		fprintf(stderr, "iommufd_tool: becoming uid %u: %s\n", uid, strerror(-err));
 		return 1;
 	}
 	buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
