@@ -35,8 +35,11 @@ static void *dumper(void *arg)
 	if (ia_nl_open(&nl))
 		return NULL;
 	while (!stop_dumps) {
-		ia_dump_containers(&nl, c, 64);
-		ia_dump_uids(&nl, u, 512);
+		int n = ia_dump_containers(&nl, c, 64);
+
+		ia_nl_free_n(c, n);
+		n = ia_dump_uids(&nl, u, 512);
+		ia_nl_free_n(u, n);
 	}
 	ia_nl_close(&nl);
 	return NULL;
@@ -87,7 +90,7 @@ TEST(vfio_16_threads_one_container_exact)
 {
 	struct mapper m[NTHREADS];
 	pthread_t th[NTHREADS], d;
-	ia_container_t ct;
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	int groups[4], i, n;
 	long maps = 0, unmaps = 0, kept = 0;
@@ -120,6 +123,7 @@ TEST(vfio_16_threads_one_container_exact)
 	EXPECT_EQ(0, ct.fail_enospc + ct.fail_enomem + ct.fail_einval + ct.fail_other);
 	EXPECT_EQ(0, ct.inexact);
 	TH_LOG("%ld maps, %ld unmaps by %d threads; %ld kept", maps, unmaps, NTHREADS, kept);
+	ia_nl_free(&ct);
 	vfio_ctr_close(&c);
 	ia_nl_close(&nl);
 }
@@ -163,7 +167,7 @@ TEST(uring_16_processes_one_uid_exact)
 	const uid_t uid = 42401;
 	struct driver dr[NTHREADS];
 	pthread_t th[NTHREADS], d;
-	ia_uid_t u;
+	ia_uid_t u = {};
 	struct ia_nl nl;
 	long held = 0;
 	int i;
@@ -193,6 +197,7 @@ TEST(uring_16_processes_one_uid_exact)
 	EXPECT_EQ(0, u.refusals);
 	EXPECT_EQ(NTHREADS, u.tasks);
 	TH_LOG("uid %u holds %ld bytes over %d processes", uid, held, NTHREADS);
+	ia_nl_free(&u);
 	for (i = 0; i < NTHREADS; i++)
 		agent_stop(&dr[i].a);
 	ia_nl_close(&nl);

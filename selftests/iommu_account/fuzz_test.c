@@ -264,8 +264,11 @@ static void take(struct __test_metadata *_metadata, struct ia_nl *nl, struct bef
 	static ia_quota_t q[256];
 
 	b->uids = ia_dump_uids(nl, u, 4096);
+	ia_nl_free_n(u, b->uids);
 	b->containers = ia_dump_containers(nl, c, 256);
+	ia_nl_free_n(c, b->containers);
 	b->quotas = ia_dump_quotas(nl, -1, -1, -1, q, 256);
+	ia_nl_free_n(q, b->quotas);
 	b->root_pot = ia_locked(nl, 0);
 	ASSERT_EQ(0, ia_get_thresholds(nl, &b->warn, &b->crit));
 	ASSERT_EQ(0, ia_get_pot_thresholds(nl, &b->pwarn, &b->pcrit, &b->pmargin));
@@ -291,7 +294,7 @@ static void same(struct __test_metadata *_metadata, const struct before *a,
 TEST(fuzz_as_root)
 {
 	struct before b0, b1;
-	ia_status_t st;
+	ia_status_t st = {};
 	struct ia_nl nl;
 	unsigned long n = count_of_run();
 
@@ -306,6 +309,7 @@ TEST(fuzz_as_root)
 	ASSERT_EQ(0, ia_set_pot_thresholds(&nl, 800, 950, 50));
 	ASSERT_EQ(0, ia_set_qpair_thresholds(&nl, 800, 950, 50));
 	ASSERT_EQ(0, ia_get_status(&nl, &st));
+	ia_nl_free(&st);
 	take(_metadata, &nl, &b1);
 	same(_metadata, &b0, &b1, false);
 	ia_nl_close(&nl);
@@ -350,7 +354,7 @@ TEST(fuzz_as_unprivileged_changes_nothing)
 
 TEST(after_fuzz_module_unloads_and_loads)
 {
-	ia_status_t st;
+	ia_status_t st = {};
 	struct ia_nl nl;
 
 	ASSERT_EQ(0, syscall(SYS_delete_module, "iommu_account", O_NONBLOCK));
@@ -358,6 +362,7 @@ TEST(after_fuzz_module_unloads_and_loads)
 	ASSERT_EQ(0, system("modprobe iommu_account"));
 	ASSERT_EQ(0, ia_nl_open(&nl));
 	EXPECT_EQ(0, ia_get_status(&nl, &st));
+	ia_nl_free(&st);
 	ia_nl_close(&nl);
 }
 

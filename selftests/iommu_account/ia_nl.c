@@ -11,14 +11,128 @@
 #include <uapi/linux/iommu_account.h>
 
 #include "ia_nl.h"
+#include "ynl.h"
+
+/*
+ * Every block the generated parsers allocate (a reply's strings and
+ * arrays) is counted here, and every block their free functions release:
+ * what is left when a test ends is a reply nobody freed. The count is the
+ * process's (threads add to it; a fork starts from its parent's).
+ */
+static long ia_nl_blocks;
+
+static void *ia_gen_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (p)
+		__atomic_add_fetch(&ia_nl_blocks, 1, __ATOMIC_RELAXED);
+	return p;
+}
+
+static void *ia_gen_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (p)
+		__atomic_add_fetch(&ia_nl_blocks, 1, __ATOMIC_RELAXED);
+	return p;
+}
+
+static void ia_gen_free(void *p)
+{
+	if (p)
+		__atomic_sub_fetch(&ia_nl_blocks, 1, __ATOMIC_RELAXED);
+	free(p);
+}
+
 /*
  * The wire format is ynl-gen-c's, generated from the YNL spec as for
  * libia (userspace/lib/gen/, checked by scripts/ynl-check): its reply
- * parsers are not in its header, so the source is built into this file.
- * The transport stays this file's (libmnl): the tests need the raw
- * messages, extack's missing-attribute type and the count of reads.
+ * parsers are not in its header, so the source is built into this file,
+ * its allocations counted (above). The transport stays this file's
+ * (libmnl): the tests need the raw messages, extack's missing-attribute
+ * type and the count of reads.
  */
+#define malloc(n) ia_gen_malloc(n)
+#define calloc(n, size) ia_gen_calloc(n, size)
+#define free(p) ia_gen_free(p)
 #include "iommu_account-user.c"
+#undef malloc
+#undef calloc
+#undef free
+
+long ia_nl_live_blocks(void)
+{
+	return __atomic_load_n(&ia_nl_blocks, __ATOMIC_RELAXED);
+}
+
+/*
+ * A reply's members freed by its generated free function, which also frees
+ * the reply itself: it is given a counted copy, and @obj is zeroed (freeing
+ * it again is harmless).
+ */
+static void release(void *obj, size_t size, void (*rsp_free)(void *))
+{
+	void *copy = ia_gen_malloc(size);
+
+	if (!copy)
+		abort();
+	memcpy(copy, obj, size);
+	rsp_free(copy);
+	memset(obj, 0, size);
+}
+
+#define IA_RELEASE(name, type, op) \
+	void ia_nl_free_##name(type *obj) \
+	{ \
+		release(obj, sizeof(*obj), (void (*)(void *))iommu_account_##op##_rsp_free); \
+	}
+IA_RELEASE(status, ia_status_t, get_status)
+IA_RELEASE(uid, ia_uid_t, get_uid)
+IA_RELEASE(proc, ia_proc_t, get_proc)
+IA_RELEASE(container, ia_container_t, get_container)
+IA_RELEASE(quota, ia_quota_t, get_quota)
+
+/* An event's free function takes the notification around it. */
+static void event_rsp_free(void *obj)
+{
+	struct iommu_account_event *ntf = ia_gen_calloc(1, sizeof(*ntf));
+
+	if (!ntf)
+		abort();
+	ntf->obj = *(ia_event_t *)obj;
+	ia_gen_free(obj);
+	iommu_account_event_free(ntf);
+}
+
+void ia_nl_free_event(ia_event_t *obj)
+{
+	release(obj, sizeof(*obj), event_rsp_free);
+}
+
+/*
+ * The harness's leak check (ia_harness.h): the one process of a test (not
+ * the processes it forks) sets ia_nl_exit_checked, and its exit finds every
+ * reply freed or fails the test. Every program here links with
+ * -Wl,--wrap=_exit; the check is off in all others.
+ */
+int ia_nl_exit_checked;
+void __real__exit(int code) __attribute__((noreturn));
+void __wrap__exit(int code) __attribute__((noreturn));
+
+void __wrap__exit(int code)
+{
+	long n = ia_nl_live_blocks();
+
+	if (ia_nl_exit_checked && n) {
+		fprintf(stderr, "# leak: %ld block%s of parsed replies never freed (ia_nl_free)\n",
+			n, n == 1 ? "" : "s");
+		if (!code)
+			code = 1;	/* KSFT_FAIL */
+	}
+	__real__exit(code);
+}
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -176,24 +290,32 @@ void ia_nl_close(struct ia_nl *s)
 	s->ys = NULL;
 }
 
-/* A generated reply parser and its policy, for replies of @size bytes. */
+/* A generated reply parser, its policy and free function, for replies of @size bytes. */
 struct reply {
 	const struct ynl_policy_nest *pol;
 	int (*parse)(const struct nlmsghdr *nlh, struct ynl_parse_arg *ya);
+	void (*free)(void *rsp);
 	size_t size;
 };
 
-#define REPLY(op, set) \
+#define REPLY_FREE(op, set, free_fn) \
 	((struct reply){ &iommu_account_##set##_nest, iommu_account_##op##_rsp_parse, \
-			 sizeof(struct iommu_account_##op##_rsp) })
+			 (void (*)(void *))(free_fn), sizeof(struct iommu_account_##op##_rsp) })
+#define REPLY(op, set) REPLY_FREE(op, set, iommu_account_##op##_rsp_free)
 
-/* @nlh parsed into @out (zeroed first) by @r; 0, or -1 when it does not parse. */
+/*
+ * @nlh parsed into @out (zeroed first) by @r; 0, or -1 when it does not
+ * parse (and what was parsed of it is freed).
+ */
 static int parse_into(struct ia_nl *s, const struct nlmsghdr *nlh, struct reply r, void *out)
 {
 	struct ynl_parse_arg ya = { .ys = s->ys, .rsp_policy = r.pol, .data = out };
 
 	memset(out, 0, r.size);
-	return r.parse(nlh, &ya) == YNL_PARSE_CB_OK ? 0 : -1;
+	if (r.parse(nlh, &ya) == YNL_PARSE_CB_OK)
+		return 0;
+	release(out, r.size, r.free);
+	return -1;
 }
 
 /* Replies parsed into an array (room for @max). */
@@ -208,9 +330,21 @@ static int collect_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct collect *c = arg;
 
-	if (c->n >= c->max)
+	if (c->n >= c->max || parse_into(c->s, nlh, c->r, (char *)c->out + (size_t)c->n * c->r.size))
 		return -1;
-	return parse_into(c->s, nlh, c->r, (char *)c->out + (size_t)c->n++ * c->r.size);
+	c->n++;
+	return 0;
+}
+
+/* @ret, after freeing what was collected when it is an error: the caller owns nothing then. */
+static int collected(struct collect *c, int ret)
+{
+	if (ret)
+		while (c->n > 0) {
+			c->n--;
+			release((char *)c->out + (size_t)c->n * c->r.size, c->r.size, c->r.free);
+		}
+	return ret;
 }
 
 /* A do of @cmd, with @attr = @key unless @attr is 0: exactly one reply. */
@@ -226,9 +360,7 @@ static int get_one(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
 	if (attr)
 		mnl_attr_put_u32(nlh, attr, key);
 	ret = transact(s, nlh, collect_cb, &c);
-	if (!ret && c.n != 1)
-		return -EPROTO;
-	return ret;
+	return collected(&c, !ret && c.n != 1 ? -EPROTO : ret);
 }
 
 /* A dump of @cmd (filtered by @attr = @key when @attr); the count or -errno. */
@@ -244,7 +376,7 @@ static int dump_all(struct ia_nl *s, uint8_t cmd, uint16_t attr, uint32_t key,
 	if (attr)
 		mnl_attr_put_u32(nlh, attr, key);
 	ret = transact(s, nlh, collect_cb, &c);
-	return ret ? ret : c.n;
+	return collected(&c, ret) ?: c.n;
 }
 
 int ia_get_status(struct ia_nl *s, ia_status_t *st)
@@ -276,9 +408,13 @@ int64_t ia_locked(struct ia_nl *s, uint32_t uid)
 {
 	ia_uid_t u;
 
+	int64_t bytes;
+
 	if (ia_get_uid(s, uid, &u))
 		return -1;
-	return (int64_t)u.locked_bytes;
+	bytes = (int64_t)u.locked_bytes;
+	ia_nl_free(&u);
+	return bytes;
 }
 
 int ia_get_container(struct ia_nl *s, uint32_t id, ia_container_t *out)
@@ -295,15 +431,24 @@ int ia_dump_containers(struct ia_nl *s, ia_container_t *out, int max)
 
 int ia_container_of_pid(struct ia_nl *s, uint32_t pid, ia_container_t *out)
 {
-	static ia_container_t all[64];
-	int i, n = ia_dump_containers(s, all, 64);
+	ia_container_t *all = calloc(64, sizeof(*all));
+	int i, n, ret = -ENOENT;
 
-	for (i = 0; i < n; i++)
-		if (all[i].owner.pid == pid) {
-			*out = all[i];
-			return 0;
+	if (!all)
+		return -ENOMEM;
+	n = ia_dump_containers(s, all, 64);
+	if (n < 0)
+		ret = n;
+	for (i = 0; i < n; i++) {
+		if (ret == -ENOENT && all[i].owner.pid == pid) {
+			*out = all[i];	/* its members are the caller's now */
+			ret = 0;
+			continue;
 		}
-	return n < 0 ? n : -ENOENT;
+		ia_nl_free(&all[i]);
+	}
+	free(all);
+	return ret;
 }
 
 /*
@@ -335,6 +480,7 @@ static int thresholds_req(struct ia_nl *s, bool set, uint32_t kind, uint32_t *v)
 		v[1] = t.crit;
 		v[2] = t.margin;
 	}
+	collected(&c, -1);
 	return ret;
 }
 
@@ -395,9 +541,7 @@ int ia_get_quota(struct ia_nl *s, uint32_t kind, uint32_t id, ia_quota_t *out)
 	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_KIND, kind);
 	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_ID, id);
 	ret = transact(s, nlh, collect_cb, &c);
-	if (!ret && c.n != 1)
-		return -EPROTO;
-	return ret;
+	return collected(&c, !ret && c.n != 1 ? -EPROTO : ret);
 }
 
 int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
@@ -416,7 +560,7 @@ int ia_dump_quotas(struct ia_nl *s, int64_t kind, int64_t uid, int64_t pid,
 	if (pid >= 0)
 		mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_PID, (uint32_t)pid);
 	ret = transact(s, nlh, collect_cb, &c);
-	return ret ? ret : c.n;
+	return collected(&c, ret) ?: c.n;
 }
 
 int ia_set_qpair_thresholds(struct ia_nl *s, uint32_t warn, uint32_t crit, uint32_t margin)
@@ -465,7 +609,8 @@ int ia_event_read(struct ia_nl *s, ia_event_t *ev, int timeout_ms)
 			}
 			ev_off += NLMSG_ALIGN(m->nlmsg_len);
 			if (m->nlmsg_type == s->family)
-				return parse_into(s, m, REPLY(event, event), ev) ? -EPROTO : 1;
+				return parse_into(s, m, REPLY_FREE(event, event, event_rsp_free),
+						  ev) ? -EPROTO : 1;
 		}
 		if (poll(&pfd, 1, timeout_ms) <= 0)
 			return 0;
@@ -512,12 +657,13 @@ int ia_dump_groups_split(struct ia_nl *s, void (*between)(void *), void *arg,
 				return err ? err : n;
 			}
 			if (parse_into(s, m, REPLY(get_group, group), &w))
-				return -EPROTO;
+				return -EPROTO;	/* nothing of @w left to free */
 			if (n < max) {
 				ids[n] = w.id;
 				ctrs[n] = w.container_id;
 			}
 			n++;
+			release(&w, sizeof(w), (void (*)(void *))iommu_account_get_group_rsp_free);
 		}
 	}
 }

@@ -27,8 +27,12 @@ struct ia_nl {
 /*
  * The objects are the generated replies (iommu_account-user.h), filled in
  * place: a test reads the wire's own names and presence bits. Their
- * strings and lists are allocated by the generated parsers and not freed:
- * each test is a short-lived process.
+ * strings and lists are allocated by the generated parsers and belong to
+ * the caller, who frees each reply with ia_nl_free() (a copy made with =
+ * shares them: free one of the two). Filling an object does not free what
+ * it held: a loop frees each reply before the next. A function that fails
+ * leaves its @out owning nothing. The harness (ia_harness.h) fails a test
+ * whose process ends with a reply not freed.
  */
 typedef struct iommu_account_get_status_rsp ia_status_t;
 typedef struct iommu_account_get_uid_rsp ia_uid_t;
@@ -36,6 +40,31 @@ typedef struct iommu_account_get_proc_rsp ia_proc_t;
 typedef struct iommu_account_get_container_rsp ia_container_t;
 typedef struct iommu_account_get_quota_rsp ia_quota_t;
 typedef struct iommu_account_event_rsp ia_event_t;
+
+void ia_nl_free_status(ia_status_t *obj);
+void ia_nl_free_uid(ia_uid_t *obj);
+void ia_nl_free_proc(ia_proc_t *obj);
+void ia_nl_free_container(ia_container_t *obj);
+void ia_nl_free_quota(ia_quota_t *obj);
+void ia_nl_free_event(ia_event_t *obj);
+/* Free what reply @obj holds and zero it (a zeroed reply frees nothing). */
+#define ia_nl_free(obj) _Generic((obj), \
+	ia_status_t *: ia_nl_free_status, \
+	ia_uid_t *: ia_nl_free_uid, \
+	ia_proc_t *: ia_nl_free_proc, \
+	ia_container_t *: ia_nl_free_container, \
+	ia_quota_t *: ia_nl_free_quota, \
+	ia_event_t *: ia_nl_free_event)(obj)
+/* The first @n replies of array @arr. */
+#define ia_nl_free_n(arr, n) \
+	do { \
+		for (int ia_i_ = 0; ia_i_ < (int)(n); ia_i_++) \
+			ia_nl_free(&(arr)[ia_i_]); \
+	} while (0)
+/* Blocks the generated parsers allocated that are not freed yet (this process). */
+long ia_nl_live_blocks(void);
+/* Set by the harness in a test's own process: its exit checks the count above. */
+extern int ia_nl_exit_checked;
 
 /* 0, or -ENOENT when the family is not registered, or -errno. */
 int ia_nl_open(struct ia_nl *s);

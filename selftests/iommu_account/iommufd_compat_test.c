@@ -152,7 +152,7 @@ FIXTURE_TEARDOWN(compat)
 TEST_F(compat, status_says_the_kernel_has_no_type1)
 {
 	const struct iommu_account_feature *type1, *iofd;
-	ia_status_t st;
+	ia_status_t st = {};
 
 	ASSERT_NE(0, access("/sys/module/vfio_iommu_type1", F_OK))
 		TH_LOG("vfio_iommu_type1 is loaded on a compat-container kernel");
@@ -166,6 +166,7 @@ TEST_F(compat, status_says_the_kernel_has_no_type1)
 		TH_LOG("vfio-type1: %s", type1->detail);
 	EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, iofd->state)
 		TH_LOG("iommufd: %s", iofd->detail);
+	ia_nl_free(&st);
 }
 
 /*
@@ -179,10 +180,10 @@ TEST_F(compat, status_says_the_kernel_has_no_type1)
  */
 TEST_F(compat, container_charged_per_process_without_entry_limit)
 {
-	ia_container_t ctrs[4];
+	ia_container_t ctrs[4] = {};
 	struct agent a = { 0 };
-	ia_quota_t q[4];
-	ia_uid_t u;
+	ia_quota_t q[4] = {};
+	ia_uid_t u = {};
 	char out[8192], want[96];
 	long long lck0;
 	int n;
@@ -223,7 +224,10 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 	EXPECT_EQ(0, u.locked_bytes);
 	EXPECT_TRUE(!!u._present.iommufd_mm_bytes);
 	EXPECT_EQ(2 * MiB, u.iommufd_mm_bytes);
-	EXPECT_EQ(0, ia_dump_containers(&self->nl, ctrs, 4)) TH_LOG("a type1 container listed");
+	ia_nl_free(&u);
+	n = ia_dump_containers(&self->nl, ctrs, 4);
+	EXPECT_EQ(0, n) TH_LOG("a type1 container listed");
+	ia_nl_free_n(ctrs, n);
 
 	/* The containers view: the compat container, no entry limit. */
 	run_output("iommu-accountctl --json containers", out, sizeof(out));
@@ -237,6 +241,7 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 	TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "iommufd compat containers"));
 	EXPECT_NE(NULL, strstr(out, "2.0 MiB/2.0 MiB"));
+	ia_nl_free(&q[0]);
 
 	/* An unmap gives back its pins; the agent's exit the rest. */
 	EXPECT_EQ(0, agent_call(&a, OP_UNMAP, 0, 1 * MiB, 0));
@@ -244,6 +249,7 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 	ASSERT_EQ(1, ia_dump_quotas(&self->nl, CTX, -1, a.pid, q, 4));
 	EXPECT_EQ(1 * MiB, q[0].used);
 	EXPECT_EQ(1, q[0].mappings);
+	ia_nl_free(&q[0]);
 	agent_stop(&a);
 	EXPECT_EQ(0, ia_dump_quotas(&self->nl, CTX, UID_A, -1, q, 4));
 	/* The uid may be gone with its last task (ENOENT): nothing held either way. */
@@ -251,6 +257,7 @@ TEST_F(compat, container_charged_per_process_without_entry_limit)
 	EXPECT_TRUE(n == -ENOENT || (n == 0 && u.iommufd_mm_bytes == 0))
 		TH_LOG("uid %u after the exit: %d, iommufd_mm %llu", UID_A, n,
 		       n ? 0ULL : (unsigned long long)u.iommufd_mm_bytes);
+	ia_nl_free(&u);
 }
 
-TEST_HARNESS_MAIN
+IA_HARNESS_MAIN

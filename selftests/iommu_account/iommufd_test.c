@@ -299,10 +299,15 @@ FIXTURE_TEARDOWN(iofd)
 	ia_nl_close(&self->nl);
 }
 
-/* @uid's pot: its parts add up to the kernel's counter, nothing inexact. */
+/*
+ * @uid's pot: its parts add up to the kernel's counter, nothing inexact.
+ * @u (zeroed or a reply) is freed first, as by every helper below that
+ * fills a reply: a test frees only the last one.
+ */
 static void get_uid(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_t uid,
 		    ia_uid_t *u)
 {
+	ia_nl_free(u);
 	ASSERT_EQ(0, ia_get_uid(nl, uid, u)) TH_LOG("uid %u: %s", uid, nl->extack);
 	ASSERT_TRUE(!!u->_present.unattributed_bytes);
 	ASSERT_TRUE(!!u->_present.iommufd_mm_bytes);
@@ -337,9 +342,12 @@ static void check_tools(struct __test_metadata *_metadata, uint32_t uid, pid_t p
 /* The next event of @uid's pot within 5 s (others skipped): 1, or 0. */
 static int next_pot_event(struct ia_nl *s, uint32_t uid, ia_event_t *ev)
 {
-	while (ia_event_read(s, ev, 5000) == 1)
+	ia_nl_free(ev);
+	while (ia_event_read(s, ev, 5000) == 1) {
 		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid)
 			return 1;
+		ia_nl_free(ev);
+	}
 	return 0;
 }
 
@@ -355,20 +363,26 @@ static int next_failure(struct ia_nl *s, uint32_t uid, ia_event_t *ev)
 /* The iommufd context whose owner is @pid into @q: how many there are, or -errno. */
 static int ctx_of(struct ia_nl *nl, pid_t pid, ia_quota_t *q)
 {
-	ia_quota_t qs[4];
+	ia_quota_t qs[4] = {};
 	int n = ia_dump_quotas(nl, CTX, -1, pid, qs, 4);
 
+	ia_nl_free(q);
 	if (n == 1)
-		*q = qs[0];
+		*q = qs[0];	/* its members are @q's now */
+	else
+		ia_nl_free_n(qs, n);
 	return n;
 }
 
 /* The next event of an iommufd context within 5 s (others skipped): 1, or 0. */
 static int next_ctx_event(struct ia_nl *s, ia_event_t *ev)
 {
-	while (ia_event_read(s, ev, 5000) == 1)
+	ia_nl_free(ev);
+	while (ia_event_read(s, ev, 5000) == 1) {
 		if (ev->kind == CTX)
 			return 1;
+		ia_nl_free(ev);
+	}
 	return 0;
 }
 
@@ -385,9 +399,9 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 {
 	const uint32_t uid = 42101;
 	struct agent f = { 0 };
-	ia_event_t ev;
+	ia_event_t ev = {};
 	struct agent a;
-	ia_uid_t u;
+	ia_uid_t u = {};
 	int64_t iova[16], r = 0;
 	uint64_t base, warn_at, crit_at;
 	int n = 0, k;
@@ -470,6 +484,8 @@ TEST_F(iofd, shared_pot_refusals_name_the_consumer)
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base + 3 * MiB, u.locked_bytes);
 	agent_stop(&a);
+	ia_nl_free(&ev);
+	ia_nl_free(&u);
 }
 
 /*
@@ -485,7 +501,7 @@ TEST_F(iofd, unmap_copy_and_refused_maps)
 	const uint32_t uid = 42102;
 	struct agent f = { 0 };
 	int64_t iova[4], dst;
-	ia_uid_t u;
+	ia_uid_t u = {};
 	uint64_t base;
 	int i;
 
@@ -543,6 +559,7 @@ TEST_F(iofd, unmap_copy_and_refused_maps)
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base, u.locked_bytes);
+	ia_nl_free(&u);
 }
 
 /*
@@ -554,8 +571,8 @@ TEST_F(iofd, concurrent_threads_exact)
 {
 	const uint32_t uid = 42103;
 	struct agent f = { 0 };
-	ia_quota_t q;
-	ia_uid_t u;
+	ia_quota_t q = {};
+	ia_uid_t u = {};
 	uint64_t base;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
@@ -576,6 +593,8 @@ TEST_F(iofd, concurrent_threads_exact)
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base, u.locked_bytes);
+	ia_nl_free(&q);
+	ia_nl_free(&u);
 }
 
 /* The IOMMU group of the device behind VFIO cdev @cdev, or -1. */
@@ -642,7 +661,7 @@ TEST_F(iofd, mapped_before_load_unattributed)
 	const uint32_t uid = 42105;
 	struct agent f = { 0 };
 	int64_t old, young;
-	ia_uid_t u;
+	ia_uid_t u = {};
 	uint64_t base;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 1));
@@ -672,6 +691,7 @@ TEST_F(iofd, mapped_before_load_unattributed)
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, IA_CONSUMER(&u, FD));
 	EXPECT_EQ(base, u.locked_bytes);
+	ia_nl_free(&u);
 }
 
 /*
@@ -686,10 +706,10 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 {
 	const uint32_t uid = 42104, ctxk = IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX;
 	struct agent f = { 0 };
-	ia_status_t st0, st;
-	ia_event_t ev;
-	ia_quota_t q;
-	ia_uid_t u;
+	ia_status_t st0 = {}, st = {};
+	ia_event_t ev = {};
+	ia_quota_t q = {};
+	ia_uid_t u = {};
 	int64_t lck0, ids;
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st0));
@@ -751,6 +771,11 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 	agent_stop(&f);
 	get_uid(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(0, u.iommufd_mm_bytes);
+	ia_nl_free(&st0);
+	ia_nl_free(&st);
+	ia_nl_free(&ev);
+	ia_nl_free(&q);
+	ia_nl_free(&u);
 }
 
 /*
@@ -761,8 +786,8 @@ TEST_F(iofd, rlimit_mode_charges_the_process)
 TEST_F(iofd, cap_ipc_lock_not_charged)
 {
 	struct agent f = { 0 };
-	ia_quota_t q;
-	ia_uid_t u;
+	ia_quota_t q = {};
+	ia_uid_t u = {};
 	uint64_t base, exempt0;
 
 	get_uid(_metadata, &self->nl, 0, &u);
@@ -785,6 +810,8 @@ TEST_F(iofd, cap_ipc_lock_not_charged)
 	get_uid(_metadata, &self->nl, 0, &u);
 	EXPECT_EQ(exempt0, u.iommufd_exempt_bytes);
 	EXPECT_EQ(base, u.locked_bytes);
+	ia_nl_free(&q);
+	ia_nl_free(&u);
 }
 
 /*
@@ -803,8 +830,8 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	struct agent f = { 0 };
 	char out[8192], cmd[160];
 	int64_t a, b, dst;
-	ia_quota_t q;
-	ia_uid_t u;
+	ia_quota_t q = {};
+	ia_uid_t u = {};
 	pid_t pid;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 8 * MiB, self->cdev, 2));
@@ -865,6 +892,8 @@ TEST_F(iofd, context_listing_matches_the_pot)
 	agent_stop(&f);
 	EXPECT_EQ(0, ctx_of(&self->nl, pid, &q));
 	EXPECT_EQ(0, ia_dump_quotas(&self->nl, CTX, uid, -1, &q, 1));
+	ia_nl_free(&q);
+	ia_nl_free(&u);
 }
 
 /* @q's IOAS @id (its index), or -1. */
@@ -909,9 +938,9 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	char out[8192], want[200], cmd[160];
 	int64_t ids, a, b, dst;
 	uint32_t id1, id2;
-	ia_event_t ev;
-	ia_quota_t q;
-	ia_uid_t u;
+	ia_event_t ev = {};
+	ia_quota_t q = {};
+	ia_uid_t u = {};
 	pid_t pid;
 
 	ASSERT_EQ(0, fd_agent_start(&f, FD_USER, uid, 64 * MiB, self->cdev, 2));
@@ -1003,6 +1032,9 @@ TEST_F(iofd, ioas_figures_follow_map_copy_unmap_destroy)
 	pid = f.pid;
 	agent_stop(&f);
 	EXPECT_EQ(0, ctx_of(&self->nl, pid, &q));
+	ia_nl_free(&ev);
+	ia_nl_free(&q);
+	ia_nl_free(&u);
 }
 
 IA_HARNESS_MAIN

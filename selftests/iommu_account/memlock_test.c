@@ -128,10 +128,11 @@ static int cg_enter(FIXTURE_DATA(ml) *self, int cg, pid_t pid)
 	return ret;
 }
 
-/* The parts of @uid's pot add up to the kernel's counter. */
+/* The parts of @uid's pot add up to the kernel's counter (@u, zeroed or a reply, freed first). */
 static void expect_adds_up(struct __test_metadata *_metadata, struct ia_nl *nl, uint32_t uid,
 			   ia_uid_t *u)
 {
+	ia_nl_free(u);
 	ASSERT_EQ(0, ia_get_uid(nl, uid, u)) TH_LOG("uid %u: %s", uid, nl->extack);
 	ASSERT_TRUE(!!u->_present.unattributed_bytes);
 	EXPECT_EQ(u->locked_bytes, ia_uid_consumers(u) + u->unattributed_bytes)
@@ -141,12 +142,15 @@ static void expect_adds_up(struct __test_metadata *_metadata, struct ia_nl *nl, 
 	EXPECT_EQ(0, u->inexact);
 }
 
-/* Next uid-pot event of @uid (others skipped), within 5 s; 1 or 0. */
+/* Next uid-pot event of @uid (others skipped), within 5 s; 1 or 0 (@ev freed first). */
 static int next_pot_event(struct ia_nl *s, uint32_t uid, ia_event_t *ev)
 {
-	while (ia_event_read(s, ev, 5000) == 1)
+	ia_nl_free(ev);
+	while (ia_event_read(s, ev, 5000) == 1) {
 		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev->uid == uid)
 			return 1;
+		ia_nl_free(ev);
+	}
 	return 0;
 }
 
@@ -162,10 +166,10 @@ TEST_F(ml, shared_pot_refusal_event)
 {
 	const uint32_t uid = 42001, other = 42002;
 	struct agent a, b, c;
-	ia_uid_t u, uo;
-	ia_proc_t p;
-	ia_event_t ev, warn, crit;
-	ia_status_t st;
+	ia_uid_t u = {}, uo = {};
+	ia_proc_t p = {};
+	ia_event_t ev = {}, warn = {}, crit = {};
+	ia_status_t st = {};
 	uint64_t base, cga, cgb, cgc, kref0;
 	int ia, ib, ic, i, ret, n = 0;
 
@@ -199,6 +203,7 @@ TEST_F(ml, shared_pot_refusal_event)
 		ASSERT_GT(16, n);
 	}
 	EXPECT_EQ(-ENOMEM, ret);
+	ia_nl_free(&st);
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
 	/* The kind's count took this refusal (one; nothing else refuses here meanwhile). */
 	EXPECT_EQ(kref0 + 1, ia_nl_kind_refusals(&st, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT));
@@ -251,14 +256,23 @@ TEST_F(ml, shared_pot_refusal_event)
 	for (i = 0; i < 3; i++)
 		agent_unregister(&b);
 	ASSERT_EQ(-ENOMEM, agent_register(&a, 16 * MiB));
+	ia_nl_free(&ev);
 	while (ia_event_read(&self->ev, &ev, 5000) == 1) {
 		EXPECT_FALSE(ev.kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev.uid == other);
 		if (ev.kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT && ev.uid == uid &&
 		    ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
 			break;
+		ia_nl_free(&ev);
 	}
 	EXPECT_EQ((uint32_t)a.pid, ev.owner.pid);
 	EXPECT_EQ(16 * MiB, ev.size);
+	ia_nl_free(&u);
+	ia_nl_free(&uo);
+	ia_nl_free(&p);
+	ia_nl_free(&st);
+	ia_nl_free(&ev);
+	ia_nl_free(&warn);
+	ia_nl_free(&crit);
 	agent_stop(&a);
 	agent_stop(&b);
 	agent_stop(&c);
@@ -286,9 +300,9 @@ TEST_F(ml, cgroup_paths_whole_to_path_max)
 	const uint32_t uid = 42061;
 	char full_a[4400], full_b[4400], name[256], *at;
 	int top, dir, leaf_a, leaf_b, k, ret, cut;
-	ia_quota_t q;
+	ia_quota_t q = {};
 	struct agent a, b;
-	ia_proc_t p;
+	ia_proc_t p = {};
 	uint64_t id;
 	size_t len;
 
@@ -357,17 +371,19 @@ TEST_F(ml, cgroup_paths_whole_to_path_max)
 	/* Refused in b: cut before the character, and said so. */
 	ret = agent_register(&b, 2 * MiB);
 	EXPECT_EQ(-ENOMEM, ret);
-	memset(&q, 0, sizeof(q));
+	ia_nl_free(&q);
 	ASSERT_EQ(0, ia_get_quota(&self->nl, IOMMU_ACCOUNT_QUOTA_KIND_UID_POT, uid, &q));
 	EXPECT_EQ(2, q.refusals);
 	EXPECT_EQ(cut, strlen(q.last_failure.cgroup));
 	EXPECT_EQ(0, strncmp(full_b, q.last_failure.cgroup, cut));
 	EXPECT_TRUE(!!q.last_failure._present.cgroup_truncated);
-	memset(&p, 0, sizeof(p));
+	ia_nl_free(&p);
 	ASSERT_EQ(0, ia_get_proc(&self->nl, b.pid, &p));
 	EXPECT_EQ(cut, strlen(p.cgroup));
 	EXPECT_EQ(0, strncmp(full_b, p.cgroup, cut));
 	EXPECT_TRUE(!!p._present.cgroup_truncated);
+	ia_nl_free(&q);
+	ia_nl_free(&p);
 	agent_stop(&a);
 	agent_stop(&b);
 	close(leaf_a);
@@ -386,7 +402,7 @@ TEST_F(ml, parts_add_up)
 	const uint32_t uid = 42011;
 	static const size_t sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 12 * KiB, 300 * KiB, 2 * MiB };
 	struct agent ag[3];
-	ia_uid_t u;
+	ia_uid_t u = {};
 	uint64_t base, charges, want = 0;
 	int i, k;
 
@@ -439,6 +455,7 @@ TEST_F(ml, parts_add_up)
 	expect_adds_up(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(base, u.unattributed_bytes);
 	EXPECT_EQ(1 * MiB, IA_CONSUMER(&u, BUFS));
+	ia_nl_free(&u);
 	for (k = 0; k < 3; k++)
 		agent_stop(&ag[k]);
 }
@@ -449,15 +466,16 @@ TEST_F(ml, parts_add_up)
  */
 static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want, int64_t *last)
 {
-	ia_uid_t u;
+	ia_uid_t u = {};
 	int i, ret;
 
 	for (i = 0; i < 800 * ia_timeout_scale(); i++) {
 		ret = ia_get_uid(nl, uid, &u);
 		*last = ret ? ret : (int64_t)u.locked_bytes;
+		ia_nl_free(&u);
 		if (ret == -ENOENT && !want)
 			return 0;
-		if (!ret && u.locked_bytes == want)
+		if (!ret && *last == (int64_t)want)
 			return 0;
 		usleep(25000);
 	}
@@ -473,9 +491,9 @@ static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want, int64_t *last
 TEST_F(ml, pending_release_after_exit)
 {
 	const uint32_t uid = 42021;
-	ia_proc_t procs[64];
+	ia_proc_t procs[64] = {};
 	struct agent a;
-	ia_uid_t u;
+	ia_uid_t u = {};
 	uint64_t base;
 	int64_t last;
 	int ring, n, i;
@@ -491,6 +509,7 @@ TEST_F(ml, pending_release_after_exit)
 	ASSERT_EQ(0, ia_get_proc(&self->nl, getpid(), &procs[0]));
 	EXPECT_EQ(1, procs[0].uring_fds);
 	EXPECT_EQ(0, procs[0].rings);
+	ia_nl_free(&procs[0]);
 	pid = a.pid;
 	n = ia_dump_procs(&self->nl, true, uid, procs, 64);
 	ASSERT_EQ(1, n);
@@ -498,6 +517,7 @@ TEST_F(ml, pending_release_after_exit)
 	EXPECT_EQ(2 * MiB, IA_CONSUMER(&procs[0], BUFS));
 	EXPECT_EQ(1, procs[0].rings);
 	EXPECT_EQ(64 * MiB, procs[0].memlock_soft);
+	ia_nl_free_n(procs, n);
 
 	agent_stop(&a);
 	expect_adds_up(_metadata, &self->nl, uid, &u);
@@ -507,16 +527,19 @@ TEST_F(ml, pending_release_after_exit)
 	n = ia_dump_procs(&self->nl, false, 0, procs, 64);
 	for (i = 0; i < n && n > 0; i++)
 		EXPECT_NE((uint32_t)pid, procs[i].pid);
+	ia_nl_free_n(procs, n);
 
 	close(ring);
 	ASSERT_EQ(0, wait_pot(&self->nl, uid, base, &last)) TH_LOG("pot %lld, base %llu",
 								(long long)last,
 								(unsigned long long)base);
 	/* The uid may be gone with its last object: then nothing is left. */
+	ia_nl_free(&u);
 	if (!ia_get_uid(&self->nl, uid, &u)) {
 		EXPECT_EQ(0, IA_CONSUMER(&u, BUFS));
 		EXPECT_EQ(0, u.pending_bytes);
 		EXPECT_EQ(u.locked_bytes, u.unattributed_bytes);
+		ia_nl_free(&u);
 	}
 }
 
@@ -530,7 +553,7 @@ TEST_F(ml, hysteresis_one_event_per_crossing)
 {
 	const uint32_t uid = 42031;
 	struct agent a, b;
-	ia_event_t ev;
+	ia_event_t ev = {};
 	int i, warns = 0, crits = 0;
 	bool failed = false;
 
@@ -566,6 +589,7 @@ TEST_F(ml, hysteresis_one_event_per_crossing)
 	EXPECT_TRUE(failed);
 	EXPECT_EQ(2, warns);
 	EXPECT_EQ(0, crits);
+	ia_nl_free(&ev);
 	agent_stop(&a);
 	agent_stop(&b);
 }
@@ -585,7 +609,7 @@ TEST_F(ml, levels_follow_the_charging_process_limit)
 	const uint32_t uid = 42035;
 	int warns = 0, crits = 0;
 	struct agent a, b;
-	ia_event_t ev;
+	ia_event_t ev = {};
 	bool failed = false;
 
 	ASSERT_EQ(0, ia_set_pot_thresholds(&self->nl, 900, 990, 100));
@@ -615,6 +639,7 @@ TEST_F(ml, levels_follow_the_charging_process_limit)
 	EXPECT_TRUE(failed);
 	EXPECT_EQ(1, warns);
 	EXPECT_EQ(1, crits);
+	ia_nl_free(&ev);
 	agent_stop(&a);
 	agent_stop(&b);
 }
@@ -657,7 +682,7 @@ TEST_F(ml, unprivileged_sees_own_processes)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		ia_proc_t procs[64], p;
+		ia_proc_t procs[64] = {}, p = {};
 		struct ia_nl nl;
 		int i, n;
 
@@ -736,9 +761,9 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 {
 	const uint32_t uid = 42051;
 	int res[2], hold[2], r1, r2;
-	ia_proc_t p;
-	ia_event_t ev;
-	ia_uid_t u;
+	ia_proc_t p = {};
+	ia_event_t ev = {};
+	ia_uid_t u = {};
 	int64_t last;
 	pid_t a, b;
 
@@ -759,6 +784,7 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 	ASSERT_EQ(0, ia_get_proc(&self->nl, a, &p));
 	EXPECT_EQ(2 * MiB, IA_CONSUMER(&p, XDP));
 	EXPECT_EQ(0, p.rings);
+	ia_nl_free(&p);
 
 	b = xdp_umem_child(uid, 8 * MiB, 7 * MiB, res[1], hold);
 	ASSERT_LT(0, b);
@@ -773,6 +799,8 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 	EXPECT_EQ(7 * MiB, ev.size);
 	EXPECT_EQ(2 * MiB, ev.locked_bytes);
 	EXPECT_EQ(8 * MiB, ev.memlock_limit);
+	ia_nl_free(&ev);
+	ia_nl_free(&u);
 
 	close(hold[1]);
 	waitpid(a, NULL, 0);
@@ -782,6 +810,7 @@ TEST_F(ml, xdp_umem_attributed_and_refused)
 	if (!ia_get_uid(&self->nl, uid, &u)) {
 		EXPECT_EQ(0, IA_CONSUMER(&u, XDP));
 		EXPECT_EQ(0, u.unattributed_bytes);
+		ia_nl_free(&u);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <linux/genetlink.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "ia_harness.h"
@@ -39,7 +40,7 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 		"uid-tasks", "uid-orphans", "vfio-type1", "vfio-groups", "iommufd", "events",
 		"memlock-io_uring", "memlock-xdp", "published-quotas", "reset-scope",
 	};
-	ia_status_t st;
+	ia_status_t st = {};
 	struct utsname un;
 	char ver[64], *want, *tok, *save;
 	int i;
@@ -73,9 +74,7 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 	}
 	/* Features that must be active on this kernel (set by scripts/check). */
 	want = getenv("IA_EXPECT_FEATURES");
-	if (!want)
-		return;
-	want = strdup(want);
+	want = strdup(want ? want : "");
 	for (tok = strtok_r(want, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		const struct iommu_account_feature *f = ia_nl_feature(&st, tok);
 
@@ -83,6 +82,7 @@ static void check_status(struct __test_metadata *_metadata, struct ia_nl *nl)
 			TH_LOG("feature %s is not active", tok);
 	}
 	free(want);
+	ia_nl_free(&st);
 }
 
 /* (a) load, STATUS sane, unload, reload. */
@@ -124,9 +124,10 @@ FIXTURE_SETUP(bad)
 /* Nothing changed: the family still answers the same. */
 FIXTURE_TEARDOWN(bad)
 {
-	ia_status_t st;
+	ia_status_t st = {};
 
 	EXPECT_EQ(0, ia_get_status(&self->nl, &st));
+	ia_nl_free(&st);
 	EXPECT_EQ(self->root_before, ia_locked(&self->nl, 0));
 	ia_nl_close(&self->nl);
 }
@@ -205,7 +206,7 @@ TEST_F(bad, missing_uid)
 
 TEST_F(bad, unknown_uid)
 {
-	ia_uid_t u;
+	ia_uid_t u = {};
 
 	EXPECT_EQ(-ENOENT, ia_get_uid(&self->nl, 3999999999u, &u));
 	EXPECT_NE(0, self->nl.extack[0]);
@@ -348,6 +349,107 @@ TEST_F(bad, get_quota_unknown_object)
 	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_ID, 3999999999u);
 	EXPECT_EQ(-ENOENT, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
 	EXPECT_NE(NULL, strstr(self->nl.extack, "no such quota object"));
+}
+
+/*
+ * The harness's leak check (ia_harness.h) fails a test whose process ends
+ * with a parsed reply not freed. The two tests below read STATUS and free
+ * it or not as IA_LEAK_DEMO says ("leak" or "free"); they are skipped
+ * unless leak_check_fails_a_leaking_test runs them.
+ */
+static void leak_demo(struct __test_metadata *_metadata, struct ia_nl *nl)
+{
+	const char *how = getenv("IA_LEAK_DEMO");
+	ia_status_t st = {};
+
+	if (!how)
+		SKIP(return, "run by leak_check_fails_a_leaking_test only");
+	ASSERT_EQ(0, ia_get_status(nl, &st));
+	ASSERT_LT(0, ia_nl_live_blocks());
+	if (!strcmp(how, "free"))
+		ia_nl_free(&st);
+}
+
+TEST(leak_demo_plain)
+{
+	struct ia_nl nl;
+
+	ASSERT_EQ(0, ia_nl_open(&nl));
+	leak_demo(_metadata, &nl);
+	ia_nl_close(&nl);
+}
+
+TEST_F(bad, leak_demo_in_a_fixture)
+{
+	leak_demo(_metadata, &self->nl);
+}
+
+/* This program's two leak demos as IA_LEAK_DEMO=@how: exit status; @out their output. */
+static int run_leak_demos(const char *how, char *out, size_t len)
+{
+	char self_exe[256], cmd[600];
+	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	size_t got = 0;
+	FILE *p;
+
+	if (n <= 0)
+		return -1;
+	self_exe[n] = 0;
+	snprintf(cmd, sizeof(cmd), "IA_LEAK_DEMO=%s '%s' -t leak_demo_plain "
+		 "-t leak_demo_in_a_fixture 2>&1", how, self_exe);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	got = fread(out, 1, len - 1, p);
+	out[got] = 0;
+	return pclose(p);
+}
+
+/* The demos' output as comments: their result lines are not this program's. */
+static void log_lines(const char *out)
+{
+	const char *nl;
+
+	for (; *out; out = *nl ? nl + 1 : nl) {
+		nl = strchrnul(out, '\n');
+		fprintf(stderr, "#   | %.*s\n", (int)(nl - out), out);
+	}
+}
+
+/* A KTAP line "not ok N @name" in @out. */
+static bool failed(const char *out, const char *name)
+{
+	const char *at;
+
+	for (at = strstr(out, "not ok "); at; at = strstr(at + 1, "not ok ")) {
+		at += strspn(at + 7, "0123456789") + 7;
+		if (*at == ' ' && !strncmp(at + 1, name, strlen(name)) &&
+		    (at[1 + strlen(name)] == '\n' || at[1 + strlen(name)] == ' '))
+			return true;
+	}
+	return false;
+}
+
+TEST(leak_check_fails_a_leaking_test)
+{
+	static char out[16384];
+	const char *at;
+	int st, leaks = 0;
+
+	st = run_leak_demos("leak", out, sizeof(out));
+	log_lines(out);
+	ASSERT_NE(-1, st);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) != 0);
+	for (at = out; (at = strstr(at, "# leak: ")); at++)
+		leaks++;
+	EXPECT_EQ(2, leaks);
+	EXPECT_TRUE(failed(out, "global.leak_demo_plain"));
+	EXPECT_TRUE(failed(out, "bad.leak_demo_in_a_fixture"));
+	/* The same tests that free what they read pass. */
+	st = run_leak_demos("free", out, sizeof(out));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	log_lines(out);
+	EXPECT_EQ(NULL, strstr(out, "# leak: "));
 }
 
 IA_HARNESS_MAIN

@@ -181,6 +181,7 @@ static int bench_dump(unsigned int n)
 		t0 = now_ns();
 		got = ia_dump_quotas(&nl, IOMMU_ACCOUNT_QUOTA_KIND_QPAIR, -1, -1, out, (int)n + 1);
 		t[i] = (double)(now_ns() - t0);
+		ia_nl_free_n(out, got);
 	}
 	qsort(t, 5, sizeof(double), cmp_d);
 	printf("dump      %d objects: %.1f ms per dump (%.1f-%.1f), %.2f us per object\n", got,

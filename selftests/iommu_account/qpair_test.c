@@ -56,11 +56,21 @@ static void req_init(struct iommu_account_quota_create *req, const char *name, u
 	snprintf(req->name, sizeof(req->name), "%s", name);
 }
 
+/* How many quotas a GET_QUOTA dump with these filters lists, or -errno. */
+static int count_quotas(struct ia_nl *nl, int64_t kind, int64_t uid, int64_t pid)
+{
+	ia_quota_t *q = calloc(MAXQ, sizeof(*q));
+	int n = q ? ia_dump_quotas(nl, kind, uid, pid, q, MAXQ) : -ENOMEM;
+
+	if (q)
+		ia_nl_free_n(q, n);
+	free(q);
+	return n;
+}
+
 static int count_qpairs(struct ia_nl *nl)
 {
-	static ia_quota_t q[MAXQ];
-
-	return ia_dump_quotas(nl, QPAIR, -1, -1, q, MAXQ);
+	return count_quotas(nl, QPAIR, -1, -1);
 }
 
 FIXTURE(qp) {
@@ -88,13 +98,14 @@ FIXTURE_TEARDOWN(qp)
 TEST_F(qp, status_lists_qpair_kind)
 {
 	const struct iommu_account_feature *f;
-	ia_status_t st;
+	ia_status_t st = {};
 	struct stat sb;
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
 	f = ia_nl_feature(&st, "published-quotas");
 	ASSERT_NE(NULL, f);
 	EXPECT_EQ(IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE, f->state);
+	ia_nl_free(&st);
 	EXPECT_EQ(0, access(IOMMU_ACCOUNT_DEV_PATH, R_OK | W_OK));
 	ASSERT_EQ(0, stat(IOMMU_ACCOUNT_DEV_PATH, &sb));
 	EXPECT_EQ(0666, sb.st_mode & 0777);
@@ -220,13 +231,17 @@ TEST_F(qp, wrong_fd_and_mmap_refused)
 }
 
 /* The next event about object @id within @ms, 1, or 0 on time-out. */
+/* The next event of qpair @id within @ms: 1, or 0 (@e, zeroed or an event, freed first). */
 static int next_event_of(struct ia_nl *ev, uint32_t id, ia_event_t *e, int ms)
 {
 	int r;
 
-	while ((r = ia_event_read(ev, e, ms)) == 1)
+	ia_nl_free(e);
+	while ((r = ia_event_read(ev, e, ms)) == 1) {
 		if (e->kind == QPAIR && e->_present.quota && e->quota.id == id)
 			return 1;
+		ia_nl_free(e);
+	}
 	return r;
 }
 
@@ -269,13 +284,15 @@ static void tally(struct ev_tally *t, const ia_event_t *e)
 static void collect(struct ia_nl *ev, const uint32_t *id, struct ev_tally *t,
 		    bool (*until)(const struct ev_tally *t))
 {
-	ia_event_t e;
+	ia_event_t e = {};
 	int i;
 
-	while (!until(t) && ia_event_read(ev, &e, 3000) == 1)
+	while (!until(t) && ia_event_read(ev, &e, 3000) == 1) {
 		for (i = 0; i < 2; i++)
 			if (e.kind == QPAIR && e._present.quota && e.quota.id == id[i])
 				tally(&t[i], &e);
+		ia_nl_free(&e);
+	}
 }
 
 /* Every rejection, and the 4 rounds' crossings of both levels (held ones come later). */
@@ -333,10 +350,10 @@ static void open_pair(struct __test_metadata *_metadata, struct qp_model *m, con
 TEST_F(qp, two_qpairs_reject_half_each_round)
 {
 	struct qp_model m[2];
-	ia_quota_t q[MAXQ];
+	ia_quota_t q[MAXQ] = {};
 	struct ev_tally t[2] = { 0 };
 	const ia_quota_t *a;
-	ia_status_t st0, st;
+	ia_status_t st0 = {}, st = {};
 	uint32_t id[2];
 	struct iaq_counters c;
 	int r, i, n;
@@ -359,6 +376,7 @@ TEST_F(qp, two_qpairs_reject_half_each_round)
 			EXPECT_EQ(m[i].rejected, a->refusals);
 		}
 		EXPECT_EQ(1024, q[0].refusals + q[1].refusals - 1024ULL * (r - 1));
+		ia_nl_free_n(q, n);
 		for (i = 0; i < 2; i++)
 			qp_drain(&m[i]);
 	}
@@ -384,6 +402,7 @@ TEST_F(qp, two_qpairs_reject_half_each_round)
 						    (unsigned long long)c.notifies);
 	}
 	EXPECT_EQ(4096, q[0].refusals + q[1].refusals);
+	ia_nl_free_n(q, n);
 
 	collect(&self->ev, id, t, all_rejections);
 	for (i = 0; i < 2; i++) {
@@ -410,13 +429,15 @@ TEST_F(qp, two_qpairs_reject_half_each_round)
 	/* The kind's refusals kept the 4,096 rejections the two qpairs reported. */
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
 	EXPECT_EQ(ia_nl_kind_refusals(&st0, QPAIR) + 4096, ia_nl_kind_refusals(&st, QPAIR));
+	ia_nl_free(&st0);
+	ia_nl_free(&st);
 }
 
 /* The same load with deferral: nothing rejected, every operation completed once. */
 TEST_F(qp, two_qpairs_deferred_none_rejected)
 {
 	struct qp_model m[2];
-	ia_quota_t q[MAXQ];
+	ia_quota_t q[MAXQ] = {};
 	struct ev_tally t[2] = { 0 };
 	const ia_quota_t *a;
 	uint32_t id[2];
@@ -436,6 +457,7 @@ TEST_F(qp, two_qpairs_deferred_none_rejected)
 			EXPECT_EQ(512ULL * r, a->deferred_total);
 			EXPECT_EQ(0, a->refusals);
 		}
+		ia_nl_free_n(q, n);
 		for (i = 0; i < 2; i++)
 			qp_drain(&m[i]);
 	}
@@ -456,6 +478,7 @@ TEST_F(qp, two_qpairs_deferred_none_rejected)
 		EXPECT_EQ(0, iaq_close(m[i].q));
 		qp_fini(&m[i]);
 	}
+	ia_nl_free_n(q, n);
 	collect(&self->ev, id, t, both_gone);
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(0, t[i].fail);
@@ -467,8 +490,8 @@ TEST_F(qp, two_qpairs_deferred_none_rejected)
 /* An owner killed with operations outstanding is reported gone with them. */
 TEST_F(qp, owner_killed_reported_gone_with_outstanding)
 {
-	ia_quota_t q;
-	ia_event_t e;
+	ia_quota_t q = {};
+	ia_event_t e = {};
 	int pfd[2];
 	uint32_t id;
 	pid_t pid;
@@ -496,6 +519,7 @@ TEST_F(qp, owner_killed_reported_gone_with_outstanding)
 	ASSERT_EQ(0, ia_get_quota(&self->nl, QPAIR, id, &q));
 	EXPECT_EQ(5, q.used);
 	EXPECT_EQ(pid, q.owner.pid);
+	ia_nl_free(&q);
 	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_EQ(1, next_event_of(&self->ev, id, &e, 5000));
@@ -509,6 +533,7 @@ TEST_F(qp, owner_killed_reported_gone_with_outstanding)
 	/* Reported once, then removed. */
 	EXPECT_EQ(0, next_event_of(&self->ev, id, &e, 500));
 	EXPECT_EQ(-ENOENT, ia_get_quota(&self->nl, QPAIR, id, &q));
+	ia_nl_free(&e);
 }
 
 struct thr_arg {
@@ -551,8 +576,11 @@ static void *dumper(void *p)
 
 	if (ia_nl_open(&nl))
 		return NULL;
-	while (!*stop)
-		ia_dump_quotas(&nl, QPAIR, -1, -1, q, MAXQ);
+	while (!*stop) {
+		int n = ia_dump_quotas(&nl, QPAIR, -1, -1, q, MAXQ);
+
+		ia_nl_free_n(q, n);
+	}
 	ia_nl_close(&nl);
 	return NULL;
 }
@@ -565,7 +593,7 @@ TEST_F(qp, eight_threads_counters_exact)
 	volatile int stop = 0;
 	uint64_t ops = 0, rej = 0, dfr = 0;
 	struct iaq *h = iaq_open("shared", 64);
-	ia_quota_t q;
+	ia_quota_t q = {};
 	int i;
 
 	ASSERT_NE(NULL, h);
@@ -592,6 +620,7 @@ TEST_F(qp, eight_threads_counters_exact)
 	EXPECT_LE(q.peak, 32);		/* 8 threads hold at most 4 each */
 	EXPECT_GE(q.peak, 1);
 	EXPECT_EQ(0, q.flags);
+	ia_nl_free(&q);
 	iaq_close(h);
 }
 
@@ -618,7 +647,7 @@ struct unpriv {
 static int unpriv_view(void *p)
 {
 	struct unpriv *u = p;
-	ia_quota_t q[MAXQ];
+	ia_quota_t q[MAXQ] = {};
 	struct ia_nl nl;
 	struct iaq *h = iaq_open("mine", 16);
 	int n;
@@ -630,12 +659,13 @@ static int unpriv_view(void *p)
 	n = ia_dump_quotas(&nl, QPAIR, -1, -1, q, MAXQ);
 	if (n != 1 || q[0].id != iaq_id(h) || q[0].uid != getuid())
 		return 3;
+	ia_nl_free_n(q, n);
 	if (ia_get_quota(&nl, QPAIR, u->root_id, q) != -ENOENT)
 		return 4;
 	/* Asking for someone else's by uid: nothing, not an error. */
-	if (ia_dump_quotas(&nl, QPAIR, 0, -1, q, MAXQ) != 0)
+	if (count_quotas(&nl, QPAIR, 0, -1) != 0)
 		return 5;
-	if (ia_dump_quotas(&nl, -1, -1, getpid(), q, MAXQ) != 1)
+	if (count_quotas(&nl, -1, -1, getpid()) != 1)
 		return 6;
 	ia_nl_close(&nl);
 	iaq_close(h);
@@ -646,17 +676,16 @@ static int unpriv_view(void *p)
 TEST_F(qp, unprivileged_sees_own_only)
 {
 	struct iaq *h = iaq_open("roots", 16);
-	ia_quota_t q[MAXQ];
 	struct unpriv u;
 
 	ASSERT_NE(NULL, h);
 	u.root_id = iaq_id(h);
 	EXPECT_EQ(0, as_uid(42101, unpriv_view, &u));
-	EXPECT_EQ(1, ia_dump_quotas(&self->nl, QPAIR, 0, -1, q, MAXQ));
-	EXPECT_EQ(1, ia_dump_quotas(&self->nl, QPAIR, -1, getpid(), q, MAXQ));
-	EXPECT_EQ(0, ia_dump_quotas(&self->nl, QPAIR, 42101, -1, q, MAXQ));
+	EXPECT_EQ(1, count_quotas(&self->nl, QPAIR, 0, -1));
+	EXPECT_EQ(1, count_quotas(&self->nl, QPAIR, -1, getpid()));
+	EXPECT_EQ(0, count_quotas(&self->nl, QPAIR, 42101, -1));
 	/* A pid filter leaves no uid pot (it has no owning process). */
-	EXPECT_EQ(1, ia_dump_quotas(&self->nl, -1, -1, getpid(), q, MAXQ));
+	EXPECT_EQ(1, count_quotas(&self->nl, -1, -1, getpid()));
 	iaq_close(h);
 }
 
@@ -762,7 +791,7 @@ TEST_F(qp, scribbled_page_flags_only_its_own)
 	struct iommu_account_quota_counters *c;
 	long page = sysconf(_SC_PAGESIZE);
 	struct iaq *good = iaq_open("good", 100);
-	ia_quota_t q;
+	ia_quota_t q = {};
 	int fd, k;
 
 	ASSERT_NE(NULL, good);
@@ -783,6 +812,7 @@ TEST_F(qp, scribbled_page_flags_only_its_own)
 	EXPECT_LE(q.peak, 100);
 	EXPECT_LE(q.completed, q.submitted);
 	EXPECT_LE(q.deferred_now, q.deferred_total);
+	ia_nl_free(&q);
 	/* Random garbage, NOTIFY storms: still only its own. */
 	for (k = 0; k < 1000; k++) {
 		uint64_t *w = (uint64_t *)c;
@@ -793,9 +823,11 @@ TEST_F(qp, scribbled_page_flags_only_its_own)
 	ASSERT_EQ(0, ia_get_quota(&self->nl, QPAIR, req.id, &q));
 	EXPECT_LE(q.used, 100);
 	EXPECT_LE(q.peak, 100);
+	ia_nl_free(&q);
 	ASSERT_EQ(0, ia_get_quota(&self->nl, QPAIR, iaq_id(good), &q));
 	EXPECT_EQ(0, q.flags);
 	EXPECT_EQ(7, q.used);
+	ia_nl_free(&q);
 	munmap(c, page);
 	close(fd);
 	iaq_close(good);
@@ -864,7 +896,7 @@ TEST_F(qp, kind_thresholds_apply_to_objects_without_own)
 			      .capacity = 100, .warn = 900, .crit = 990 };
 	struct iaq *own = iaq_open_opts(&o), *dflt = iaq_open("default", 100);
 	struct ev_tally t[2] = { 0 };
-	ia_quota_t q;
+	ia_quota_t q = {};
 	uint32_t id[2];
 
 	ASSERT_NE(NULL, own);
@@ -877,8 +909,10 @@ TEST_F(qp, kind_thresholds_apply_to_objects_without_own)
 	ASSERT_EQ(0, ia_set_qpair_thresholds(&self->nl, 500, 700, 50));
 	ASSERT_EQ(0, ia_get_quota(&self->nl, QPAIR, id[1], &q));
 	EXPECT_EQ(500, q.warn);
+	ia_nl_free(&q);
 	ASSERT_EQ(0, ia_get_quota(&self->nl, QPAIR, id[0], &q));
 	EXPECT_EQ(900, q.warn);
+	ia_nl_free(&q);
 	iaq_close(own);
 	iaq_close(dflt);
 	collect(&self->ev, id, t, both_gone);

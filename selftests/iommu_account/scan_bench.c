@@ -133,6 +133,7 @@ static int dump_uids(struct ia_nl *s, ia_uid_t *out, int max, int *ours, long *t
 		(*ours)++;
 		*tasks += out[i].tasks;
 	}
+	ia_nl_free_n(out, n);
 	return n;
 }
 
@@ -263,6 +264,7 @@ static int dump_timed(struct ia_nl *s, struct vfio_ctr *c, int n, int reps,
 		t0 = now_ns();
 		got = ia_dump_containers(s, out, max);
 		t[r] = now_ns() - t0;
+		ia_nl_free_n(out, got);
 		if (got < n) {
 			fprintf(stderr, "scan_bench: the dump listed %d of %d containers\n", got, n);
 			ret = 1;

@@ -49,7 +49,7 @@ TEST_F(pot, registered_buffers_exact)
 	const uid_t uid = 41001;
 	const size_t sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 12 * KiB, 300 * KiB };
 	struct agent a;
-	ia_uid_t u;
+	ia_uid_t u = {};
 	int64_t base, want;
 	size_t i;
 
@@ -63,11 +63,13 @@ TEST_F(pot, registered_buffers_exact)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		ASSERT_EQ(0, agent_register(&a, sizes[i]));
 		want += (int64_t)((sizes[i] + self->page - 1) / self->page * self->page);
+		ia_nl_free(&u);
 		ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
 		EXPECT_EQ(want, (int64_t)u.locked_bytes) TH_LOG("after buffer %zu", i);
 	}
 	ASSERT_TRUE(!!u._present.headroom);
 	EXPECT_EQ((int64_t)(64 * MiB) - want, u.headroom);
+	ia_nl_free(&u);
 	ASSERT_EQ(0, agent_unregister(&a));
 	EXPECT_EQ(base, ia_locked(&self->nl, uid));
 	agent_stop(&a);
@@ -78,7 +80,7 @@ TEST_F(pot, shared_pot_two_processes)
 {
 	const uid_t uid = 41002, other = 41003;
 	struct agent p1, p2, q;
-	ia_uid_t u;
+	ia_uid_t u = {};
 	int64_t base, other_before;
 
 	ASSERT_EQ(0, agent_start(&p1, uid, 4 * MiB));
@@ -103,8 +105,10 @@ TEST_F(pot, shared_pot_two_processes)
 	ASSERT_LT(0, u.headroom);
 	EXPECT_EQ(-ENOMEM, agent_register(&p1, (size_t)u.headroom + self->page));
 	EXPECT_EQ(0, agent_register(&p1, (size_t)u.headroom));
+	ia_nl_free(&u);
 	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
 	EXPECT_EQ(0, u.headroom);
+	ia_nl_free(&u);
 	EXPECT_EQ(-ENOMEM, agent_register(&p1, self->page));
 	/* Another uid's pot did not move. */
 	EXPECT_EQ(other_before, ia_locked(&self->nl, other));
@@ -143,15 +147,18 @@ TEST_F(pot, orphan_pot_reported_until_ring_closed)
 {
 	const uid_t uid = 41005;
 	const struct iommu_account_feature *f;
-	ia_status_t st;
+	ia_status_t st = {};
 	struct agent a;
-	ia_uid_t u;
+	ia_uid_t u = {};
 	int64_t base, v = -2;
 	int ring, i;
+	bool active;
 
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st));
 	f = ia_nl_feature(&st, "uid-orphans");
-	if (!f || f->state != IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE)
+	active = f && f->state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
+	ia_nl_free(&st);
+	if (!active)
 		SKIP(return, "uid-orphans unavailable on this kernel");
 
 	ASSERT_EQ(0, agent_start(&a, uid, 16 * MiB));
@@ -166,6 +173,7 @@ TEST_F(pot, orphan_pot_reported_until_ring_closed)
 	EXPECT_EQ(base + (int64_t)(256 * KiB), (int64_t)u.locked_bytes);
 	EXPECT_FALSE(!!u._present.memlock_min);
 	EXPECT_FALSE(!!u._present.headroom);
+	ia_nl_free(&u);
 
 	/* Teardown is deferred to a workqueue: wait up to 20 s (times the scale) for the drain. */
 	close(ring);
@@ -182,7 +190,7 @@ TEST_F(pot, orphan_pot_reported_until_ring_closed)
 TEST_F(pot, unprivileged_sees_own_uid_only)
 {
 	const uid_t uid = 41006, other = 41007;
-	ia_uid_t all[64];
+	ia_uid_t all[64] = {};
 	struct agent a;
 	int i, n, status, others = 0;
 	pid_t pid;
@@ -192,13 +200,14 @@ TEST_F(pot, unprivileged_sees_own_uid_only)
 	n = ia_dump_uids(&self->nl, all, 64);
 	for (i = 0; i < n; i++)
 		others += all[i].uid == other;
+	ia_nl_free_n(all, n);
 	ASSERT_EQ(1, others) TH_LOG("root's dump lacks uid %u (%d users)", other, n);
 
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		struct ia_nl nl;
-		ia_uid_t u[64];
+		ia_uid_t u[64] = {};
 		int m, err;
 
 		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
@@ -259,6 +268,7 @@ TEST_F(pot, dump_spans_messages)
 		}
 	}
 	EXPECT_EQ(N, seen);
+	ia_nl_free_n(u, n);
 	for (i = 0; i < N; i++)
 		kill(kids[i], SIGKILL);
 	for (i = 0; i < N; i++)
@@ -271,7 +281,7 @@ TEST_F(pot, huge_limit_headroom_saturates)
 	const uid_t uid = 41009;
 	const uint64_t L = (1ULL << 63) + 4096;
 	struct agent a;
-	ia_uid_t u;
+	ia_uid_t u = {};
 
 	ASSERT_EQ(0, agent_start(&a, uid, L));
 	ASSERT_EQ(0, agent_register(&a, 64 * KiB));
@@ -281,6 +291,7 @@ TEST_F(pot, huge_limit_headroom_saturates)
 	/* L - pot is below 2^63 here: representable, and positive. */
 	EXPECT_EQ((int64_t)(L - u.locked_bytes), u.headroom);
 	EXPECT_LT(0, u.headroom);
+	ia_nl_free(&u);
 	agent_stop(&a);
 }
 

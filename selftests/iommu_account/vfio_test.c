@@ -55,13 +55,14 @@ FIXTURE_TEARDOWN(vfio)
 static void expect_exact(struct __test_metadata *_metadata, struct ia_nl *nl,
 			 struct vfio_ctr *c, uint32_t want_entries)
 {
-	ia_container_t ct;
+	ia_container_t ct = {};
 	uint32_t avail;
 
 	ASSERT_EQ(0, ia_container_of_pid(nl, getpid(), &ct));
 	ASSERT_EQ(0, vfio_dma_avail(c, &avail));
 	EXPECT_EQ(want_entries, ct.entries);
 	EXPECT_EQ(ct.limit - avail, ct.entries) TH_LOG("limit %u avail %u", ct.limit, avail);
+	ia_nl_free(&ct);
 }
 
 /* (a) N mappings: entries, bytes, pinned pages (== VmLck growth) exact. */
@@ -69,7 +70,7 @@ TEST_F(vfio, map_unmap_exact)
 {
 	const int N = 37;
 	struct vfio_ctr c;
-	ia_container_t ct;
+	ia_container_t ct = {};
 	long long lck0, lck;
 	int i;
 
@@ -90,6 +91,7 @@ TEST_F(vfio, map_unmap_exact)
 	ASSERT_EQ(1, ct.n_group);
 	EXPECT_EQ(self->groups[0], ct.group[0]);
 	EXPECT_EQ(getuid(), ct.owner.uid);
+	ia_nl_free(&ct);
 
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(0, vfio_unmap(&c, 0x100000 + i * 0x10000, 2 * PAGE));
@@ -99,6 +101,7 @@ TEST_F(vfio, map_unmap_exact)
 	EXPECT_EQ(0, ct.pinned_pages);
 	EXPECT_EQ(N, ct.unmap_ops);
 	EXPECT_EQ(lck0, vm_locked_bytes());
+	ia_nl_free(&ct);
 	vfio_ctr_close(&c);
 }
 
@@ -106,8 +109,8 @@ TEST_F(vfio, map_unmap_exact)
 TEST_F(vfio, enospc_event_after_thresholds)
 {
 	struct ia_nl ev_nl;
-	ia_event_t ev, warn = {}, crit = {}, fail = {};
-	ia_container_t ct;
+	ia_event_t ev = {}, warn = {}, crit = {}, fail = {};
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	int i, ret, got = 0;
 
@@ -126,16 +129,22 @@ TEST_F(vfio, enospc_event_after_thresholds)
 	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
 
 	while (ia_event_read(&ev_nl, &ev, 3000) == 1) {
-		if (ev.container_id != ct.id)
-			continue;
-		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD &&
+		ia_event_t *keep = NULL;
+
+		if (ev.container_id == ct.id && ev.type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD &&
 		    ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN)
-			warn = ev, got |= 1;
-		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD &&
+			keep = &warn, got |= 1;
+		if (ev.container_id == ct.id && ev.type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD &&
 		    ev.level == IOMMU_ACCOUNT_THRESHOLD_LEVEL_CRIT)
-			crit = ev, got |= 2;
-		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
-			fail = ev, got |= 4;
+			keep = &crit, got |= 2;
+		if (ev.container_id == ct.id && ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
+			keep = &fail, got |= 4;
+		if (keep) {
+			ia_nl_free(keep);
+			*keep = ev;
+		} else {
+			ia_nl_free(&ev);
+		}
 		if (got == 7)
 			break;
 	}
@@ -157,6 +166,10 @@ TEST_F(vfio, enospc_event_after_thresholds)
 	EXPECT_EQ(1, !!ct._present.last_failure);
 	EXPECT_EQ(ENOSPC, ct.last_failure.errno_);
 	expect_exact(_metadata, &self->nl, &c, 100);
+	ia_nl_free(&warn);
+	ia_nl_free(&crit);
+	ia_nl_free(&fail);
+	ia_nl_free(&ct);
 	vfio_ctr_close(&c);
 	ia_nl_close(&ev_nl);
 }
@@ -170,8 +183,8 @@ TEST_F(vfio, enospc_event_after_thresholds)
 TEST_F(vfio, kind_refusals_count_every_enospc_and_outlive_the_container)
 {
 	const uint32_t k = IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER;
-	ia_status_t st0, st1, st2;
-	ia_container_t ct;
+	ia_status_t st0 = {}, st1 = {}, st2 = {};
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	int i, ret, enospc = 0, other = 0;
 
@@ -193,13 +206,17 @@ TEST_F(vfio, kind_refusals_count_every_enospc_and_outlive_the_container)
 	EXPECT_EQ(-EINVAL, vfio_map(&c, 0x900000, PAGE + 1));
 	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
 	EXPECT_EQ((uint64_t)enospc, ct.fail_enospc);
+	ia_nl_free(&ct);
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st1));
 	EXPECT_EQ(ia_nl_kind_refusals(&st0, k) + enospc, ia_nl_kind_refusals(&st1, k));
+	ia_nl_free(&st1);
 	vfio_ctr_close(&c);
 	/* Gone: no container of ours, and its refusals are still in the kind's. */
 	EXPECT_EQ(-ENOENT, ia_container_of_pid(&self->nl, getpid(), &ct));
 	ASSERT_EQ(0, ia_get_status(&self->nl, &st2));
 	EXPECT_EQ(ia_nl_kind_refusals(&st0, k) + enospc, ia_nl_kind_refusals(&st2, k));
+	ia_nl_free(&st0);
+	ia_nl_free(&st2);
 }
 
 /*
@@ -228,8 +245,9 @@ static pid_t spawn_mapper(int group, int n, int ready_fd)
 /* (c) the owner dies with live mappings: the container goes. */
 TEST_F(vfio, owner_killed_container_gone)
 {
-	ia_container_t ct;
+	ia_container_t ct = {};
 	int fds[2], i, ret = 0;
+	uint32_t id;
 	char ok;
 	pid_t pid;
 
@@ -239,12 +257,15 @@ TEST_F(vfio, owner_killed_container_gone)
 	ASSERT_EQ(1, read(fds[0], &ok, 1));
 	ASSERT_EQ(0, ia_container_of_pid(&self->nl, pid, &ct));
 	EXPECT_EQ(10, ct.entries);
+	id = ct.id;
+	ia_nl_free(&ct);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	for (i = 0; i < 50 * ia_timeout_scale(); i++) {
-		ret = ia_get_container(&self->nl, ct.id, &ct);
+		ret = ia_get_container(&self->nl, id, &ct);
 		if (ret == -ENOENT)
 			break;
+		ia_nl_free(&ct);
 		usleep(100 * 1000);
 	}
 	EXPECT_EQ(-ENOENT, ret);
@@ -254,7 +275,7 @@ TEST_F(vfio, owner_killed_container_gone)
 TEST_F(vfio, two_containers_two_processes)
 {
 	const int n[2] = { 5, 7 };
-	ia_container_t ct[2];
+	ia_container_t ct[2] = {};
 	int fds[2], k;
 	pid_t pid[2];
 	char ok;
@@ -275,6 +296,7 @@ TEST_F(vfio, two_containers_two_processes)
 		EXPECT_EQ(self->groups[k], ct[k].group[0]);
 	}
 	EXPECT_NE(ct[0].id, ct[1].id);
+	ia_nl_free_n(ct, 2);
 	for (k = 0; k < 2; k++) {
 		kill(pid[k], SIGKILL);
 		waitpid(pid[k], NULL, 0);
@@ -284,11 +306,15 @@ TEST_F(vfio, two_containers_two_processes)
 static int feature_active(struct ia_nl *nl, const char *name)
 {
 	const struct iommu_account_feature *f;
-	ia_status_t st;
+	ia_status_t st = {};
+	int active;
 
-	if (ia_get_status(nl, &st) || !(f = ia_nl_feature(&st, name)))
+	if (ia_get_status(nl, &st))
 		return -1;
-	return f->state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE;
+	f = ia_nl_feature(&st, name);
+	active = f ? f->state == IOMMU_ACCOUNT_FEATURE_STATE_ACTIVE : -1;
+	ia_nl_free(&st);
+	return active;
 }
 
 /* (e) vfio_iommu_type1 unloaded and reloaded under us; we reloaded under it. */
@@ -362,7 +388,7 @@ TEST_F(vfio, concurrent_threads_exact)
 	struct worker w[8];
 	pthread_t t[8];
 	struct vfio_ctr c;
-	ia_container_t ct;
+	ia_container_t ct = {};
 	int i, live = 0;
 
 	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
@@ -380,6 +406,7 @@ TEST_F(vfio, concurrent_threads_exact)
 	ASSERT_EQ(0, ia_container_of_pid(&self->nl, getpid(), &ct));
 	EXPECT_EQ(live * PAGE, ct.mapped_bytes);
 	EXPECT_EQ(live, ct.pinned_pages);
+	ia_nl_free(&ct);
 	vfio_ctr_close(&c);
 }
 
@@ -387,7 +414,7 @@ TEST_F(vfio, concurrent_threads_exact)
 TEST_F(vfio, entry_limit_follows_parameter)
 {
 	const unsigned int limits[2] = { 123, 77 };
-	ia_container_t ct;
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	uint32_t avail;
 	int k;
@@ -400,6 +427,7 @@ TEST_F(vfio, entry_limit_follows_parameter)
 		ASSERT_EQ(0, vfio_dma_avail(&c, &avail));
 		EXPECT_EQ(limits[k], ct.limit);
 		EXPECT_EQ(limits[k] - 1, avail);
+		ia_nl_free(&ct);
 		vfio_ctr_close(&c);
 	}
 }
@@ -408,7 +436,7 @@ TEST_F(vfio, entry_limit_follows_parameter)
 TEST_F(vfio, memlock_refusal_event)
 {
 	struct ia_nl ev_nl;
-	ia_event_t ev;
+	ia_event_t ev = {};
 	int status, found = 0;
 	pid_t pid;
 
@@ -432,8 +460,10 @@ TEST_F(vfio, memlock_refusal_event)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("1 open 2 drop 3 small map 4 no ENOMEM");
 	while (ia_event_read(&ev_nl, &ev, 3000) == 1) {
-		if (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE || ev.owner.pid != (uint32_t)pid)
+		if (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE || ev.owner.pid != (uint32_t)pid) {
+			ia_nl_free(&ev);
 			continue;
+		}
 		found = 1;
 		break;
 	}
@@ -443,13 +473,14 @@ TEST_F(vfio, memlock_refusal_event)
 	EXPECT_EQ(64 * 1024, ev.memlock_limit);
 	EXPECT_EQ(8 * PAGE, ev.locked_bytes);
 	EXPECT_EQ(32 * PAGE, ev.size);
+	ia_nl_free(&ev);
 	ia_nl_close(&ev_nl);
 }
 
 /* Bad thresholds are refused and change nothing; unknown container: ENOENT. */
 TEST_F(vfio, bad_requests)
 {
-	ia_container_t ct;
+	ia_container_t ct = {};
 	uint32_t warn, crit;
 
 	ASSERT_EQ(0, ia_set_thresholds(&self->nl, 700, 900));
@@ -483,7 +514,7 @@ static void get_status(struct __test_metadata *_metadata, struct ia_nl *nl,
  */
 TEST_F(vfio, refused_map_keeps_entries)
 {
-	ia_container_t ct;
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	void *hole;
 	int i;
@@ -505,13 +536,14 @@ TEST_F(vfio, refused_map_keeps_entries)
 	EXPECT_EQ(8, ct.map_ops);
 	EXPECT_EQ(5, ct.fail_other);
 	EXPECT_EQ(0, ct.inexact);
+	ia_nl_free(&ct);
 	vfio_ctr_close(&c);
 	munmap(hole, 20 * PAGE);
 }
 
 TEST_F(vfio, memlock_refused_maps_keep_entries)
 {
-	ia_container_t ct;
+	ia_container_t ct = {};
 	struct { uint32_t avail; int err; long long lck; } r;
 	int fds[2];
 	pid_t pid;
@@ -555,6 +587,7 @@ TEST_F(vfio, memlock_refused_maps_keep_entries)
 	EXPECT_EQ(5, ct.fail_enomem);
 	EXPECT_EQ(8, ct.map_ops);
 	EXPECT_EQ(0, ct.inexact);
+	ia_nl_free(&ct);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
@@ -562,7 +595,7 @@ TEST_F(vfio, memlock_refused_maps_keep_entries)
 /* Defect 2: a vaddr update (live update) removes and adds nothing. */
 TEST_F(vfio, vaddr_update_keeps_bytes)
 {
-	ia_container_t ct;
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	long long n;
 	void *other;
@@ -589,6 +622,7 @@ TEST_F(vfio, vaddr_update_keeps_bytes)
 	/* The kernel's own total: everything it unmaps now. */
 	EXPECT_EQ((long long)ct.mapped_bytes,
 		  vfio_unmap_flags(&c, 0, 0, VFIO_DMA_UNMAP_FLAG_ALL));
+	ia_nl_free(&ct);
 	expect_exact(_metadata, &self->nl, &c, 0);
 	vfio_ctr_close(&c);
 	munmap(other, 10 * PAGE);
@@ -626,7 +660,7 @@ TEST_F(vfio, request_rewritten_during_map)
 {
 	struct vfio_iommu_type1_dma_map *m;
 	struct flipper f = {};
-	ia_container_t ct;
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	int errs[64] = { 0 };
 	pthread_t t;
@@ -659,6 +693,7 @@ TEST_F(vfio, request_rewritten_during_map)
 	EXPECT_EQ((long long)ct.mapped_bytes,
 		  vfio_unmap_flags(&c, 0, 0, VFIO_DMA_UNMAP_FLAG_ALL));
 	EXPECT_EQ(0, ct.inexact);
+	ia_nl_free(&ct);
 	expect_exact(_metadata, &self->nl, &c, 0);
 	vfio_ctr_close(&c);
 	munmap(m, PAGE);
@@ -690,8 +725,8 @@ TEST_F(vfio, four_hundred_threads_exact)
 	static struct many w[T];
 	static pthread_t t[T];
 	pthread_barrier_t go;
-	ia_container_t ct;
-	ia_status_t st;
+	ia_container_t ct = {};
+	ia_status_t st = {};
 	struct vfio_ctr c;
 	int i, errors = 0;
 
@@ -718,6 +753,8 @@ TEST_F(vfio, four_hundred_threads_exact)
 	} else {
 		EXPECT_EQ(0, ct.inexact);
 	}
+	ia_nl_free(&st);
+	ia_nl_free(&ct);
 	vfio_ctr_close(&c);
 }
 
@@ -743,8 +780,8 @@ static void *churn_fn(void *arg)
 
 TEST_F(vfio, close_open_churn_no_stale_record)
 {
-	ia_container_t all[64];
-	ia_status_t st;
+	ia_container_t all[64] = {};
+	ia_status_t st = {};
 	struct vfio_ctr c;
 	pthread_t t[2];
 	int i, n, k;
@@ -758,8 +795,10 @@ TEST_F(vfio, close_open_churn_no_stale_record)
 	ASSERT_LE(0, n);
 	for (i = 0; i < n; i++)
 		EXPECT_NE((uint32_t)getpid(), all[i].owner.pid) TH_LOG("stale container %u", all[i].id);
+	ia_nl_free_n(all, n);
 	get_status(_metadata, &self->nl, &st);
 	EXPECT_EQ(0, st.vfio_untracked);
+	ia_nl_free(&st);
 	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, vfio_map(&c, 0x100000 + i * PAGE, PAGE));
@@ -774,7 +813,7 @@ TEST_F(vfio, close_open_churn_no_stale_record)
  */
 TEST_F(vfio, detach_groups_exact)
 {
-	ia_container_t ct;
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	long long lck0;
 	char path[64];
@@ -793,6 +832,7 @@ TEST_F(vfio, detach_groups_exact)
 	id = ct.id;
 	ASSERT_EQ(2, ct.n_group);
 	EXPECT_EQ(5, ct.pinned_pages);
+	ia_nl_free(&ct);
 	ASSERT_EQ(0, ioctl(g2, VFIO_GROUP_UNSET_CONTAINER));
 	close(g2);
 	expect_exact(_metadata, &self->nl, &c, 5);
@@ -800,6 +840,7 @@ TEST_F(vfio, detach_groups_exact)
 	EXPECT_EQ(1, ct.n_group);
 	EXPECT_EQ(5 * PAGE, ct.mapped_bytes);
 	EXPECT_EQ(5, ct.pinned_pages);
+	ia_nl_free(&ct);
 	EXPECT_EQ(lck0 + 5 * (long long)PAGE, vm_locked_bytes());
 	/* The last group leaves: type1 unmaps everything, the container goes. */
 	ASSERT_EQ(0, ioctl(c.group, VFIO_GROUP_UNSET_CONTAINER));
@@ -840,20 +881,26 @@ TEST_F(vfio, set_thresholds_needs_sys_admin)
 	EXPECT_EQ(950, crit);
 }
 
-/* The next threshold event of container @id within @ms, or 0. */
+/*
+ * The next threshold event of container @id within @ms, or 0. @ev is freed
+ * first (a zeroed or earlier event), so a test calls this again and again.
+ */
 static int next_threshold(struct ia_nl *ev_nl, uint32_t id, ia_event_t *ev, int ms)
 {
-	while (ia_event_read(ev_nl, ev, ms) == 1)
+	ia_nl_free(ev);
+	while (ia_event_read(ev_nl, ev, ms) == 1) {
 		if (ev->container_id == id && ev->type == IOMMU_ACCOUNT_EVENT_TYPE_THRESHOLD)
 			return 1;
+		ia_nl_free(ev);
+	}
 	return 0;
 }
 
 /* Defect 8: thresholds moved up after warn fired: warn fires again at the new line. */
 TEST_F(vfio, thresholds_rearm_when_changed)
 {
-	ia_container_t ct;
-	ia_event_t ev;
+	ia_container_t ct = {};
+	ia_event_t ev = {};
 	struct ia_nl ev_nl;
 	struct vfio_ctr c;
 	int i;
@@ -883,6 +930,8 @@ TEST_F(vfio, thresholds_rearm_when_changed)
 	EXPECT_EQ(880, ev.threshold);
 	EXPECT_EQ(90, ev.entries);
 	EXPECT_EQ(0, ia_set_thresholds(&self->nl, 800, 950));
+	ia_nl_free(&ev);
+	ia_nl_free(&ct);
 	vfio_ctr_close(&c);
 	ia_nl_close(&ev_nl);
 }
@@ -895,8 +944,8 @@ TEST_F(vfio, thresholds_rearm_when_changed)
  */
 TEST_F(vfio, levels_rearm_below_the_line)
 {
-	ia_container_t ct;
-	ia_event_t ev;
+	ia_container_t ct = {};
+	ia_event_t ev = {};
 	struct ia_nl ev_nl;
 	struct vfio_ctr c;
 	int n = 0;
@@ -933,6 +982,8 @@ TEST_F(vfio, levels_rearm_below_the_line)
 	EXPECT_EQ(IOMMU_ACCOUNT_THRESHOLD_LEVEL_WARN, ev.level);
 	EXPECT_EQ(80, ev.entries);
 	EXPECT_EQ(800, ev.threshold);
+	ia_nl_free(&ev);
+	ia_nl_free(&ct);
 	vfio_ctr_close(&c);
 	ia_nl_close(&ev_nl);
 }
@@ -946,10 +997,10 @@ TEST_F(vfio, failure_flood_coalesced)
 {
 	const int N = 20000;
 	struct vfio_ctr a, b;
-	ia_container_t ca;
-	ia_status_t st0, st;
+	ia_container_t ca = {};
+	ia_status_t st0 = {}, st = {};
 	struct ia_nl ev_nl;
-	ia_event_t ev;
+	ia_event_t ev = {};
 	uint64_t sum = 0;
 	int i, b_seen = 0, a_events = 0;
 
@@ -969,8 +1020,10 @@ TEST_F(vfio, failure_flood_coalesced)
 	EXPECT_EQ(N, ca.fail_enospc);
 	/* The flush comes at the end of the interval (event_interval_ms). */
 	while (ia_event_read(&ev_nl, &ev, 3000) == 1) {
-		if (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE)
+		if (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE) {
+			ia_nl_free(&ev);
 			continue;
+		}
 		if (ev.container_id == ca.id) {
 			sum += ev.count;
 			a_events++;
@@ -978,6 +1031,7 @@ TEST_F(vfio, failure_flood_coalesced)
 			b_seen++;
 			EXPECT_EQ(1, ev.count);
 		}
+		ia_nl_free(&ev);
 		if (sum == (uint64_t)N && b_seen)
 			break;
 	}
@@ -987,6 +1041,9 @@ TEST_F(vfio, failure_flood_coalesced)
 	EXPECT_GE(20, a_events);
 	get_status(_metadata, &self->nl, &st);
 	EXPECT_EQ(st0.events_dropped, st.events_dropped);
+	ia_nl_free(&st0);
+	ia_nl_free(&st);
+	ia_nl_free(&ca);
 	vfio_ctr_close(&a);
 	vfio_ctr_close(&b);
 	ia_nl_close(&ev_nl);
@@ -995,8 +1052,8 @@ TEST_F(vfio, failure_flood_coalesced)
 /* Defect 11: a container set up before the module loaded is counted as untracked. */
 TEST_F(vfio, untracked_container_reported)
 {
-	ia_container_t ct;
-	ia_status_t st;
+	ia_container_t ct = {};
+	ia_status_t st = {};
 	struct vfio_ctr c;
 
 	ASSERT_EQ(0, vfio_ctr_open(&c, self->groups[0]));
@@ -1006,10 +1063,12 @@ TEST_F(vfio, untracked_container_reported)
 	ASSERT_EQ(0, ia_nl_open(&self->nl));
 	get_status(_metadata, &self->nl, &st);
 	EXPECT_EQ(1, st.vfio_untracked);
+	ia_nl_free(&st);
 	EXPECT_EQ(-ENOENT, ia_container_of_pid(&self->nl, getpid(), &ct));
 	vfio_ctr_close(&c);
 	get_status(_metadata, &self->nl, &st);
 	EXPECT_EQ(0, st.vfio_untracked);
+	ia_nl_free(&st);
 }
 
 /* Enough groups for a dump of several messages and more than 16 per container. */
@@ -1049,8 +1108,8 @@ TEST_F(vfio, many_groups_one_container_all_listed)
 {
 	uint32_t ids[256], ctrs[256];
 	int all[64], fds[64], n, i, k, ng, nrecv;
-	ia_container_t ct, dump[64];
-	ia_event_t ev;
+	ia_container_t ct = {}, dump[64] = {};
+	ia_event_t ev = {};
 	struct ia_nl evs;
 	struct vfio_ctr c;
 
@@ -1071,12 +1130,14 @@ TEST_F(vfio, many_groups_one_container_all_listed)
 		EXPECT_LE(0, find_u32(ct.group, n, all[i])) TH_LOG("group %d missing", all[i]);
 	ASSERT_EQ(0, ia_get_container(&self->nl, ct.id, &dump[0]));
 	EXPECT_EQ(n, dump[0].n_group);
+	ia_nl_free(&dump[0]);
 	k = ia_dump_containers(&self->nl, dump, 64);
 	ASSERT_LE(1, k);
 	for (i = 0; i < k && dump[i].id != ct.id; i++)
 		;
 	ASSERT_LT(i, k);
 	EXPECT_EQ(n, dump[i].n_group);
+	ia_nl_free_n(dump, k);
 
 	ng = ia_dump_groups_split(&self->nl, NULL, NULL, ids, ctrs, 256, &nrecv);
 	ASSERT_LE(n, ng);
@@ -1087,11 +1148,16 @@ TEST_F(vfio, many_groups_one_container_all_listed)
 	}
 
 	/* The ENOSPC event: first 64 groups listed, group-count says all. */
-	do {
+	for (;;) {
 		ASSERT_EQ(1, ia_event_read(&evs, &ev, 5000));
-	} while (ev.type != IOMMU_ACCOUNT_EVENT_TYPE_FAILURE || ev.container_id != ct.id);
+		if (ev.type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE && ev.container_id == ct.id)
+			break;
+		ia_nl_free(&ev);
+	}
 	EXPECT_EQ(ENOSPC, ev.errno_);
 	EXPECT_EQ(n, ev.group_count);
+	ia_nl_free(&ev);
+	ia_nl_free(&ct);
 	for (i = 1; i < n; i++)
 		close(fds[i]);
 	vfio_ctr_close(&c);
@@ -1115,7 +1181,7 @@ static void drop_to_user(void *arg)
 TEST_F(vfio, group_dump_view_taken_at_start)
 {
 	int all[64], fds[64], n, i, fd[2], res[4];
-	ia_container_t ct;
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	pid_t pid;
 
@@ -1157,6 +1223,7 @@ TEST_F(vfio, group_dump_view_taken_at_start)
 	EXPECT_LE(2, res[1]) TH_LOG("the dump fit in one recv(): not a test of its continuation");
 	EXPECT_EQ(n, res[2]) TH_LOG("started as root, read as uid 1000: %d of %d groups", res[2], n);
 	EXPECT_EQ(0, res[3]);
+	ia_nl_free(&ct);
 	for (i = 1; i < n; i++)
 		close(fds[i]);
 	vfio_ctr_close(&c);
@@ -1172,7 +1239,7 @@ struct status_reader {
 static void *status_reader_fn(void *arg)
 {
 	struct status_reader *r = arg;
-	ia_status_t st;
+	ia_status_t st = {};
 	struct ia_nl nl;
 	int i;
 
@@ -1204,6 +1271,7 @@ static void *status_reader_fn(void *arg)
 				snprintf(r->last_bad, sizeof(r->last_bad), "%u %s", f->state, f->detail);
 			}
 		}
+		ia_nl_free(&st);
 	}
 	ia_nl_close(&nl);
 	return NULL;
@@ -1251,7 +1319,7 @@ TEST_F_TIMEOUT(vfio, status_consistent_while_type1_reloads, 180)
  */
 TEST_F(vfio, mdev_only_container_says_unpinned)
 {
-	ia_container_t ct;
+	ia_container_t ct = {};
 	struct vfio_ctr c;
 	char why[256];
 	uint32_t avail;
@@ -1272,6 +1340,7 @@ TEST_F(vfio, mdev_only_container_says_unpinned)
 			TH_LOG("entries %u, the kernel's %u, inexact %#x", ct.entries,
 			       ct.limit - avail, ct.inexact);
 	EXPECT_EQ(0, ct.inexact & ~IOMMU_ACCOUNT_INEXACT_UNPINNED);
+	ia_nl_free(&ct);
 	vfio_ctr_close(&c);
 	vfio_mdev_cleanup();
 }
