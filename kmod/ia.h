@@ -618,16 +618,12 @@ struct ia_memlock_uids {
 	struct ia_memlock_uid u[];	/* sorted by uid */
 };
 
-/* What one live or exited process still holds. */
+/* What one process still holds of the pots. */
 struct ia_memlock_proc {
 	pid_t pid;			/* initial pid namespace */
 	u64 pages[IA_CONS_COUNT];
 	u32 rings;
-};
-
-struct ia_memlock_procs {
-	unsigned int nr;
-	struct ia_memlock_proc p[];	/* sorted by pid */
+	bool holds;			/* anything at all */
 };
 
 int ia_memlock_init(const struct ia_source *self);
@@ -636,8 +632,11 @@ void ia_memlock_exit(const struct ia_source *self);
 struct ia_memlock_uids *ia_memlock_uids(void);
 void ia_memlock_uids_free(struct ia_memlock_uids *s);
 const struct ia_memlock_uid *ia_memlock_uid_find(const struct ia_memlock_uids *s, kuid_t uid);
-struct ia_memlock_procs *ia_memlock_procs(void);
-const struct ia_memlock_proc *ia_memlock_proc_find(const struct ia_memlock_procs *s, pid_t pid);
+/*
+ * What process @pid (its thread group) holds of the pots, into @out: true
+ * if anything. A lookup, its cost independent of how much is followed.
+ */
+bool ia_memlock_proc_of(struct pid *pid, struct ia_memlock_proc *out);
 void ia_memlock_thresholds_get(struct ia_thresholds *t, u32 *margin);
 void ia_memlock_thresholds_set(const struct ia_thresholds *t, u32 margin);
 u64 ia_memlock_probes_missed(void);

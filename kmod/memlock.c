@@ -44,7 +44,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
-#include <linux/hashtable.h>
 #include <linux/math64.h>
 #include <linux/pid.h>
 #include <linux/sched/signal.h>
@@ -64,11 +63,17 @@ bool ia_ml_iommufd_on;
 /* A refused process's cgroup path is built here, under ia_ml_lock. */
 static char ia_ml_cgbuf[IA_CGPATH_BUF];
 
-static DEFINE_HASHTABLE(ia_ml_users, 6);
-static DEFINE_HASHTABLE(ia_ml_recs, 8);
-static DEFINE_HASHTABLE(ia_ml_by_ctx, 8);	/* a closing ring finds its records */
+/* The ledger's tables (htab.h: they grow with what they hold). */
+static struct ia_htab ia_ml_users;	/* struct ia_ml_user, by uid */
+static struct ia_htab ia_ml_recs;	/* struct ia_ml_rec, by key */
+static struct ia_htab ia_ml_holders;	/* struct ia_ml_holder, by pid */
+static struct ia_htab ia_ml_rings;	/* struct ia_ml_ring, by ctx, while open */
+static LIST_HEAD(ia_ml_all_users);
+static unsigned int ia_ml_nusers;
+static LIST_HEAD(ia_ml_pend_users);	/* users with a refusal report held */
 static struct ia_thresholds ia_ml_thr = { 800, 950 };
 static u32 ia_ml_margin = 50;
+u32 ia_ml_thr_gen;
 
 /*
  * Records given back (ia.h: struct ia_spare), under ia_ml_lock: a register
@@ -77,56 +82,223 @@ static u32 ia_ml_margin = 50;
  */
 static struct ia_spare ia_ml_spare = IA_SPARE_INIT(32);
 
+static unsigned long ia_ml_user_hash(const struct hlist_node *n)
+{
+	return __kuid_val(hlist_entry(n, struct ia_ml_user, hnode)->uid);
+}
+
+static unsigned long ia_ml_rec_hash(const struct hlist_node *n)
+{
+	return (unsigned long)hlist_entry(n, struct ia_ml_rec, hnode)->key;
+}
+
+static unsigned long ia_ml_holder_hash(const struct hlist_node *n)
+{
+	return (unsigned long)hlist_entry(n, struct ia_ml_holder, hnode)->pid;
+}
+
+static unsigned long ia_ml_ring_hash(const struct hlist_node *n)
+{
+	return (unsigned long)hlist_entry(n, struct ia_ml_ring, hnode)->ctx;
+}
+
 /* --- the ledger (ia_ml_lock held) ---------------------------------------------- */
 
 struct ia_ml_user *ia_ml_user_get(kuid_t uid)
 {
+	struct hlist_head *head;
 	struct ia_ml_user *u;
+	int t;
 
-	hash_for_each_possible(ia_ml_users, u, hnode, __kuid_val(uid))
-		if (uid_eq(u->uid, uid))
-			return u;
+	for (t = 0; (head = ia_htab_chain(&ia_ml_users, __kuid_val(uid), t)); t++)
+		hlist_for_each_entry(u, head, hnode)
+			if (uid_eq(u->uid, uid))
+				return u;
 	u = kzalloc(sizeof(*u), GFP_ATOMIC);
 	if (!u)
 		return NULL;
 	u->uid = uid;
-	hash_add(ia_ml_users, &u->hnode, __kuid_val(uid));
+	INIT_LIST_HEAD(&u->holders);
+	INIT_LIST_HEAD(&u->pend);
+	ia_htab_add(&ia_ml_users, &u->hnode, __kuid_val(uid));
+	list_add_tail(&u->all, &ia_ml_all_users);
+	ia_ml_nusers++;
 	return u;
 }
 
 struct ia_ml_rec *ia_ml_rec_of(const void *key)
 {
+	struct hlist_head *head;
 	struct ia_ml_rec *r;
+	int t;
 
-	hash_for_each_possible(ia_ml_recs, r, hnode, (unsigned long)key)
-		if (r->key == key)
-			return r;
+	for (t = 0; (head = ia_htab_chain(&ia_ml_recs, (unsigned long)key, t)); t++)
+		hlist_for_each_entry(r, head, hnode)
+			if (r->key == key)
+				return r;
 	return NULL;
+}
+
+/* @pid's holding of @u's pot, made if it is not there yet (NULL: no memory). */
+static struct ia_ml_holder *ia_ml_holder_get(struct pid *pid, struct ia_ml_user *u)
+{
+	struct hlist_head *head;
+	struct ia_ml_holder *h;
+	int t;
+
+	for (t = 0; (head = ia_htab_chain(&ia_ml_holders, (unsigned long)pid, t)); t++)
+		hlist_for_each_entry(h, head, hnode)
+			if (h->pid == pid && h->u == u)
+				return h;
+	h = kzalloc(sizeof(*h), GFP_ATOMIC);
+	if (!h)
+		return NULL;
+	h->pid = get_pid(pid);
+	h->u = u;
+	ia_htab_add(&ia_ml_holders, &h->hnode, (unsigned long)pid);
+	list_add_tail(&h->unode, &u->holders);
+	return h;
+}
+
+static void ia_ml_holder_put(struct ia_ml_holder *h)
+{
+	if (--h->nrec)
+		return;
+	ia_htab_del(&ia_ml_holders, &h->hnode);
+	list_del(&h->unode);
+	put_pid(h->pid);
+	kfree(h);
+}
+
+/* @h's link on the open ring @ctx, ring and link made if need be (NULL: no memory). */
+static struct ia_ml_link *ia_ml_link_get(const void *ctx, struct ia_ml_holder *h)
+{
+	struct hlist_head *head;
+	struct ia_ml_ring *ring;
+	struct ia_ml_link *l;
+	int t;
+
+	for (t = 0; (head = ia_htab_chain(&ia_ml_rings, (unsigned long)ctx, t)); t++)
+		hlist_for_each_entry(ring, head, hnode)
+			if (ring->ctx == ctx)
+				goto found;
+	ring = kzalloc(sizeof(*ring), GFP_ATOMIC);
+	if (!ring)
+		return NULL;
+	ring->ctx = ctx;
+	INIT_LIST_HEAD(&ring->links);
+	ia_htab_add(&ia_ml_rings, &ring->hnode, (unsigned long)ctx);
+found:
+	/* One link per holder of the ring's records: a few at most. */
+	list_for_each_entry(l, &ring->links, rnode)
+		if (l->h == h)
+			return l;
+	l = kzalloc(sizeof(*l), GFP_ATOMIC);
+	if (!l) {
+		if (list_empty(&ring->links)) {
+			ia_htab_del(&ia_ml_rings, &ring->hnode);
+			kfree(ring);
+		}
+		return NULL;
+	}
+	l->ring = ring;
+	l->h = h;
+	list_add_tail(&l->rnode, &ring->links);
+	return l;
+}
+
+static void ia_ml_link_put(struct ia_ml_link *l)
+{
+	struct ia_ml_ring *ring = l->ring;
+
+	if (--l->nrec)
+		return;
+	list_del(&l->rnode);
+	kfree(l);
+	if (!list_empty(&ring->links))
+		return;
+	if (!ring->closed)
+		ia_htab_del(&ia_ml_rings, &ring->hnode);
+	kfree(ring);
+}
+
+/* @pages of @r's more (@add) or fewer in its holder's and its link's figures. */
+static void ia_ml_hold(struct ia_ml_rec *r, u64 pages, bool add)
+{
+	struct ia_ml_holder *h = r->h;
+	struct ia_ml_link *l = r->link;
+	bool had;
+
+	if (r->mode != IA_ML_POT || !pages)
+		return;
+	if (add) {
+		h->pages[r->consumer] += pages;
+		h->total += pages;
+	} else {
+		h->pages[r->consumer] -= min(h->pages[r->consumer], pages);
+		h->total -= min(h->total, pages);
+	}
+	if (!l)
+		return;
+	had = l->pages;
+	if (add)
+		l->pages += pages;
+	else
+		l->pages -= min(l->pages, pages);
+	if (l->ring->closed) {
+		if (add)
+			h->closed_pages += pages;
+		else
+			h->closed_pages -= min(h->closed_pages, pages);
+	}
+	if (had != !!l->pages)
+		h->rings += l->pages ? 1 : -1;
 }
 
 struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 				enum ia_consumer consumer, const struct ia_ml_rec_ops *ops)
 {
-	struct hlist_node *n = ops->size ? NULL : ia_spare_get(&ia_ml_spare);
+	struct ia_ml_user *u = ia_ml_user_get(uid);
+	struct ia_ml_holder *h = u ? ia_ml_holder_get(task_tgid(current), u) : NULL;
+	struct ia_ml_link *l = NULL;
+	struct hlist_node *n;
 	struct ia_ml_rec *r;
 
+	if (!h)
+		return NULL;
+	h->nrec++;
+	if (ctx) {
+		l = ia_ml_link_get(ctx, h);
+		if (!l) {
+			ia_ml_holder_put(h);
+			return NULL;
+		}
+		l->nrec++;
+	}
+	n = ops->size ? NULL : ia_spare_get(&ia_ml_spare);
 	if (n) {
 		r = hlist_entry(n, struct ia_ml_rec, hnode);
 		memset(r, 0, sizeof(*r));
 	} else {
 		/* A consumer's own record embeds the ledger's at its start. */
 		r = kzalloc(ops->size ?: sizeof(*r), GFP_ATOMIC);
-		if (!r)
+		if (!r) {
+			if (l)
+				ia_ml_link_put(l);
+			ia_ml_holder_put(h);
 			return NULL;
+		}
 	}
 	r->ops = ops;
 	r->key = key;
 	r->ctx = ctx;
 	r->uid = uid;
 	r->consumer = consumer;
-	r->pid = get_pid(task_tgid(current));
-	hash_add(ia_ml_recs, &r->hnode, (unsigned long)key);
-	hash_add(ia_ml_by_ctx, &r->cnode, (unsigned long)ctx);
+	r->pid = get_pid(h->pid);
+	r->acct = u;
+	r->h = h;
+	r->link = l;
+	ia_htab_add(&ia_ml_recs, &r->hnode, (unsigned long)key);
 	return r;
 }
 
@@ -134,19 +306,20 @@ static void ia_ml_rec_del(struct ia_ml_rec *r)
 {
 	if (r->ops->del)
 		r->ops->del(r);
-	hash_del(&r->hnode);
-	hash_del(&r->cnode);
+	ia_ml_hold(r, r->pages, false);
+	ia_htab_del(&ia_ml_recs, &r->hnode);
+	if (r->link)
+		ia_ml_link_put(r->link);
+	ia_ml_holder_put(r->h);
 	put_pid(r->pid);
 	if (!r->ops->size && !READ_ONCE(ia_ml_exiting) && ia_spare_put(&ia_ml_spare, &r->hnode))
 		return;
 	kfree(r);
 }
 
-/* The ledger entry of @r's uid, looked up once. */
+/* The ledger entry of @r's uid (set when it was made). */
 static struct ia_ml_user *ia_ml_rec_user(struct ia_ml_rec *r)
 {
-	if (!r->acct)
-		r->acct = ia_ml_user_get(r->uid);
 	return r->acct;
 }
 
@@ -158,6 +331,28 @@ void ia_ml_flag(kuid_t uid, u32 bit)
 		u->inexact |= bit;
 }
 
+/* Where @r's pages are counted in @u, by its mode. */
+static u64 *ia_ml_mode_pages(struct ia_ml_rec *r, struct ia_ml_user *u)
+{
+	return r->mode == IA_ML_MM ? &u->iommufd_mm_pages :
+	       r->mode == IA_ML_EXEMPT ? &u->iommufd_exempt_pages :
+	       &u->pages[r->consumer];
+}
+
+void ia_ml_charged(struct ia_ml_rec *r, struct ia_ml_user *u, u64 pages)
+{
+	r->pages += pages;
+	*ia_ml_mode_pages(r, u) += pages;
+	ia_ml_hold(r, pages, true);
+}
+
+void ia_ml_set_mode(struct ia_ml_rec *r, enum ia_ml_mode mode)
+{
+	ia_ml_hold(r, r->pages, false);
+	r->mode = mode;
+	ia_ml_hold(r, r->pages, true);
+}
+
 void ia_ml_release(struct ia_ml_rec *r, u64 pages)
 {
 	struct ia_ml_user *u = ia_ml_rec_user(r);
@@ -167,13 +362,12 @@ void ia_ml_release(struct ia_ml_rec *r, u64 pages)
 			u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS;
 		pages = r->pages;
 	}
+	ia_ml_hold(r, pages, false);
 	r->pages -= pages;
 	if (r->ops->unpinned)
 		r->ops->unpinned(r, pages);
 	if (u) {
-		u64 *c = r->mode == IA_ML_MM ? &u->iommufd_mm_pages :
-			 r->mode == IA_ML_EXEMPT ? &u->iommufd_exempt_pages :
-			 &u->pages[r->consumer];
+		u64 *c = ia_ml_mode_pages(r, u);
 
 		*c -= min(*c, pages);
 	}
@@ -195,13 +389,27 @@ void ia_ml_release_key(const void *key)
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
+/*
+ * Ring @ctx was closed: its links' pages wait for release, and it leaves the
+ * table of open rings (a new ring at its address is another ring).
+ */
 void ia_ml_ring_closed(const void *ctx)
 {
-	struct ia_ml_rec *r;
+	struct hlist_head *head;
+	struct ia_ml_ring *ring;
+	struct ia_ml_link *l;
+	int t;
 
-	hash_for_each_possible(ia_ml_by_ctx, r, cnode, (unsigned long)ctx)
-		if (r->ctx == ctx)
-			r->closed = true;
+	for (t = 0; (head = ia_htab_chain(&ia_ml_rings, (unsigned long)ctx, t)); t++)
+		hlist_for_each_entry(ring, head, hnode)
+			if (ring->ctx == ctx)
+				goto found;
+	return;
+found:
+	ring->closed = true;
+	ia_htab_del(&ia_ml_rings, &ring->hnode);
+	list_for_each_entry(l, &ring->links, rnode)
+		l->h->closed_pages += l->pages;
 }
 
 /* --- events ------------------------------------------------------------------ */
@@ -292,28 +500,34 @@ void ia_ml_refused_in(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages
 		return;
 	}
 	u->pending_ev = ev;
+	if (list_empty(&u->pend))
+		list_add_tail(&u->pend, &ia_ml_pend_users);
 	ia_coalesce_schedule(&ia_ml_flush_work, &ia_ml_flush_pending);
 }
 
 static void ia_ml_flush_fn(struct work_struct *w)
 {
 	u64 now = ktime_get_ns();
-	struct ia_ml_user *u;
+	struct ia_ml_user *u, *tmp;
 	unsigned long flags;
 	bool again = false;
-	unsigned int bkt;
 	u32 count;
 
+	/* Only the users with a report held (a refusal put each on the list). */
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_ml_flush_pending = false;
-	hash_for_each(ia_ml_users, bkt, u, hnode) {
-		if (!u->co.pending)
+	list_for_each_entry_safe(u, tmp, &ia_ml_pend_users, pend) {
+		if (!u->co.pending) {
+			list_del_init(&u->pend);
 			continue;
+		}
 		count = ia_coalesce_due(&u->co, now);
 		if (!count) {
 			again = true;
 			continue;
 		}
+		if (!u->co.pending)
+			list_del_init(&u->pend);
 		u->pending_ev.count = count;
 		u->pending_ev.time_ns = ktime_get_real_ns();
 		if (ia_events_wanted())
@@ -342,6 +556,40 @@ static const struct ia_source *ia_ml_part_of(const struct ia_hook_set *s)
 }
 
 /*
+ * Every record a set's hooks made (@s; NULL: every record) goes, its pages
+ * leaving the uid's parts (unattributed from then on): a batch of buckets
+ * per hold of the lock. A table whose entries moved meanwhile is read
+ * again from its start (what went is no longer in it).
+ */
+static void ia_ml_forget(const struct ia_hook_set *s)
+{
+	unsigned long gen = 0, flags;
+	unsigned int bkt = 0, end;
+	struct hlist_node *tmp;
+	struct ia_ml_rec *r;
+	bool done;
+
+	do {
+		spin_lock_irqsave(&ia_ml_lock, flags);
+		if (!bkt || gen != ia_ml_recs.gen) {
+			gen = ia_ml_recs.gen;
+			bkt = 0;
+		}
+		end = min(bkt + IA_HTAB_BATCH, ia_htab_buckets(&ia_ml_recs));
+		for (; bkt < end; bkt++)
+			hlist_for_each_entry_safe(r, tmp, ia_htab_bucket_at(&ia_ml_recs, bkt),
+						  hnode)
+				if (!s || r->ops->hooks == s) {
+					r->keep = false;
+					ia_ml_release(r, r->pages);
+				}
+		done = bkt >= ia_htab_buckets(&ia_ml_recs);
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		cond_resched();
+	} while (!done);
+}
+
+/*
  * A set's hooks changed under it (hook.c: a livepatch came). Its feature is
  * written again; a set taken down (PREEMPT_RT) is off from here (its start
  * function says so) and what it followed is forgotten: the pot's bytes are
@@ -350,10 +598,6 @@ static const struct ia_source *ia_ml_part_of(const struct ia_hook_set *s)
 static void ia_ml_hooks_changed(struct ia_hook_set *s)
 {
 	const struct ia_source *part = ia_ml_part_of(s);
-	struct ia_ml_rec *r;
-	struct hlist_node *tmp;
-	unsigned long flags;
-	unsigned int bkt;
 
 	if (!part)
 		return;
@@ -362,14 +606,28 @@ static void ia_ml_hooks_changed(struct ia_hook_set *s)
 		return;
 	if (part->exit)
 		part->exit(part);
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	hash_for_each_safe(ia_ml_recs, bkt, tmp, r, hnode)
-		if (r->ops->hooks == s) {
-			/* Its pages leave the uid's parts; the record goes. */
-			r->keep = false;
-			ia_ml_release(r, r->pages);
-		}
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	ia_ml_forget(s);
+}
+
+static void ia_ml_tables_destroy(void)
+{
+	ia_htab_destroy(&ia_ml_rings);
+	ia_htab_destroy(&ia_ml_holders);
+	ia_htab_destroy(&ia_ml_recs);
+	ia_htab_destroy(&ia_ml_users);
+}
+
+static int ia_ml_tables_init(void)
+{
+	/* Sized for a few hundred of each; they grow with what they hold. */
+	if (ia_htab_init(&ia_ml_users, 6, &ia_ml_lock, ia_ml_user_hash) ||
+	    ia_htab_init(&ia_ml_recs, 8, &ia_ml_lock, ia_ml_rec_hash) ||
+	    ia_htab_init(&ia_ml_holders, 6, &ia_ml_lock, ia_ml_holder_hash) ||
+	    ia_htab_init(&ia_ml_rings, 6, &ia_ml_lock, ia_ml_ring_hash)) {
+		ia_ml_tables_destroy();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int ia_memlock_init(const struct ia_source *self)
@@ -384,14 +642,19 @@ int ia_memlock_init(const struct ia_source *self)
 			return -EINVAL;
 		ia_ml_sets[ia_ml_nsets++] = (*p)->hooks;
 	}
+	ret = ia_ml_tables_init();
+	if (ret)
+		return ret;
 	for (p = ia_ml_parts; *p; p++) {
 		if (why) {
 			ia_feature_set((*p)->feature, false, "%s", why);
 			continue;
 		}
 		ret = (*p)->init(*p);
-		if (ret)
+		if (ret) {
+			ia_ml_tables_destroy();
 			return ret;
+		}
 		(*p)->hooks->changed = ia_ml_hooks_changed;
 	}
 	if (why)
@@ -410,11 +673,10 @@ int ia_memlock_init(const struct ia_source *self)
 void ia_memlock_exit(const struct ia_source *self)
 {
 	const struct ia_source *const *p;
-	struct ia_ml_user *u;
+	struct ia_ml_user *u, *utmp;
 	struct ia_ml_rec *r;
 	struct hlist_node *tmp;
 	unsigned long flags;
-	unsigned int bkt;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_ml_exiting = true;
@@ -425,18 +687,22 @@ void ia_memlock_exit(const struct ia_source *self)
 		if ((*p)->exit)
 			(*p)->exit(*p);
 	cancel_delayed_work_sync(&ia_ml_flush_work);
+	/* The records, a batch at a time (and with them holders, links, rings). */
+	ia_ml_forget(NULL);
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	hash_for_each_safe(ia_ml_recs, bkt, tmp, r, hnode)
-		ia_ml_rec_del(r);
 	hlist_for_each_entry_safe(r, tmp, &ia_ml_spare.head, hnode)
 		kfree(r);
 	ia_spare_reset(&ia_ml_spare);
-	hash_for_each_safe(ia_ml_users, bkt, tmp, u, hnode) {
-		hash_del(&u->hnode);
+	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	/* No hook, no reader is left: the users go without the lock. */
+	list_for_each_entry_safe(u, utmp, &ia_ml_all_users, all) {
+		list_del(&u->all);
 		ia_cgpath_put(u->last_cgpath);
 		kfree(u);
 	}
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	INIT_LIST_HEAD(&ia_ml_pend_users);
+	ia_ml_nusers = 0;
+	ia_ml_tables_destroy();
 }
 
 /* Calls not seen: kprobe hits and kretprobe instances lost (ftrace misses none). */
@@ -452,16 +718,17 @@ u64 ia_memlock_probes_missed(void)
 
 /* --- snapshots ---------------------------------------------------------------- */
 
-static bool ia_ml_rec_pending(const struct ia_ml_rec *r)
+/* What @h holds that waits for a deferred release: all once its process is gone. */
+static u64 ia_ml_holder_pending(const struct ia_ml_holder *h)
 {
 	bool gone;
 
-	if (r->closed)
-		return true;
+	if (!h->total)
+		return 0;
 	rcu_read_lock();
-	gone = !pid_task(r->pid, PIDTYPE_TGID);
+	gone = !pid_task(h->pid, PIDTYPE_TGID);
 	rcu_read_unlock();
-	return gone;
+	return gone ? h->total : h->closed_pages;
 }
 
 static int ia_ml_uid_cmp(const void *a, const void *b)
@@ -472,42 +739,55 @@ static int ia_ml_uid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void ia_ml_uid_copy(struct ia_memlock_uid *o, const struct ia_ml_user *u)
+{
+	const struct ia_ml_holder *h;
+
+	o->uid = u->uid;
+	memcpy(o->pages, u->pages, sizeof(o->pages));
+	o->iommufd_mm_pages = u->iommufd_mm_pages;
+	o->iommufd_exempt_pages = u->iommufd_exempt_pages;
+	o->charges = u->charges;
+	o->refusals = u->refusals;
+	o->inexact = u->inexact;
+	o->has_last = u->has_last;
+	o->last = u->last;
+	o->last_cgpath = ia_cgpath_get(u->last_cgpath);
+	o->pending_pages = 0;
+	list_for_each_entry(h, &u->holders, unode)
+		o->pending_pages += ia_ml_holder_pending(h);
+}
+
+/*
+ * Users, IA_HTAB_BATCH a hold of the lock: they are never deleted before
+ * exit and only added at the list's tail, so the cursor stays valid while
+ * the lock is dropped. Users that came meanwhile are taken while there is
+ * room (they were not there when the snapshot began: either is right).
+ */
 static unsigned int ia_ml_uids_fill(void *buf, unsigned int cap, void *arg)
 {
 	struct ia_memlock_uids *s = buf;
-	struct ia_ml_user *u;
-	struct ia_ml_rec *r;
+	struct list_head *pos;
+	unsigned int n = 0, k;
 	unsigned long flags;
-	unsigned int bkt, n = 0, i;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	hash_for_each(ia_ml_users, bkt, u, hnode)
-		n++;
-	if (n > cap)
-		goto out;
-	n = 0;
-	hash_for_each(ia_ml_users, bkt, u, hnode) {
-		struct ia_memlock_uid *o = &s->u[n++];
-
-		o->uid = u->uid;
-		memcpy(o->pages, u->pages, sizeof(o->pages));
-		o->iommufd_mm_pages = u->iommufd_mm_pages;
-		o->iommufd_exempt_pages = u->iommufd_exempt_pages;
-		o->charges = u->charges;
-		o->refusals = u->refusals;
-		o->inexact = u->inexact;
-		o->has_last = u->has_last;
-		o->last = u->last;
-		o->last_cgpath = ia_cgpath_get(u->last_cgpath);
+	if (ia_ml_nusers > cap) {
+		n = ia_ml_nusers;
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		return n;
 	}
-	hash_for_each(ia_ml_recs, bkt, r, hnode) {
-		if (r->mode != IA_ML_POT || !r->pages || !ia_ml_rec_pending(r))
-			continue;
-		for (i = 0; i < n; i++)
-			if (uid_eq(s->u[i].uid, r->uid))
-				s->u[i].pending_pages += r->pages;
+	pos = ia_ml_all_users.next;
+	for (;;) {
+		for (k = 0; k < IA_HTAB_BATCH && pos != &ia_ml_all_users && n < cap;
+		     k++, pos = pos->next)
+			ia_ml_uid_copy(&s->u[n++], list_entry(pos, struct ia_ml_user, all));
+		if (pos == &ia_ml_all_users || n == cap)
+			break;
+		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		cond_resched();
+		spin_lock_irqsave(&ia_ml_lock, flags);
 	}
-out:
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 	return n;
 }
@@ -556,89 +836,29 @@ const struct ia_memlock_uid *ia_memlock_uid_find(const struct ia_memlock_uids *s
 	return NULL;
 }
 
-static int ia_ml_proc_cmp(const void *a, const void *b)
+bool ia_memlock_proc_of(struct pid *pid, struct ia_memlock_proc *out)
 {
-	pid_t x = ((const struct ia_memlock_proc *)a)->pid;
-	pid_t y = ((const struct ia_memlock_proc *)b)->pid;
-
-	return x < y ? -1 : x > y;
-}
-
-static unsigned int ia_ml_procs_fill(void *buf, unsigned int cap, void *arg)
-{
-	struct ia_memlock_procs *s = buf;
-	struct ia_ml_rec *r, *q;
+	struct hlist_head *head;
+	struct ia_ml_holder *h;
 	unsigned long flags;
-	unsigned int bkt, bkt2, n = 0, i;
+	unsigned int c;
+	int t;
 
+	memset(out, 0, sizeof(*out));
+	out->pid = pid_nr(pid);
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	hash_for_each(ia_ml_recs, bkt, r, hnode)
-		n++;
-	if (n > cap)
-		goto out;
-	n = 0;
-	hash_for_each(ia_ml_recs, bkt, r, hnode) {
-		pid_t pid = pid_nr(r->pid);
-		bool first_ring = true;
-
-		/* What the pot holds: not iommufd's pins charged elsewhere, nor kept empties. */
-		if (r->mode != IA_ML_POT || !r->pages)
-			continue;
-
-		for (i = 0; i < n && s->p[i].pid != pid; i++)
-			;
-		if (i == n) {
-			s->p[n].pid = pid;
-			n++;
+	/* One holder per uid the process charged as: usually one. */
+	for (t = 0; (head = ia_htab_chain(&ia_ml_holders, (unsigned long)pid, t)); t++)
+		hlist_for_each_entry(h, head, hnode) {
+			if (h->pid != pid || !h->total)
+				continue;
+			for (c = 0; c < IA_CONS_COUNT; c++)
+				out->pages[c] += h->pages[c];
+			out->rings += h->rings;
+			out->holds = true;
 		}
-		s->p[i].pages[r->consumer] += r->pages;
-		if (r->consumer != IA_CONS_URING_BUFFERS)
-			continue;
-		/* Count each ring once per process. */
-		hash_for_each(ia_ml_recs, bkt2, q, hnode) {
-			if (q == r)
-				break;
-			if (q->consumer == IA_CONS_URING_BUFFERS && q->ctx == r->ctx &&
-			    q->pid == r->pid)
-				first_ring = false;
-		}
-		s->p[i].rings += first_ring;
-	}
-out:
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return n;
-}
-
-/* What each live charging process holds: pages by consumer, rings. */
-struct ia_memlock_procs *ia_memlock_procs(void)
-{
-	struct ia_memlock_procs *s;
-	unsigned int n;
-
-	s = ia_snapshot_take(offsetof(struct ia_memlock_procs, p), sizeof(s->p[0]), 16,
-			     ia_ml_procs_fill, NULL, &n);
-	if (IS_ERR(s))
-		return s;
-	s->nr = n;
-	sort(s->p, n, sizeof(s->p[0]), ia_ml_proc_cmp, NULL);
-	return s;
-}
-
-const struct ia_memlock_proc *ia_memlock_proc_find(const struct ia_memlock_procs *s, pid_t pid)
-{
-	unsigned int lo = 0, hi = s->nr;
-
-	while (lo < hi) {
-		unsigned int mid = (lo + hi) / 2;
-
-		if (s->p[mid].pid == pid)
-			return &s->p[mid];
-		if (s->p[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return out->holds;
 }
 
 void ia_memlock_thresholds_get(struct ia_thresholds *t, u32 *margin)
@@ -654,16 +874,12 @@ void ia_memlock_thresholds_get(struct ia_thresholds *t, u32 *margin)
 /* New lines: every level re-arms; the next charge raises what it reaches. */
 void ia_memlock_thresholds_set(const struct ia_thresholds *t, u32 margin)
 {
-	struct ia_ml_user *u;
 	unsigned long flags;
-	unsigned int bkt;
 
+	/* Each user's levels re-arm at its next charge (ia_ml_thresholds()). */
 	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_ml_thr = *t;
 	ia_ml_margin = margin;
-	hash_for_each(ia_ml_users, bkt, u, hnode) {
-		u->levels.raised = 0;
-		u->bnd.raise_at = 0;	/* the bounds, at the next charge */
-	}
+	ia_ml_thr_gen++;
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }

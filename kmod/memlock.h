@@ -19,9 +19,10 @@
 #ifndef _IA_MEMLOCK_H
 #define _IA_MEMLOCK_H
 
-#include <linux/hashtable.h>
+#include <linux/list.h>
 #include <linux/spinlock.h>
 
+#include "htab.h"
 #include "ia.h"
 #include "wrapper/hook.h"
 
@@ -33,9 +34,21 @@ extern spinlock_t ia_ml_lock;
  */
 extern bool ia_ml_exiting;
 
-/* One uid that charged since the module loaded. */
+/*
+ * One uid that charged since the module loaded (kept until exit). What the
+ * ledger keeps, so that nothing needs a walk over every record: a record's
+ * pages are added to its uid (by consumer), to its holder (the charging
+ * process, with that uid) and to its link (the holder's part of one ring);
+ * a ring's close moves its links' pages into their holders' closed pages.
+ * A uid's pages waiting for release are then its holders' closed pages,
+ * or all of a holder's pages once its process is gone; a process's rings
+ * are its links with pages.
+ */
 struct ia_ml_user {
-	struct hlist_node hnode;	/* by uid */
+	struct hlist_node hnode;	/* ia_ml_users, by uid */
+	struct list_head all;		/* ia_ml_all_users, in the order they came */
+	struct list_head holders;	/* its holders (struct ia_ml_holder) */
+	struct list_head pend;		/* on ia_ml_pend_users: a refusal report is held */
 	kuid_t uid;
 	u64 pages[IA_CONS_COUNT];	/* attributed, still charged */
 	u64 iommufd_mm_pages, iommufd_exempt_pages;	/* pinned, not in the pot */
@@ -50,11 +63,42 @@ struct ia_ml_user {
 	 */
 	struct ia_level_bounds bnd;
 	u64 bnd_limit;
+	u32 thr_gen;			/* ia_ml_thr_gen when its levels were last re-armed */
 	struct ia_coalesce co;
 	struct ia_event pending_ev;	/* the last refusal, for a coalesced report */
 	bool has_last;
 	struct ia_failure last;		/* the last refusal, for GET_QUOTA */
 	struct ia_cgpath *last_cgpath;	/* its cgroup's path at the last refusal (NULL: unknown) */
+};
+
+/* A process (its thread group) holding pages of one uid's pot. */
+struct ia_ml_holder {
+	struct hlist_node hnode;	/* ia_ml_holders, by pid */
+	struct list_head unode;		/* its user's holders */
+	struct pid *pid;		/* a reference */
+	struct ia_ml_user *u;
+	u64 pages[IA_CONS_COUNT];	/* in the pot (IA_ML_POT records) */
+	u64 total;			/* the sum of @pages */
+	u64 closed_pages;		/* of @total: in rings that were closed */
+	u32 rings;			/* its links with pages */
+	u32 nrec;			/* records that name it; it goes at 0 */
+};
+
+/* A ring (io_uring context) with records, until it is closed. */
+struct ia_ml_ring {
+	struct hlist_node hnode;	/* ia_ml_rings, by ctx, while open */
+	const void *ctx;
+	bool closed;
+	struct list_head links;		/* one per holder of its records */
+};
+
+/* The records of one holder on one ring. */
+struct ia_ml_link {
+	struct list_head rnode;		/* its ring's links */
+	struct ia_ml_ring *ring;
+	struct ia_ml_holder *h;
+	u64 pages;			/* in the pot */
+	u32 nrec;			/* it goes at 0, and its ring with its last link */
 };
 
 /* Where a record's pages are charged (iommufd decides per object). */
@@ -80,8 +124,7 @@ struct ia_ml_rec_ops {
  * umem, an iommufd pages object).
  */
 struct ia_ml_rec {
-	struct hlist_node hnode;	/* by key */
-	struct hlist_node cnode;	/* by ring */
+	struct hlist_node hnode;	/* ia_ml_recs, by key (a spare: on the spare list) */
 	const void *key;		/* the buffer, the ring in per-ring mode, the umem */
 	const void *ctx;		/* the ring (NULL: a umem) */
 	kuid_t uid;
@@ -89,7 +132,8 @@ struct ia_ml_rec {
 	u64 pages;
 	struct pid *pid;		/* the charging process (tgid) */
 	struct ia_ml_user *acct;	/* @uid's entry once looked up (entries live until exit) */
-	bool closed;			/* its ring was closed */
+	struct ia_ml_holder *h;		/* @pid's holding of @uid's pot */
+	struct ia_ml_link *link;	/* its part of ring @ctx (NULL: no ring) */
 	bool keep;			/* kept at 0 pages until its object goes */
 	enum ia_ml_mode mode;		/* where its pages are charged */
 	const struct ia_ml_rec_ops *ops;
@@ -98,9 +142,22 @@ struct ia_ml_rec {
 /* The ledger (memlock.c), every function under ia_ml_lock. */
 struct ia_ml_user *ia_ml_user_get(kuid_t uid);
 struct ia_ml_rec *ia_ml_rec_of(const void *key);
-/* A new record of @consumer (made as @ops say) under @key, charged by the current process. */
+/*
+ * A new record of @consumer (made as @ops say) under @key, charged by the
+ * current process; NULL when there is no memory for it.
+ */
 struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 				enum ia_consumer consumer, const struct ia_ml_rec_ops *ops);
+/* @pages more charged to @r, where its mode says (@u: @r's uid's entry). */
+void ia_ml_charged(struct ia_ml_rec *r, struct ia_ml_user *u, u64 pages);
+/* @r's pages are charged to @mode from now on (what it holds moves with it). */
+void ia_ml_set_mode(struct ia_ml_rec *r, enum ia_ml_mode mode);
+/* @r's ring was closed: its pages wait for their release. */
+static inline bool ia_ml_rec_closed(const struct ia_ml_rec *r)
+{
+	return r->link && r->link->ring->closed;
+}
+
 /*
  * Take @pages off @r (and its uid, where @r's mode charged them); the record
  * goes when it is empty, unless it is kept for its object.
@@ -120,9 +177,17 @@ void ia_ml_thresholds_cross(struct ia_ml_user *u, enum ia_consumer consumer, u64
  * process's @limit (bytes). Re-arms and raises the uid's levels: two
  * comparisons, unless a level changes.
  */
+/* Changes when the pot's thresholds are set: every user's levels re-arm. */
+extern u32 ia_ml_thr_gen;
+
 static inline void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
 				    u64 pot, u64 limit)
 {
+	if (unlikely(u->thr_gen != ia_ml_thr_gen)) {
+		u->thr_gen = ia_ml_thr_gen;
+		u->levels.raised = 0;
+		u->bnd.raise_at = 0;	/* the bounds, at this charge */
+	}
 	if (limit == u->bnd_limit && pot < u->bnd.raise_at &&
 	    pot - min(pot, pages) >= u->bnd.rearm_below)
 		return;

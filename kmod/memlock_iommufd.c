@@ -830,7 +830,7 @@ static void ia_ml_fd_alloc_ret(void *data, unsigned long rv)
 		goto out;
 	}
 	r->keep = true;
-	r->mode = d->mode;
+	ia_ml_set_mode(r, d->mode);
 	fr = container_of(r, struct ia_fd_rec, r);
 	fr->user = current_user();
 	fr->fdctx = ia_fd_ctx_mapping();
@@ -904,7 +904,7 @@ static void ia_ml_fd_pin_ret(void *data, unsigned long rv)
 		/* The first pin of an object of a per-process context. */
 		if (r->pages)
 			ia_ml_flag(r->uid, IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED);
-		r->mode = IA_ML_MM;
+		ia_ml_set_mode(r, IA_ML_MM);
 	}
 	if (fr->fdctx) {
 		fr->fdctx->mode = r->mode;
@@ -930,22 +930,13 @@ static void ia_ml_fd_pin_ret(void *data, unsigned long rv)
 			ia_fd_ctx_refused(fr->fdctx, r, d->npages, ia_ml_fd_limit(r));
 		goto out;
 	}
-	r->pages += d->npages;
+	ia_ml_charged(r, u, d->npages);
 	if (fr->fdctx)
 		fr->fdctx->pages += d->npages;
-	switch (r->mode) {
-	case IA_ML_POT:
+	if (r->mode == IA_ML_POT) {
 		u->charges++;
-		u->pages[IA_CONS_IOMMUFD] += d->npages;
 		ia_ml_thresholds(u, IA_CONS_IOMMUFD, d->npages,
 				 atomic_long_read(&fr->user->locked_vm), ia_ml_fd_limit(r));
-		break;
-	case IA_ML_MM:
-		u->iommufd_mm_pages += d->npages;
-		break;
-	case IA_ML_EXEMPT:
-		u->iommufd_exempt_pages += d->npages;
-		break;
 	}
 out:
 	spin_unlock_irqrestore(&ia_ml_lock, flags);

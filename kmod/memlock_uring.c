@@ -264,7 +264,7 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 	}
 	u = a->u;	/* set with a->pages, under this lock */
 	r = ia_ml_rec_of(key);
-	if (r && (!ia_ml_per_ring || r->closed || !uid_eq(r->uid, a->uid))) {
+	if (r && (!ia_ml_per_ring || ia_ml_rec_closed(r) || !uid_eq(r->uid, a->uid))) {
 		/* A buffer (or ring) at the address of one we never saw released. */
 		ia_ml_release(r, r->pages);
 		ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED);
@@ -278,8 +278,7 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 		}
 		r->acct = u;
 	}
-	r->pages += a->pages;
-	u->pages[r->consumer] += a->pages;
+	ia_ml_charged(r, u, a->pages);
 out:
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }

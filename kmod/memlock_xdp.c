@@ -70,8 +70,7 @@ static void ia_ml_xdp_charged(struct xdp_umem *umem)
 		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY;
 		return;
 	}
-	r->pages = umem->npgs;
-	u->pages[IA_CONS_XDP_UMEM] += r->pages;
+	ia_ml_charged(r, u, umem->npgs);
 	ia_ml_thresholds(u, IA_CONS_XDP_UMEM, r->pages, atomic_long_read(&user->locked_vm),
 			 limit);
 }

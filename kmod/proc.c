@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Processes and what they hold: a walk of every process (pid, uid, comm,
- * cgroup, RLIMIT_MEMLOCK, mm->locked_vm and pinned_vm, io_uring fds) joined
- * with memlock.c's record of what each still holds of its uid's pot. The
- * source of GET_PROC (nl_proc.c puts it into messages).
+ * cgroup, RLIMIT_MEMLOCK, mm->locked_vm and pinned_vm, io_uring fds), each
+ * looked up in memlock.c's ledger for what it still holds of its uid's pot
+ * (a lookup: the ledger keeps each process's figures). The source of
+ * GET_PROC (nl_proc.c puts it into messages).
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
@@ -25,8 +26,9 @@ static u64 ia_rlim(unsigned long v)
 	return v == RLIM_INFINITY ? U64_MAX : (u64)v;
 }
 
+/* @p is in the scope; @m: what it holds (looked up only when the scope needs it). */
 static bool ia_proc_wanted(const struct ia_proc_scope *sc, struct task_struct *p, kuid_t uid,
-			   const struct ia_memlock_procs *ml)
+			   struct ia_memlock_proc *m)
 {
 	if (sc->by_pid)
 		return task_tgid_nr(p) == sc->pid;
@@ -34,7 +36,7 @@ static bool ia_proc_wanted(const struct ia_proc_scope *sc, struct task_struct *p
 		return false;
 	if (sc->all_of_uid)
 		return true;
-	return ia_memlock_proc_find(ml, task_tgid_nr(p));
+	return ia_memlock_proc_of(task_tgid(p), m);
 }
 
 /*
@@ -78,7 +80,7 @@ static int ia_count_uring_fd(const void *arg, struct file *file, unsigned int fd
 }
 
 static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
-			   const struct ia_proc_scope *sc, const struct ia_memlock_procs *ml)
+			   const struct ia_proc_scope *sc)
 {
 	struct task_struct *p;
 	unsigned int n = 0;
@@ -86,14 +88,14 @@ static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 
 	rcu_read_lock();
 	for_each_process(p) {
-		const struct ia_memlock_proc *m;
+		struct ia_memlock_proc m = { .holds = false };
 		struct ia_proc_info *o;
 		kuid_t uid;
 
 		if ((p->flags & PF_KTHREAD) || READ_ONCE(p->exit_state))
 			continue;
 		uid = __task_cred(p)->uid;
-		if (!ia_proc_wanted(sc, p, uid, ml))
+		if (!ia_proc_wanted(sc, p, uid, &m))
 			continue;
 		if (n == cap) {
 			ret = -ENOSPC;
@@ -122,10 +124,9 @@ static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 		if (ia_uring_fops && p->files)
 			iterate_fd(p->files, 0, ia_count_uring_fd, &o->uring_fds);
 		task_unlock(p);
-		m = ia_memlock_proc_find(ml, o->pid);
-		if (m) {
-			memcpy(o->pages, m->pages, sizeof(o->pages));
-			o->rings = m->rings;
+		if (m.holds || ia_memlock_proc_of(task_tgid(p), &m)) {
+			memcpy(o->pages, m.pages, sizeof(o->pages));
+			o->rings = m.rings;
 		}
 	}
 	rcu_read_unlock();
@@ -143,30 +144,20 @@ static int ia_proc_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct ia_proc_fill {
-	const struct ia_proc_scope *sc;
-	const struct ia_memlock_procs *ml;
-};
-
 static unsigned int ia_proc_fill(void *buf, unsigned int cap, void *arg)
 {
-	const struct ia_proc_fill *a = arg;
 	struct ia_proc_snap *s = buf;
 
-	if (ia_proc_collect(s, cap, a->sc, a->ml))
+	if (ia_proc_collect(s, cap, arg))
 		return cap + 1;
 	return s->nr;
 }
 
 struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
 {
-	struct ia_memlock_procs *ml = ia_memlock_procs();
-	struct ia_proc_fill a = { .sc = sc, .ml = ml };
 	struct ia_proc_snap *s;
 	unsigned int cap, nr;
 
-	if (IS_ERR(ml))
-		return ERR_CAST(ml);
 	/*
 	 * Looked up once (built in where io_uring is): absent stays absent. The
 	 * release orders the pointer before the flag for a parallel request.
@@ -180,8 +171,7 @@ struct ia_proc_snap *ia_proc_snapshot(const struct ia_proc_scope *sc)
 	cap = ia_count_processes();
 	cap += cap / 4 + 64;
 	s = ia_snapshot_take(offsetof(struct ia_proc_snap, p), sizeof(s->p[0]), cap,
-			     ia_proc_fill, &a, &nr);
-	kvfree(ml);
+			     ia_proc_fill, (void *)sc, &nr);
 	if (IS_ERR(s))
 		return s;
 	sort(s->p, s->nr, sizeof(s->p[0]), ia_proc_cmp, NULL);
