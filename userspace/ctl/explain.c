@@ -70,6 +70,9 @@ static void explain_json(struct ia_json *j, const struct ia_pot_diag *d)
 	if (u->has_memlock)
 		ia_json_u64_or_null(j, "memlock_min", u->memlock_min);
 	ia_json_u64(j, "processes", d->nprocs);
+	/* Past IA_POT_PROCS_MAX the rest is not read: said, never silent. */
+	if (d->procs_cut)
+		ia_json_bool(j, "processes_cut", true);
 	ia_json_arr_open(j, "cgroups");
 	for (k = 0; k < d->ncg; k++) {
 		const struct ia_pot_cgroup *cg = &d->cg[k];

@@ -22,46 +22,79 @@
 
 #include "ctl.h"
 
-#define MAXH 512
-#define MAXU 8
-#define MAXO 16
-
+/* Every holder, uid and object is listed: the arrays grow with them. */
 struct holder {
 	uint64_t cgroup_id;
 	char cgroup[IA_CGROUP_MAX];
 	bool cgroup_truncated;		/* the module's path, cut */
 	uint32_t procs;
 	uint64_t bytes;
-	struct { uint32_t uid; uint64_t bytes; } pot[MAXU];
+	struct pot_part { uint32_t uid; uint64_t bytes; } *pot;
 	unsigned int npot;
 	/* objects its processes own, by kind */
-	uint32_t obj[3][MAXO];
+	uint32_t *obj[3];
 	unsigned int nobj[3];
 };
 
 struct holders {
 	struct ia_ctx *ctx;
-	unsigned int n;
-	struct holder h[MAXH];
+	unsigned int n, cap;
+	struct holder *h;
 };
 
+/* Room for one more element of @size in *@v (holding @n): 0 or -ENOMEM. */
+static int grow(void *v, unsigned int n, size_t size)
+{
+	void **p = v, *nv;
+
+	if (n & (n - 1) && n)
+		return 0;	/* room up to the next power of two */
+	nv = realloc(*p, (n ? 2 * (size_t)n : 4) * size);
+	if (!nv)
+		return -ENOMEM;
+	*p = nv;
+	return 0;
+}
+
+/* The holder of cgroup @id, made if it is new; NULL: no memory. */
 static struct holder *find(struct holders *hs, uint64_t id, const char *path, bool cut)
 {
+	struct holder *h;
 	unsigned int i;
 
 	for (i = 0; i < hs->n; i++)
 		if (hs->h[i].cgroup_id == id)
 			return &hs->h[i];
-	if (hs->n == MAXH)
-		return NULL;
-	memset(&hs->h[hs->n], 0, sizeof(hs->h[0]));
-	hs->h[hs->n].cgroup_id = id;
+	if (hs->n == hs->cap) {
+		h = realloc(hs->h, (hs->cap ? 2 * (size_t)hs->cap : 16) * sizeof(*h));
+		if (!h)
+			return NULL;
+		hs->h = h;
+		hs->cap = hs->cap ? 2 * hs->cap : 16;
+	}
+	h = &hs->h[hs->n++];
+	memset(h, 0, sizeof(*h));
+	h->cgroup_id = id;
 	if (path && path[0]) {
-		snprintf(hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup), "%s", path);
-		hs->h[hs->n].cgroup_truncated = cut;
-	} else if (!ia_cgroup_path(id, hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup)))
-		snprintf(hs->h[hs->n].cgroup, sizeof(hs->h[0].cgroup), "cgroup %" PRIu64, id);
-	return &hs->h[hs->n++];
+		snprintf(h->cgroup, sizeof(h->cgroup), "%s", path);
+		h->cgroup_truncated = cut;
+	} else if (!ia_cgroup_path(id, h->cgroup, sizeof(h->cgroup))) {
+		snprintf(h->cgroup, sizeof(h->cgroup), "cgroup %" PRIu64, id);
+	}
+	return h;
+}
+
+static void holders_free(struct holders *hs)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < hs->n; i++) {
+		free(hs->h[i].pot);
+		for (k = 0; k < 3; k++)
+			free(hs->h[i].obj[k]);
+	}
+	free(hs->h);
+	free(hs);
 }
 
 static int got_proc(const struct ia_proc *p, void *arg)
@@ -75,15 +108,17 @@ static int got_proc(const struct ia_proc *p, void *arg)
 		return 0;
 	h = find(hs, p->cgroup_id, p->cgroup, p->cgroup_truncated);
 	if (!h)
-		return 0;
+		return -ENOMEM;
 	h->procs++;
 	h->bytes += b;
 	for (i = 0; i < h->npot && h->pot[i].uid != p->uid; i++)
 		;
-	if (i == h->npot && h->npot < MAXU)
-		h->pot[h->npot++].uid = p->uid;
-	if (i < MAXU)
-		h->pot[i].bytes += b;
+	if (i == h->npot) {
+		if (grow(&h->pot, h->npot, sizeof(h->pot[0])))
+			return -ENOMEM;
+		h->pot[h->npot++] = (struct pot_part){ p->uid, 0 };
+	}
+	h->pot[i].bytes += b;
 	return 0;
 }
 
@@ -102,7 +137,7 @@ struct owned {
 
 struct owned_list {
 	unsigned int n;
-	struct owned o[MAXH * 4];
+	struct owned *o;
 };
 
 static int got_quota(const struct ia_quota *q, void *arg)
@@ -116,14 +151,17 @@ static int got_quota(const struct ia_quota *q, void *arg)
 	case IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX: k = 2; break;
 	default: return 0;
 	}
-	if (!q->owner.present || l->n == sizeof(l->o) / sizeof(l->o[0]))
+	if (!q->owner.present)
 		return 0;
+	if (grow(&l->o, l->n, sizeof(l->o[0])))
+		return -ENOMEM;
 	l->o[l->n++] = (struct owned){ k, q->id, q->owner.pid,
 				       q->has_pub ? q->cgroup_id : 0 };
 	return 0;
 }
 
-static void place(struct holders *hs, const struct owned *o)
+/* 0, or -ENOMEM. */
+static int place(struct holders *hs, const struct owned *o)
 {
 	struct ia_proc p = { 0 };
 	struct holder *h;
@@ -133,11 +171,13 @@ static void place(struct holders *hs, const struct owned *o)
 	} else {
 		/* The owner's cgroup, as the kernel gives it; gone: not listed. */
 		if (ia_get_procs(&hs->ctx->cl, &o->pid, NULL, got_owner, &p) || !p.cgroup_id)
-			return;
+			return 0;
 		h = find(hs, p.cgroup_id, p.cgroup, p.cgroup_truncated);
 	}
-	if (h && h->nobj[o->kind] < MAXO)
-		h->obj[o->kind][h->nobj[o->kind]++] = o->id;
+	if (!h || grow(&h->obj[o->kind], h->nobj[o->kind], sizeof(uint32_t)))
+		return -ENOMEM;
+	h->obj[o->kind][h->nobj[o->kind]++] = o->id;
+	return 0;
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -156,30 +196,26 @@ static const char *const objname[3] = { "vfio_containers", "qpairs", "iommufd_ct
 static int cmd_holders(struct ia_ctx *ctx)
 {
 	struct holders *hs = calloc(1, sizeof(*hs));
-	struct owned_list *ol = calloc(1, sizeof(*ol));
+	struct owned_list ol = { 0 };
 	char b1[32], idtext[IA_IDENTITY_TEXT], objs[160];
 	struct ia_identity id;
 	unsigned int i, k, u;
 	size_t off;
 	int ret;
 
-	if (!hs || !ol) {
-		free(hs);
-		free(ol);
+	if (!hs)
 		return IA_EXIT_FAIL;
-	}
 	hs->ctx = ctx;
 	ret = ia_get_procs(&ctx->cl, NULL, ia_ctx_key(ctx), got_proc, hs);
 	if (!ret)
-		ret = ia_dump_quotas(&ctx->cl, NULL, ia_ctx_key(ctx), NULL, got_quota, ol);
+		ret = ia_dump_quotas(&ctx->cl, NULL, ia_ctx_key(ctx), NULL, got_quota, &ol);
+	for (i = 0; !ret && i < ol.n; i++)
+		ret = place(hs, &ol.o[i]);
+	free(ol.o);
 	if (ret) {
-		free(hs);
-		free(ol);
+		holders_free(hs);
 		return ia_ctl_error(ctx, "holders", ret);
 	}
-	for (i = 0; i < ol->n; i++)
-		place(hs, &ol->o[i]);
-	free(ol);
 	qsort(hs->h, hs->n, sizeof(hs->h[0]), by_bytes);
 	ia_ctl_list_open(ctx);
 	if (!ctx->json)
@@ -233,7 +269,7 @@ static int cmd_holders(struct ia_ctx *ctx)
 			printf("  %s%s\n", ia_tx(h->cgroup), ia_cut_mark(h->cgroup_truncated));
 	}
 	ia_ctl_list_close(ctx);
-	free(hs);
+	holders_free(hs);
 	return 0;
 }
 
