@@ -14,6 +14,11 @@
  *   uring_bench hold BYTES   register one buffer of BYTES on a ring, print
  *                            "hold 0" or "hold -ERRNO", then wait for a signal
  *                            (a holder of the pot for the CLI tests)
+ *   uring_bench hold-many N  register N one-page buffers (each its own page,
+ *                            16,384 a ring), print "hold-many N 0" or
+ *                            "hold-many N -ERRNO", then wait for a signal: N
+ *                            live charges for the scale bench (needs an
+ *                            RLIMIT_MEMLOCK of N pages, e.g. ulimit -l unlimited)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -125,8 +130,44 @@ static int hold(size_t len)
 	return 0;
 }
 
+/* io_uring's most registered buffers a ring (IORING_MAX_REG_BUFFERS). */
+#define PER_RING 16384
+
+static int hold_many(long n)
+{
+	struct iovec *iov = calloc(PER_RING, sizeof(*iov));
+	char *mem = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long i, k, m;
+	int ret = 0;
+
+	if (!iov || mem == MAP_FAILED)
+		return 1;
+	madvise(mem, (size_t)n * 4096, MADV_NOHUGEPAGE);
+	for (i = 0; !ret && i < n; i += m) {
+		int ring = ring_setup(8);
+
+		m = n - i < PER_RING ? n - i : PER_RING;
+		for (k = 0; k < m; k++) {
+			iov[k].iov_base = mem + (size_t)(i + k) * 4096;
+			iov[k].iov_len = 4096;
+			mem[(size_t)(i + k) * 4096] = 1;
+		}
+		if (ring < 0)
+			ret = ring;
+		else if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, iov, m))
+			ret = -errno;
+	}
+	printf("hold-many %ld %d\n", n, ret);
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "hold-many"))
+		return hold_many(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "hold"))
 		return hold(strtoul(argv[2], NULL, 10));
 	if (argc == 3 && !strcmp(argv[1], "register"))
@@ -135,6 +176,6 @@ int main(int argc, char **argv)
 		return bench_register(atol(argv[2]), 1);
 	if (argc == 3 && !strcmp(argv[1], "setup"))
 		return bench_setup(atol(argv[2]));
-	fprintf(stderr, "usage: uring_bench register|register-only|setup N | hold BYTES\n");
+	fprintf(stderr, "usage: uring_bench register|register-only|setup|hold-many N | hold BYTES\n");
 	return 2;
 }
