@@ -81,6 +81,32 @@ u32 ia_ml_thr_gen;
  * fifth of what the hooks add to them.
  */
 static struct ia_spare ia_ml_spare = IA_SPARE_INIT(32);
+/* So are holders, rings and links: a ring's first buffer makes all three. */
+static struct ia_spare ia_ml_spare_h = IA_SPARE_INIT(32);
+static struct ia_spare ia_ml_spare_r = IA_SPARE_INIT(32);
+static struct ia_spare ia_ml_spare_l = IA_SPARE_INIT(32);
+
+/* An object of @size (zeroed) whose spare-list node is at @off: a spare, or a new one. */
+static void *ia_ml_obj_get(struct ia_spare *s, size_t size, size_t off)
+{
+	struct hlist_node *n = ia_spare_get(s);
+	void *o;
+
+	if (!n)
+		return kzalloc(size, GFP_ATOMIC);
+	o = (char *)n - off;
+	memset(o, 0, size);
+	return o;
+}
+
+static void ia_ml_obj_put(struct ia_spare *s, void *o, size_t off)
+{
+	if (READ_ONCE(ia_ml_exiting) || !ia_spare_put(s, (struct hlist_node *)((char *)o + off)))
+		kfree(o);
+}
+
+#define IA_ML_GET(s, type, member) \
+	((type *)ia_ml_obj_get(s, sizeof(type), offsetof(type, member)))
 
 static unsigned long ia_ml_user_hash(const struct hlist_node *n)
 {
@@ -139,7 +165,23 @@ struct ia_ml_rec *ia_ml_rec_of(const void *key)
 	return NULL;
 }
 
-/* @pid's holding of @u's pot, made if it is not there yet (NULL: no memory). */
+/* Idle rings and holders kept (struct ia_ml_ring says why). */
+#define IA_ML_IDLE 64
+static LIST_HEAD(ia_ml_idle_holders);
+static LIST_HEAD(ia_ml_idle_rings);
+static unsigned int ia_ml_nidle_holders, ia_ml_nidle_rings;
+
+static void ia_ml_holder_free(struct ia_ml_holder *h)
+{
+	list_del(&h->idle);
+	ia_ml_nidle_holders--;
+	ia_htab_del(&ia_ml_holders, &h->hnode);
+	list_del(&h->unode);
+	put_pid(h->pid);
+	ia_ml_obj_put(&ia_ml_spare_h, h, offsetof(struct ia_ml_holder, hnode));
+}
+
+/* @pid's holding of @u's pot, made if it is not there yet (NULL: no memory); one reference. */
 static struct ia_ml_holder *ia_ml_holder_get(struct pid *pid, struct ia_ml_user *u)
 {
 	struct hlist_head *head;
@@ -149,28 +191,52 @@ static struct ia_ml_holder *ia_ml_holder_get(struct pid *pid, struct ia_ml_user 
 	for (t = 0; (head = ia_htab_chain(&ia_ml_holders, (unsigned long)pid, t)); t++)
 		hlist_for_each_entry(h, head, hnode)
 			if (h->pid == pid && h->u == u)
-				return h;
-	h = kzalloc(sizeof(*h), GFP_ATOMIC);
+				goto found;
+	h = IA_ML_GET(&ia_ml_spare_h, struct ia_ml_holder, hnode);
 	if (!h)
 		return NULL;
 	h->pid = get_pid(pid);
 	h->u = u;
+	INIT_LIST_HEAD(&h->idle);
 	ia_htab_add(&ia_ml_holders, &h->hnode, (unsigned long)pid);
 	list_add_tail(&h->unode, &u->holders);
+found:
+	if (!h->refs++ && !list_empty(&h->idle)) {
+		list_del_init(&h->idle);
+		ia_ml_nidle_holders--;
+	}
 	return h;
 }
 
 static void ia_ml_holder_put(struct ia_ml_holder *h)
 {
-	if (--h->nrec)
+	if (--h->refs)
 		return;
-	ia_htab_del(&ia_ml_holders, &h->hnode);
-	list_del(&h->unode);
-	put_pid(h->pid);
-	kfree(h);
+	list_add_tail(&h->idle, &ia_ml_idle_holders);
+	if (++ia_ml_nidle_holders > IA_ML_IDLE)
+		ia_ml_holder_free(list_first_entry(&ia_ml_idle_holders, struct ia_ml_holder, idle));
 }
 
-/* @h's link on the open ring @ctx, ring and link made if need be (NULL: no memory). */
+/* The ring goes with its links (all idle), which give back their holders. */
+static void ia_ml_ring_free(struct ia_ml_ring *ring)
+{
+	struct ia_ml_link *l, *tmp;
+
+	list_for_each_entry_safe(l, tmp, &ring->links, rnode) {
+		list_del(&l->rnode);
+		ia_ml_holder_put(l->h);
+		ia_ml_obj_put(&ia_ml_spare_l, l, offsetof(struct ia_ml_link, snode));
+	}
+	if (!list_empty(&ring->idle)) {
+		list_del(&ring->idle);
+		ia_ml_nidle_rings--;
+	}
+	if (!ring->closed)
+		ia_htab_del(&ia_ml_rings, &ring->hnode);
+	ia_ml_obj_put(&ia_ml_spare_r, ring, offsetof(struct ia_ml_ring, hnode));
+}
+
+/* @h's link on the open ring @ctx, made if need be, with one record more (NULL: no memory). */
 static struct ia_ml_link *ia_ml_link_get(const void *ctx, struct ia_ml_holder *h)
 {
 	struct hlist_head *head;
@@ -182,28 +248,36 @@ static struct ia_ml_link *ia_ml_link_get(const void *ctx, struct ia_ml_holder *h
 		hlist_for_each_entry(ring, head, hnode)
 			if (ring->ctx == ctx)
 				goto found;
-	ring = kzalloc(sizeof(*ring), GFP_ATOMIC);
+	ring = IA_ML_GET(&ia_ml_spare_r, struct ia_ml_ring, hnode);
 	if (!ring)
 		return NULL;
 	ring->ctx = ctx;
 	INIT_LIST_HEAD(&ring->links);
+	INIT_LIST_HEAD(&ring->idle);
 	ia_htab_add(&ia_ml_rings, &ring->hnode, (unsigned long)ctx);
+	/* Idle until it has a record, as it would be were it kept. */
+	list_add_tail(&ring->idle, &ia_ml_idle_rings);
+	ia_ml_nidle_rings++;
 found:
 	/* One link per holder of the ring's records: a few at most. */
 	list_for_each_entry(l, &ring->links, rnode)
 		if (l->h == h)
-			return l;
-	l = kzalloc(sizeof(*l), GFP_ATOMIC);
+			goto linked;
+	l = IA_ML_GET(&ia_ml_spare_l, struct ia_ml_link, snode);
 	if (!l) {
-		if (list_empty(&ring->links)) {
-			ia_htab_del(&ia_ml_rings, &ring->hnode);
-			kfree(ring);
-		}
+		if (list_empty(&ring->links))
+			ia_ml_ring_free(ring);
 		return NULL;
 	}
 	l->ring = ring;
 	l->h = h;
+	h->refs++;
 	list_add_tail(&l->rnode, &ring->links);
+linked:
+	if (!l->nrec++ && !ring->busy++) {
+		list_del_init(&ring->idle);
+		ia_ml_nidle_rings--;
+	}
 	return l;
 }
 
@@ -211,15 +285,24 @@ static void ia_ml_link_put(struct ia_ml_link *l)
 {
 	struct ia_ml_ring *ring = l->ring;
 
-	if (--l->nrec)
+	if (--l->nrec || --ring->busy)
 		return;
-	list_del(&l->rnode);
-	kfree(l);
-	if (!list_empty(&ring->links))
+	if (ring->closed) {
+		ia_ml_ring_free(ring);
 		return;
-	if (!ring->closed)
-		ia_htab_del(&ia_ml_rings, &ring->hnode);
-	kfree(ring);
+	}
+	list_add_tail(&ring->idle, &ia_ml_idle_rings);
+	if (++ia_ml_nidle_rings > IA_ML_IDLE)
+		ia_ml_ring_free(list_first_entry(&ia_ml_idle_rings, struct ia_ml_ring, idle));
+}
+
+/* Every idle ring and holder goes (exit, after the records). */
+static void ia_ml_idle_free(void)
+{
+	while (!list_empty(&ia_ml_idle_rings))
+		ia_ml_ring_free(list_first_entry(&ia_ml_idle_rings, struct ia_ml_ring, idle));
+	while (!list_empty(&ia_ml_idle_holders))
+		ia_ml_holder_free(list_first_entry(&ia_ml_idle_holders, struct ia_ml_holder, idle));
 }
 
 /* @pages of @r's more (@add) or fewer in its holder's and its link's figures. */
@@ -266,14 +349,12 @@ struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 
 	if (!h)
 		return NULL;
-	h->nrec++;
 	if (ctx) {
 		l = ia_ml_link_get(ctx, h);
 		if (!l) {
 			ia_ml_holder_put(h);
 			return NULL;
 		}
-		l->nrec++;
 	}
 	n = ops->size ? NULL : ia_spare_get(&ia_ml_spare);
 	if (n) {
@@ -294,7 +375,7 @@ struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 	r->ctx = ctx;
 	r->uid = uid;
 	r->consumer = consumer;
-	r->pid = get_pid(h->pid);
+	r->pid = h->pid;	/* the holder's reference, which outlives the record */
 	r->acct = u;
 	r->h = h;
 	r->link = l;
@@ -311,7 +392,6 @@ static void ia_ml_rec_del(struct ia_ml_rec *r)
 	if (r->link)
 		ia_ml_link_put(r->link);
 	ia_ml_holder_put(r->h);
-	put_pid(r->pid);
 	if (!r->ops->size && !READ_ONCE(ia_ml_exiting) && ia_spare_put(&ia_ml_spare, &r->hnode))
 		return;
 	kfree(r);
@@ -410,6 +490,8 @@ found:
 	ia_htab_del(&ia_ml_rings, &ring->hnode);
 	list_for_each_entry(l, &ring->links, rnode)
 		l->h->closed_pages += l->pages;
+	if (!ring->busy)
+		ia_ml_ring_free(ring);	/* idle: nothing of it is left to release */
 }
 
 /* --- events ------------------------------------------------------------------ */
@@ -609,6 +691,15 @@ static void ia_ml_hooks_changed(struct ia_hook_set *s)
 	ia_ml_forget(s);
 }
 
+static void ia_ml_spares_free(struct ia_spare *s, size_t off)
+{
+	struct hlist_node *n, *tmp;
+
+	hlist_for_each_safe(n, tmp, &s->head)
+		kfree((char *)n - off);
+	ia_spare_reset(s);
+}
+
 static void ia_ml_tables_destroy(void)
 {
 	ia_htab_destroy(&ia_ml_rings);
@@ -693,6 +784,10 @@ void ia_memlock_exit(const struct ia_source *self)
 	hlist_for_each_entry_safe(r, tmp, &ia_ml_spare.head, hnode)
 		kfree(r);
 	ia_spare_reset(&ia_ml_spare);
+	ia_ml_idle_free();
+	ia_ml_spares_free(&ia_ml_spare_h, offsetof(struct ia_ml_holder, hnode));
+	ia_ml_spares_free(&ia_ml_spare_r, offsetof(struct ia_ml_ring, hnode));
+	ia_ml_spares_free(&ia_ml_spare_l, offsetof(struct ia_ml_link, snode));
 	spin_unlock_irqrestore(&ia_ml_lock, flags);
 	/* No hook, no reader is left: the users go without the lock. */
 	list_for_each_entry_safe(u, utmp, &ia_ml_all_users, all) {

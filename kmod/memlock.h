@@ -81,24 +81,33 @@ struct ia_ml_holder {
 	u64 total;			/* the sum of @pages */
 	u64 closed_pages;		/* of @total: in rings that were closed */
 	u32 rings;			/* its links with pages */
-	u32 nrec;			/* records that name it; it goes at 0 */
+	u32 refs;			/* records and links that name it */
+	struct list_head idle;		/* on ia_ml_idle_holders while @refs is 0 */
 };
 
-/* A ring (io_uring context) with records, until it is closed. */
+/*
+ * A ring (io_uring context) with records, until it is closed. A ring, a
+ * link or a holder left with no record is kept a while, on a short list of
+ * idle ones (the oldest go past IA_ML_IDLE): a ring whose buffers are
+ * registered and unregistered in turn makes them once, not per buffer.
+ */
 struct ia_ml_ring {
 	struct hlist_node hnode;	/* ia_ml_rings, by ctx, while open */
 	const void *ctx;
 	bool closed;
+	u32 busy;			/* its links with records */
 	struct list_head links;		/* one per holder of its records */
+	struct list_head idle;		/* on ia_ml_idle_rings while @busy is 0 */
 };
 
 /* The records of one holder on one ring. */
 struct ia_ml_link {
+	struct hlist_node snode;	/* on the spare list, when it is one */
 	struct list_head rnode;		/* its ring's links */
 	struct ia_ml_ring *ring;
 	struct ia_ml_holder *h;
 	u64 pages;			/* in the pot */
-	u32 nrec;			/* it goes at 0, and its ring with its last link */
+	u32 nrec;			/* its records (0: idle, kept with its ring) */
 };
 
 /* Where a record's pages are charged (iommufd decides per object). */
@@ -130,7 +139,7 @@ struct ia_ml_rec {
 	kuid_t uid;
 	enum ia_consumer consumer;
 	u64 pages;
-	struct pid *pid;		/* the charging process (tgid) */
+	struct pid *pid;		/* the charging process (tgid): @h's */
 	struct ia_ml_user *acct;	/* @uid's entry once looked up (entries live until exit) */
 	struct ia_ml_holder *h;		/* @pid's holding of @uid's pot */
 	struct ia_ml_link *link;	/* its part of ring @ctx (NULL: no ring) */
