@@ -16,7 +16,9 @@
  * under the irq-safe uidhash_lock); the array is then sorted and merged.
  *
  * Locking: this file owns no lock. It takes the kernel's uidhash_lock
- * (irqsave) with no lock of this module held, and only copies under it.
+ * (irqsave) with no lock of this module held, and only copies under it,
+ * one bucket of the table per hold (as find_user() reads one): a host with
+ * thousands of uids never has interrupts off for all of them at once.
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
@@ -51,14 +53,15 @@ static bool ia_uidhash_contains(const struct user_struct *want)
 	bool found = false;
 	unsigned int i;
 
-	spin_lock_irqsave(ia_uidhash_lock, flags);
-	for (i = 0; i < ia_uidhash_size && !found; i++)
+	for (i = 0; i < ia_uidhash_size && !found; i++) {
+		spin_lock_irqsave(ia_uidhash_lock, flags);
 		hlist_for_each_entry(up, &ia_uidhash_table[i], uidhash_node)
 			if (up == want) {
 				found = true;
 				break;
 			}
-	spin_unlock_irqrestore(ia_uidhash_lock, flags);
+		spin_unlock_irqrestore(ia_uidhash_lock, flags);
+	}
 	return found;
 }
 
@@ -146,11 +149,12 @@ static unsigned int ia_count_users(void)
 
 	if (!ia_uidhash_table)
 		return 0;
-	spin_lock_irqsave(ia_uidhash_lock, flags);
-	for (i = 0; i < ia_uidhash_size; i++)
+	for (i = 0; i < ia_uidhash_size; i++) {
+		spin_lock_irqsave(ia_uidhash_lock, flags);
 		hlist_for_each_entry(up, &ia_uidhash_table[i], uidhash_node)
 			n++;
-	spin_unlock_irqrestore(ia_uidhash_lock, flags);
+		spin_unlock_irqrestore(ia_uidhash_lock, flags);
+	}
 	return n;
 }
 
@@ -165,8 +169,8 @@ static int ia_collect(struct ia_uid_rec *rec, unsigned int cap,
 	int ret = 0;
 
 	if (ia_uidhash_table) {
-		spin_lock_irqsave(ia_uidhash_lock, flags);
 		for (i = 0; i < ia_uidhash_size && !ret; i++) {
+			spin_lock_irqsave(ia_uidhash_lock, flags);
 			hlist_for_each_entry(up, &ia_uidhash_table[i], uidhash_node) {
 				if (filter && !uid_eq(up->uid, only))
 					continue;
@@ -179,8 +183,8 @@ static int ia_collect(struct ia_uid_rec *rec, unsigned int cap,
 					.locked_pages = atomic_long_read(&up->locked_vm),
 				};
 			}
+			spin_unlock_irqrestore(ia_uidhash_lock, flags);
 		}
-		spin_unlock_irqrestore(ia_uidhash_lock, flags);
 		if (ret)
 			return ret;
 	}
