@@ -825,8 +825,10 @@ static unsigned int pot_cause(struct iad *d, struct iad_obj *ob, const struct ia
 		ob->nholders = hs.n;
 		*recorded = true;
 	}
-	n += snprintf(reason + n, rlen - n, "; the pot is one counter for uid %u, shared by %u "
-		      "process%s in %u cgroup%s%s", ob->id, dg->nprocs, dg->nprocs == 1 ? "" : "es",
+	/* Past the diagnosis's bound the rest was not read: "more than", and no holders recorded. */
+	n += snprintf(reason + n, rlen - n, "; the pot is one counter for uid %u, shared by %s%u "
+		      "process%s in %s%u cgroup%s%s", ob->id, dg->procs_cut ? "more than " : "",
+		      dg->nprocs, dg->nprocs == 1 ? "" : "es", dg->procs_cut ? "at least " : "",
 		      dg->ncg, dg->ncg == 1 ? "" : "s",
 		      dg->last_elsewhere ? ", none of it in the refused process's cgroup" : "");
 	/* Where its limit comes from, when /proc still shows the limit it had. */
