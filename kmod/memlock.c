@@ -236,18 +236,28 @@ static void ia_ml_ring_free(struct ia_ml_ring *ring)
 	ia_ml_obj_put(&ia_ml_spare_r, ring, offsetof(struct ia_ml_ring, hnode));
 }
 
-/* @h's link on the open ring @ctx, made if need be, with one record more (NULL: no memory). */
-static struct ia_ml_link *ia_ml_link_get(const void *ctx, struct ia_ml_holder *h)
+/* The open ring @ctx, or NULL. */
+static struct ia_ml_ring *ia_ml_ring_of(const void *ctx)
 {
 	struct hlist_head *head;
 	struct ia_ml_ring *ring;
-	struct ia_ml_link *l;
 	int t;
 
 	for (t = 0; (head = ia_htab_chain(&ia_ml_rings, (unsigned long)ctx, t)); t++)
 		hlist_for_each_entry(ring, head, hnode)
 			if (ring->ctx == ctx)
-				goto found;
+				return ring;
+	return NULL;
+}
+
+/* @h's link on the open ring @ctx, made if need be, with one record more (NULL: no memory). */
+static struct ia_ml_link *ia_ml_link_get(const void *ctx, struct ia_ml_holder *h)
+{
+	struct ia_ml_ring *ring = ia_ml_ring_of(ctx);
+	struct ia_ml_link *l;
+
+	if (ring)
+		goto found;
 	ring = IA_ML_GET(&ia_ml_spare_r, struct ia_ml_ring, hnode);
 	if (!ring)
 		return NULL;
@@ -475,17 +485,11 @@ void ia_ml_release_key(const void *key)
  */
 void ia_ml_ring_closed(const void *ctx)
 {
-	struct hlist_head *head;
-	struct ia_ml_ring *ring;
+	struct ia_ml_ring *ring = ia_ml_ring_of(ctx);
 	struct ia_ml_link *l;
-	int t;
 
-	for (t = 0; (head = ia_htab_chain(&ia_ml_rings, (unsigned long)ctx, t)); t++)
-		hlist_for_each_entry(ring, head, hnode)
-			if (ring->ctx == ctx)
-				goto found;
-	return;
-found:
+	if (!ring)
+		return;
 	ring->closed = true;
 	ia_htab_del(&ia_ml_rings, &ring->hnode);
 	list_for_each_entry(l, &ring->links, rnode)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <linux/io_uring.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -72,6 +73,40 @@ int ring_unregister_buffers(int fd)
 	return ring_register(fd, IORING_UNREGISTER_BUFFERS, NULL, 0);
 }
 
+/* io_uring's most registered buffers a ring (IORING_MAX_REG_BUFFERS). */
+#define RING_MAX_BUFFERS 16384
+
+int ring_hold_pages(long nbuf)
+{
+	struct iovec *iov = calloc(RING_MAX_BUFFERS, sizeof(*iov));
+	char *mem = mmap(NULL, (size_t)nbuf * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long i, k, n;
+	int ret = 0;
+
+	if (!iov || mem == MAP_FAILED) {
+		free(iov);
+		return -ENOMEM;
+	}
+	madvise(mem, (size_t)nbuf * 4096, MADV_NOHUGEPAGE);
+	for (i = 0; !ret && i < nbuf; i += n) {
+		int ring = ring_setup(8);
+
+		n = nbuf - i < RING_MAX_BUFFERS ? nbuf - i : RING_MAX_BUFFERS;
+		for (k = 0; k < n; k++) {
+			iov[k].iov_base = mem + (size_t)(i + k) * 4096;
+			iov[k].iov_len = 4096;
+			mem[(size_t)(i + k) * 4096] = 1;
+		}
+		if (ring < 0)
+			ret = ring;
+		else if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, iov, n) < 0)
+			ret = -errno;
+	}
+	free(iov);
+	return ret;
+}
+
 /* The io_uring agent's commands (ia_agent.h: agent_call(a, op, len, 0, 0)). */
 enum { A_REG = 1, A_UNREG, A_RING };
 
@@ -133,6 +168,31 @@ int agent_start(struct agent *a, uid_t uid, uint64_t memlock)
 	struct uring_agent u = { .uid = uid, .memlock = memlock };
 
 	return agent_fork(a, uring_setup, uring_run, &u);
+}
+
+struct pages_agent {
+	uid_t uid;
+	long nbuf;
+};
+
+static int64_t pages_setup(void *priv)
+{
+	struct pages_agent *p = priv;
+	int ret = become_user(p->uid, RLIM_INFINITY);
+
+	return ret ? ret : ring_hold_pages(p->nbuf);
+}
+
+static int64_t pages_run(void *priv, const struct agent_cmd *c)
+{
+	return -EINVAL;		/* it only holds */
+}
+
+int agent_hold_pages(struct agent *a, uid_t uid, long nbuf)
+{
+	struct pages_agent p = { .uid = uid, .nbuf = nbuf };
+
+	return agent_fork(a, pages_setup, pages_run, &p);
 }
 
 int agent_register(struct agent *a, size_t len)

@@ -20,6 +20,18 @@ int ring_sparse_buffers(int fd, unsigned int nr);
 int ring_set_buffer(int fd, unsigned int slot, size_t len);
 /* Drop every registered buffer (synchronous unaccount). 0 or -errno. */
 int ring_unregister_buffers(int fd);
+/*
+ * @nbuf one-page buffers registered (each its own page, not a THP: one
+ * charge record each), IORING_MAX_REG_BUFFERS a ring, on rings opened for
+ * them and kept, with their memory, for the process's life. 0 or -errno.
+ */
+int ring_hold_pages(long nbuf);
+/*
+ * An agent of @uid with no RLIMIT_MEMLOCK (as DPDK's and KubeVirt's jobs
+ * run) holding @nbuf one-page buffers (ring_hold_pages()) until
+ * agent_stop(): 0, the kernel's answer, or -errno.
+ */
+int agent_hold_pages(struct agent *a, uid_t uid, long nbuf);
 
 /* Fork a child that becomes @uid (no capabilities) with RLIMIT_MEMLOCK
  * soft = hard = @memlock, opens one ring with a sparse table, then obeys. */

@@ -20,10 +20,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <linux/if_xdp.h>
-#include <linux/io_uring.h>
 
 #include "kselftest_harness.h"
 #include "ia_harness.h"
@@ -547,51 +544,8 @@ TEST_F(ml, pending_release_after_exit)
 }
 
 /*
- * A child as @uid with no RLIMIT_MEMLOCK (as DPDK's and KubeVirt's jobs
- * run) registering @nbuf one-page buffers, @per_ring a ring (io_uring takes
- * at most 16,384 a ring), each page its own: the kernel's answer (0 or
- * -errno) on @res; it stays until @hold closes.
- */
-static pid_t many_buffers_child(uid_t uid, int nbuf, int per_ring, int res, const int *hold)
-{
-	pid_t pid = fork();
-	struct iovec *iov;
-	int i, ret = 0;
-	char *mem, c;
-
-	if (pid)
-		return pid;
-	close(hold[1]);
-	iov = calloc(per_ring, sizeof(*iov));
-	mem = mmap(NULL, (size_t)nbuf * 4096, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!iov || mem == MAP_FAILED || become_user(uid, RLIM_INFINITY))
-		ret = -1000;
-	if (!ret)
-		madvise(mem, (size_t)nbuf * 4096, MADV_NOHUGEPAGE);
-	for (i = 0; !ret && i < nbuf; i += per_ring) {
-		int ring = ring_setup(8), k, n = nbuf - i < per_ring ? nbuf - i : per_ring;
-
-		for (k = 0; k < n; k++) {
-			iov[k].iov_base = mem + (size_t)(i + k) * 4096;
-			iov[k].iov_len = 4096;
-			memset(iov[k].iov_base, 0x5a, 4096);
-		}
-		if (ring < 0)
-			ret = ring;
-		else if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, iov, n) < 0)
-			ret = -errno;
-	}
-	if (write(res, &ret, sizeof(ret)) != sizeof(ret))
-		_exit(1);
-	while (read(hold[0], &c, 1) > 0)
-		;
-	_exit(0);
-}
-
-/*
  * Tens of thousands of charges held by one uid, as one uid's CI jobs hold
- * them: 20,000 buffers on two rings. The pot (the kernel's counter) is the
+ * them: 20,000 buffers on two rings (16,384 and 3,616). The pot (the kernel's counter) is the
  * buffers' pages to the byte, the breakdown and the process's figures add
  * up to it, the process holds two rings, and when it goes the pot drains
  * with every part of it.
@@ -599,33 +553,26 @@ static pid_t many_buffers_child(uid_t uid, int nbuf, int per_ring, int res, cons
 TEST_F(ml, twenty_thousand_buffers_add_up)
 {
 	const uint32_t uid = 42071;
-	const int nbuf = 20000, per_ring = 10000;
-	int res[2], hold[2], r;
+	const int nbuf = 20000;
 	ia_uid_t u = {};
 	ia_proc_t p = {};
 	int64_t base, last;
-	pid_t pid;
+	struct agent h;
 
 	base = ia_locked(&self->nl, uid);
 	if (base < 0)
 		base = 0;	/* no such user yet */
-	ASSERT_EQ(0, pipe(res));
-	ASSERT_EQ(0, pipe(hold));
-	pid = many_buffers_child(uid, nbuf, per_ring, res[1], hold);
-	ASSERT_LT(0, pid);
-	ASSERT_EQ(sizeof(r), read(res[0], &r, sizeof(r)));
-	ASSERT_EQ(0, r) TH_LOG("registering %d buffers: %s", nbuf, strerror(-r));
+	ASSERT_EQ(0, agent_hold_pages(&h, uid, nbuf)) TH_LOG("registering %d buffers", nbuf);
 	expect_adds_up(_metadata, &self->nl, uid, &u);
 	EXPECT_EQ(base + (int64_t)nbuf * 4096, (int64_t)u.locked_bytes);
 	EXPECT_EQ((uint64_t)nbuf * 4096, IA_CONSUMER(&u, BUFS));
 	EXPECT_EQ(0, u.pending_bytes);
-	ASSERT_EQ(0, ia_get_proc(&self->nl, pid, &p));
+	ASSERT_EQ(0, ia_get_proc(&self->nl, h.pid, &p));
 	EXPECT_EQ((uint64_t)nbuf * 4096, IA_CONSUMER(&p, BUFS));
 	EXPECT_EQ(2, p.rings);
 	ia_nl_free(&p);
 
-	close(hold[1]);
-	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	agent_stop(&h);
 	/* The rings' teardown is deferred: wait for the pot. */
 	ASSERT_EQ(0, wait_pot(&self->nl, uid, base, &last)) TH_LOG("pot %lld", (long long)last);
 	ia_nl_free(&u);
@@ -634,9 +581,6 @@ TEST_F(ml, twenty_thousand_buffers_add_up)
 		EXPECT_EQ(0, u.pending_bytes);
 		ia_nl_free(&u);
 	}
-	close(res[0]);
-	close(res[1]);
-	close(hold[0]);
 }
 
 /*

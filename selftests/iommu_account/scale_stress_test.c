@@ -40,7 +40,6 @@
 #include "ia_uring.h"
 
 #define UID 42081
-#define PER_RING 16384		/* IORING_MAX_REG_BUFFERS */
 #define CHARGERS 2
 #define ROUNDS 300		/* of each charger: register 16 buffers, unregister */
 /* The longest hold of one of the module's locks allowed, in microseconds. */
@@ -64,49 +63,6 @@ static int records(void)
 	long n = e ? strtol(e, NULL, 10) : 131072;
 
 	return n > 0 && n <= 1 << 22 ? (int)n : 131072;
-}
-
-/*
- * A child of uid UID with no RLIMIT_MEMLOCK registering @nbuf one-page
- * buffers (each its own page): writes the kernel's answer (0 or -errno)
- * to @res, then stays until @hold closes.
- */
-static pid_t holder(int nbuf, int res, const int *hold)
-{
-	pid_t pid = fork();
-	struct iovec *iov;
-	int i, k, n, ret = 0;
-	char *mem, c;
-
-	if (pid)
-		return pid;
-	close(hold[1]);
-	iov = calloc(PER_RING, sizeof(*iov));
-	mem = mmap(NULL, (size_t)nbuf * 4096, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!iov || mem == MAP_FAILED || become_user(UID, RLIM_INFINITY))
-		ret = -1000;
-	else
-		madvise(mem, (size_t)nbuf * 4096, MADV_NOHUGEPAGE);
-	for (i = 0; !ret && i < nbuf; i += n) {
-		int ring = ring_setup(8);
-
-		n = nbuf - i < PER_RING ? nbuf - i : PER_RING;
-		for (k = 0; k < n; k++) {
-			iov[k].iov_base = mem + (size_t)(i + k) * 4096;
-			iov[k].iov_len = 4096;
-			mem[(size_t)(i + k) * 4096] = 1;
-		}
-		if (ring < 0)
-			ret = ring;
-		else if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, iov, n) < 0)
-			ret = -errno;
-	}
-	if (write(res, &ret, sizeof(ret)) != sizeof(ret))
-		_exit(1);
-	while (read(hold[0], &c, 1) > 0)
-		;
-	_exit(0);
 }
 
 /* A charger on CPU @cpu: ROUNDS x (16 buffers registered, unregistered); 0 or the errno. */
@@ -261,9 +217,10 @@ TEST_F_TIMEOUT(stress, charges_and_dumps_at_128k_records, 1500)
 {
 	const int nbuf = records();
 	struct dumper dump[3] = { { .what = 0 }, { .what = 1 }, { .what = 2 } };
-	int res[2], hold[2], r, i, st, failed = 0;
+	int i, st;
 	pthread_t th[3];
-	pid_t h, c[CHARGERS];
+	pid_t c[CHARGERS];
+	struct agent h;
 	ia_uid_t u = {};
 	char worst[256] = "";
 	double hold_us;
@@ -280,12 +237,7 @@ TEST_F_TIMEOUT(stress, charges_and_dumps_at_128k_records, 1500)
 	base = ia_locked(&self->nl, UID);
 	if (base < 0)
 		base = 0;
-	ASSERT_EQ(0, pipe(res));
-	ASSERT_EQ(0, pipe(hold));
-	h = holder(nbuf, res[1], hold);
-	ASSERT_LT(0, h);
-	ASSERT_EQ(sizeof(r), read(res[0], &r, sizeof(r)));
-	ASSERT_EQ(0, r) TH_LOG("registering %d buffers: %s", nbuf, strerror(-r));
+	ASSERT_EQ(0, agent_hold_pages(&h, UID, nbuf)) TH_LOG("registering %d buffers", nbuf);
 	TH_LOG("%d buffers held by uid %d", nbuf, UID);
 
 	/* From here the hold times count: the charges, releases and dumps at scale. */
@@ -300,7 +252,6 @@ TEST_F_TIMEOUT(stress, charges_and_dumps_at_128k_records, 1500)
 		ASSERT_EQ(c[i], waitpid(c[i], &st, 0));
 		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 			TH_LOG("charger %d: status %#x (the exit code is the errno)", i, st);
-		failed += !WIFEXITED(st) || WEXITSTATUS(st);
 	}
 	for (i = 0; i < 3; i++) {
 		dump[i].stop = 1;
@@ -324,16 +275,12 @@ TEST_F_TIMEOUT(stress, charges_and_dumps_at_128k_records, 1500)
 	EXPECT_LE(0, hold_us) TH_LOG("no lock class of the module in /proc/lock_stat");
 	EXPECT_GT(IA_HOLD_BOUND_US, hold_us);
 
-	close(hold[1]);
-	ASSERT_EQ(h, waitpid(h, NULL, 0));
+	agent_stop(&h);
 	/* The rings' teardown is deferred: the pot drains (bounded wait). */
 	for (i = 0; i < 600 * ia_timeout_scale() && ia_locked(&self->nl, UID) > base; i++)
 		usleep(100000);
 	EXPECT_GE(base, ia_locked(&self->nl, UID));
 	write_file("/proc/sys/kernel/lock_stat", "0");
-	close(res[0]);
-	close(res[1]);
-	close(hold[0]);
 }
 
 IA_HARNESS_MAIN

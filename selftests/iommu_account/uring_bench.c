@@ -130,34 +130,10 @@ static int hold(size_t len)
 	return 0;
 }
 
-/* io_uring's most registered buffers a ring (IORING_MAX_REG_BUFFERS). */
-#define PER_RING 16384
-
 static int hold_many(long n)
 {
-	struct iovec *iov = calloc(PER_RING, sizeof(*iov));
-	char *mem = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	long i, k, m;
-	int ret = 0;
+	int ret = ring_hold_pages(n);
 
-	if (!iov || mem == MAP_FAILED)
-		return 1;
-	madvise(mem, (size_t)n * 4096, MADV_NOHUGEPAGE);
-	for (i = 0; !ret && i < n; i += m) {
-		int ring = ring_setup(8);
-
-		m = n - i < PER_RING ? n - i : PER_RING;
-		for (k = 0; k < m; k++) {
-			iov[k].iov_base = mem + (size_t)(i + k) * 4096;
-			iov[k].iov_len = 4096;
-			mem[(size_t)(i + k) * 4096] = 1;
-		}
-		if (ring < 0)
-			ret = ring;
-		else if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, iov, m))
-			ret = -errno;
-	}
 	printf("hold-many %ld %d\n", n, ret);
 	fflush(stdout);
 	pause();
