@@ -11,11 +11,11 @@
  * It fails on: a lockdep report or a WARN (the harness: panic_on_warn), a
  * soft lockup or an RCU stall (set to panic here), a count that is not the
  * kernel's (the pot against what the buffers are), and a spinlock of the
- * module held longer than IA_HOLD_BOUND_US: a bound on a section that
+ * module held longer than IA_HOLD_BOUND_US (50 ms): a bound on a section that
  * walks what grows with the records (the walk this test was written
  * against held ia_ml_lock for seconds at 65,536 records), not a measure
- * of speed: the bounded sections it allows take a few hundred
- * microseconds under KASAN and TCG.
+ * of speed: the bounded sections it allows took at most 5.7 ms under
+ * KASAN and TCG, the other vCPU's run included (below).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,8 +42,15 @@
 #define UID 42081
 #define CHARGERS 2
 #define ROUNDS 300		/* of each charger: register 16 buffers, unregister */
-/* The longest hold of one of the module's locks allowed, in microseconds. */
-#define IA_HOLD_BOUND_US 20000.0
+/*
+ * The longest hold of one of the module's spinlocks allowed, in
+ * microseconds. Measured 5,696 us on the debug kernel under TCG
+ * (2026-12-07): a hold there includes the other vCPU's run whenever TCG,
+ * which runs both on one host thread, switches to it mid-section (at the
+ * other's next exit, a timer tick or I/O: a few ms). A walk of the 131,072
+ * records would hold it for seconds.
+ */
+#define IA_HOLD_BOUND_US 50000.0
 
 static int write_file(const char *path, const char *s)
 {
