@@ -146,6 +146,7 @@ demo:
 
 bench:
 	scripts/deps
+	scripts/bench --scale "1000 16384 131072" --no-doc
 	scripts/bench
 	scripts/bench-daemon
 	scripts/bench-daemon --cardinality "1 100 1000 5000 100x8"
