@@ -354,7 +354,6 @@ struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 	struct ia_ml_user *u = ia_ml_user_get(uid);
 	struct ia_ml_holder *h = u ? ia_ml_holder_get(task_tgid(current), u) : NULL;
 	struct ia_ml_link *l = NULL;
-	struct hlist_node *n;
 	struct ia_ml_rec *r;
 
 	if (!h)
@@ -366,19 +365,14 @@ struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 			return NULL;
 		}
 	}
-	n = ops->size ? NULL : ia_spare_get(&ia_ml_spare);
-	if (n) {
-		r = hlist_entry(n, struct ia_ml_rec, hnode);
-		memset(r, 0, sizeof(*r));
-	} else {
-		/* A consumer's own record embeds the ledger's at its start. */
-		r = kzalloc(ops->size ?: sizeof(*r), GFP_ATOMIC);
-		if (!r) {
-			if (l)
-				ia_ml_link_put(l);
-			ia_ml_holder_put(h);
-			return NULL;
-		}
+	/* A consumer's own record embeds the ledger's at its start (no spares of those). */
+	r = ops->size ? kzalloc(ops->size, GFP_ATOMIC) :
+			IA_ML_GET(&ia_ml_spare, struct ia_ml_rec, hnode);
+	if (!r) {
+		if (l)
+			ia_ml_link_put(l);
+		ia_ml_holder_put(h);
+		return NULL;
 	}
 	r->ops = ops;
 	r->key = key;
@@ -402,9 +396,10 @@ static void ia_ml_rec_del(struct ia_ml_rec *r)
 	if (r->link)
 		ia_ml_link_put(r->link);
 	ia_ml_holder_put(r->h);
-	if (!r->ops->size && !READ_ONCE(ia_ml_exiting) && ia_spare_put(&ia_ml_spare, &r->hnode))
-		return;
-	kfree(r);
+	if (r->ops->size)
+		kfree(r);
+	else
+		ia_ml_obj_put(&ia_ml_spare, r, offsetof(struct ia_ml_rec, hnode));
 }
 
 /* The ledger entry of @r's uid (set when it was made). */
@@ -769,8 +764,6 @@ void ia_memlock_exit(const struct ia_source *self)
 {
 	const struct ia_source *const *p;
 	struct ia_ml_user *u, *utmp;
-	struct ia_ml_rec *r;
-	struct hlist_node *tmp;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
@@ -785,9 +778,7 @@ void ia_memlock_exit(const struct ia_source *self)
 	/* The records, a batch at a time (and with them holders, links, rings). */
 	ia_ml_forget(NULL);
 	spin_lock_irqsave(&ia_ml_lock, flags);
-	hlist_for_each_entry_safe(r, tmp, &ia_ml_spare.head, hnode)
-		kfree(r);
-	ia_spare_reset(&ia_ml_spare);
+	ia_ml_spares_free(&ia_ml_spare, offsetof(struct ia_ml_rec, hnode));
 	ia_ml_idle_free();
 	ia_ml_spares_free(&ia_ml_spare_h, offsetof(struct ia_ml_holder, hnode));
 	ia_ml_spares_free(&ia_ml_spare_r, offsetof(struct ia_ml_ring, hnode));
