@@ -19,21 +19,38 @@
  * F failed X" (F: registrations the kernel refused; X: holders that could
  * not be made or set up otherwise) and stays until stdin closes
  * (the exporter's cardinality: uids, their cgroups and processes).
+ *
+ * alert_bench scale N PER BUFS UID0: N uids UID0..UID0+N-1 with PER
+ * processes each, every process holding BUFS one-page io_uring buffers of
+ * its uid's pot on a ring of its own: N*PER processes and N*PER*BUFS live
+ * charge records (the daemon at scale: 10,000 uids, 100,000 processes,
+ * 1,000,000 records). The processes share this one's memory
+ * (clone(CLONE_VM): real processes, each its own pid, credentials and
+ * ring) and the same BUFS pages: io_uring charges a page once per ring, so
+ * every ring charges them anew, and a process costs its kernel objects,
+ * its ring and one page of stack, not a copy of an address space. Prints
+ * "scale N PER BUFS ready R refused F failed X" as holders does and stays
+ * until stdin closes.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/io_uring.h>
 
 #include "ia_uring.h"
 
@@ -227,15 +244,105 @@ static int holders(int n, int per, int uid0, const char *root)
 	return ready == total ? 0 : 1;
 }
 
+/* One process of scale(): what it is told, where it says how it went. */
+struct scale_one {
+	uid_t uid;
+	int bufs, wfd;
+	struct iovec *iov;
+};
+
+#define SCALE_STACK 16384
+#define SCALE_MAX_BUFS 1024
+
+/*
+ * In a process that shares its parent's memory and thread pointer: raw
+ * system calls only (glibc's setresuid would signal the parent's threads);
+ * the parent waits for its byte before it makes the next one, so the
+ * errno they share is never written by two at once.
+ */
+static int scale_child(void *arg)
+{
+	const struct scale_one *a = arg;
+	char c = 'y';
+	long ring;
+
+	if (syscall(SYS_setresgid, a->uid, a->uid, a->uid) ||
+	    syscall(SYS_setresuid, a->uid, a->uid, a->uid)) {
+		c = 'u';
+	} else {
+		ring = ring_setup(1);
+		if (ring < 0 || syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS,
+					a->iov, a->bufs) < 0)
+			c = 'r';
+	}
+	if (write(a->wfd, &c, 1) != 1)
+		return 2;
+	for (;;)
+		pause();
+}
+
+static int scale(int n, int per, int bufs, int uid0)
+{
+	long total = (long)n * per, i, ready = 0, refused = 0, other = 0;
+	pid_t *pids = calloc(total > 0 ? total : 1, sizeof(*pids));
+	struct iovec *iov = calloc(bufs > 0 ? bufs : 1, sizeof(*iov));
+	char *mem, *stacks, c;
+	struct scale_one one;
+	int p[2], k;
+
+	if (n <= 0 || per <= 0 || bufs <= 0 || bufs > SCALE_MAX_BUFS || !pids || !iov || pipe(p)) {
+		fprintf(stderr, "alert_bench scale: N, PER > 0 and BUFS 1..%d\n", SCALE_MAX_BUFS);
+		return 1;
+	}
+	mem = mmap(NULL, (size_t)bufs * 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	stacks = mmap(NULL, (size_t)total * SCALE_STACK, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (mem == MAP_FAILED || stacks == MAP_FAILED) {
+		perror("alert_bench scale: mmap");
+		return 1;
+	}
+	madvise(mem, (size_t)bufs * 4096, MADV_NOHUGEPAGE);
+	for (k = 0; k < bufs; k++) {
+		iov[k].iov_base = mem + (size_t)k * 4096;
+		iov[k].iov_len = 4096;
+		mem[(size_t)k * 4096] = 1;
+	}
+	one = (struct scale_one){ .bufs = bufs, .wfd = p[1], .iov = iov };
+	for (i = 0; i < total; i++) {
+		one.uid = uid0 + i / per;
+		pids[i] = clone(scale_child, stacks + (i + 1) * SCALE_STACK, CLONE_VM | SIGCHLD,
+				&one);
+		if (pids[i] < 0) {
+			perror("alert_bench scale: clone");
+			break;
+		}
+		if (read(p[0], &c, 1) != 1)
+			c = '?';
+		if (c == 'y')
+			ready++;
+		else if (c == 'r')
+			refused++;
+		else
+			other++;
+	}
+	printf("scale %d %d %d ready %ld refused %ld failed %ld\n", n, per, bufs, ready, refused,
+	       other + total - i);
+	release_at_eof(pids, total);
+	return ready == total ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "latency"))
 		return latency(atoi(argv[2]), atoi(argv[3]), argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "uids"))
 		return uids(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 6 && !strcmp(argv[1], "scale"))
+		return scale(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
 	if (argc == 6 && !strcmp(argv[1], "holders"))
 		return holders(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argv[5]);
 	fprintf(stderr, "usage: alert_bench latency ROUNDS UID0 SOCKET | uids N UID0 |"
-		" holders N PER UID0 CGROUP\n");
+		" holders N PER UID0 CGROUP | scale N PER BUFS UID0\n");
 	return 2;
 }

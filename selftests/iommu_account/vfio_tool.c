@@ -15,6 +15,16 @@
  *                                   contiguous run per 2 MiB, so the kernel
  *                                   pins it in one go whatever the memory
  *                                   layout; print "ns_per_pair N"
+ *   vfio_tool scale C E PAIRS       C containers, one per edu group, each with
+ *                                   E live 4 KiB entries (the same E pages in
+ *                                   each), then PAIRS x (MAP_DMA + UNMAP_DMA)
+ *                                   of 4 KiB in the first; then each filled
+ *                                   until the kernel refuses: print
+ *                                   "scale C E ns_per_pair N refused_at R..."
+ *                                   (R: each container's live entries when
+ *                                   it refused, and the errno: 65535:ENOSPC
+ *                                   at type1's default) and stay until
+ *                                   stdin closes
  *   vfio_tool churn N               N x (open a container, map 4 KiB
  *                                   entries until the kernel refuses, close);
  *                                   print "refused N"
@@ -134,6 +144,63 @@ static int bench(long pairs, size_t bytes, bool huge)
 	return 0;
 }
 
+static int scale(int nc, long entries, long pairs)
+{
+	const uint32_t rw = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
+	struct vfio_ctr c[8];
+	int groups[8], i, err;
+	double t0, t1;
+	long k, p;
+	char *buf, ch;
+
+	if (nc < 1 || nc > 8 || entries < 1 || pairs < 1 ||
+	    vfio_edu_groups(groups, 8) < nc) {
+		fprintf(stderr, "vfio_tool scale: 1 to 8 containers (one edu group each), E and PAIRS > 0\n");
+		return 2;
+	}
+	buf = mmap(NULL, (size_t)entries * 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (buf == MAP_FAILED || madvise(buf, (size_t)entries * 4096, MADV_NOHUGEPAGE)) {
+		perror("vfio_tool: buffer");
+		return 1;
+	}
+	for (i = 0; i < nc; i++) {
+		err = vfio_ctr_open(&c[i], groups[i]);
+		for (k = 0; !err && k < entries; k++)
+			err = vfio_map_raw(&c[i], 0x100000 + (uint64_t)k * 4096, 4096,
+					   (uintptr_t)buf + (uint64_t)k * 4096, rw);
+		if (err) {
+			fprintf(stderr, "vfio_tool scale: container %d, entry %ld: %s\n", i, k,
+				strerror(-err));
+			return 1;
+		}
+	}
+	p = 0x100000 + entries * 4096;
+	t0 = now_ns();
+	for (k = 0; k < pairs; k++) {
+		if (vfio_map_raw(&c[0], p, 4096, (uintptr_t)buf, rw) ||
+		    vfio_unmap_flags(&c[0], p, 4096, 0) != 4096) {
+			fprintf(stderr, "vfio_tool scale: pair %ld failed\n", k);
+			return 1;
+		}
+	}
+	t1 = now_ns();
+	printf("scale %d %ld ns_per_pair %.0f refused_at", nc, entries, (t1 - t0) / pairs);
+	for (i = 0; i < nc; i++) {
+		for (k = entries, err = 0; !err && k < entries + 1000000; k++)
+			err = vfio_map_raw(&c[i], 0x100000 + (uint64_t)k * 4096, 4096,
+					   (uintptr_t)buf, rw);
+		printf(" %ld:%s", k - 1, err ? strerrorname_np(-err) : "none");
+	}
+	printf("\n");
+	fflush(stdout);
+	while (read(0, &ch, 1) > 0)
+		;
+	for (i = 0; i < nc; i++)
+		vfio_ctr_close(&c[i]);
+	return 0;
+}
+
 static int churn(int n)
 {
 	struct vfio_ctr c;
@@ -233,6 +300,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "peek"))
 		return peek(atoi(argv[2]), argc == 4 && !strcmp(argv[3], "unmap-all"));
+	if (argc == 5 && !strcmp(argv[1], "scale"))
+		return scale(atoi(argv[2]), atol(argv[3]), atol(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "churn"))
 		return churn(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "refuse"))
@@ -243,6 +312,6 @@ int main(int argc, char **argv)
 		return bench(atol(argv[2]), argc >= 4 ? strtoul(argv[3], NULL, 0) : 4096,
 			     argc == 5 && !strcmp(argv[4], "huge"));
 	fprintf(stderr, "usage: vfio_tool leak DELAY_MS [MAX] | bench PAIRS [BYTES [huge]] | "
-		"churn N | refuse N | peek PID [unmap-all]\n");
+		"scale C E PAIRS | churn N | refuse N | peek PID [unmap-all]\n");
 	return 2;
 }
