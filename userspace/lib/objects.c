@@ -93,6 +93,82 @@ static void begin(struct ia_client *c)
 	IA_EACH(c, obj, __list, fn, __VA_ARGS__);				\
 })
 
+/*
+ * A dump read as it comes, for the dumps that grow with the host (a
+ * process or a uid each): the generated dumps collect every reply in a
+ * list before the caller sees one (100,000 processes: ~50 MB, which the
+ * allocator then keeps). Here ynl's dump state keeps one node: each reply
+ * is parsed into it, handed to @each (with @ctx) and freed before the next
+ * message is read. After @each returns non-zero the rest of the dump is
+ * read (the socket stays in step) and not handed on; that value is
+ * returned. ynl_exec_dump() is given @nlh, its attributes put.
+ */
+struct ia_stream {
+	struct ynl_dump_state yds;
+	ynl_parse_cb_t parse;			/* the generated rsp_parse */
+	void (*free_node)(void *node);		/* the generated list_free */
+	int (*each)(const void *rsp, void *ctx);
+	void *ctx;
+	int ret;
+};
+
+static __thread struct ia_stream *ia_stream_cur;
+
+/* What the generated source defines and its header does not declare. */
+extern const struct ynl_policy_nest iommu_account_quota_nest, iommu_account_proc_nest;
+int iommu_account_get_quota_rsp_parse(const struct nlmsghdr *nlh, struct ynl_parse_arg *yarg);
+int iommu_account_get_proc_rsp_parse(const struct nlmsghdr *nlh, struct ynl_parse_arg *yarg);
+
+static int stream_cb(const struct nlmsghdr *nlh, struct ynl_parse_arg *yarg)
+{
+	struct ia_stream *s = ia_stream_cur;
+	struct ynl_dump_list_type *node = s->yds.last;
+	int ret = s->parse(nlh, yarg);
+
+	if (ret == YNL_PARSE_CB_OK && !s->ret)
+		s->ret = s->each(yarg->data, s->ctx);
+	node->next = YNL_LIST_END;
+	s->free_node(node);
+	s->yds.first = NULL;
+	s->yds.last = NULL;
+	return ret;
+}
+
+static int stream_run(struct ia_client *c, struct ia_stream *s, struct nlmsghdr *nlh,
+		      const struct ynl_policy_nest *policy, size_t alloc_sz, __u32 cmd)
+{
+	struct ia_stream *outer = ia_stream_cur;
+	int err;
+
+	s->yds.yarg.ys = c->ys;
+	s->yds.yarg.rsp_policy = policy;
+	s->yds.alloc_sz = alloc_sz;
+	s->yds.cb = stream_cb;
+	s->yds.rsp_cmd = cmd;
+	c->ys->req_policy = policy;
+	ia_stream_cur = s;
+	err = ynl_exec_dump(c->ys, nlh, &s->yds);
+	ia_stream_cur = outer;
+	return err < 0 ? ia_ynl_fail(c) : s->ret;
+}
+
+/* A streamed dump of get_@obj (command @CMD), its request's attributes put by @put (nlh in scope). */
+#define IA_STREAM(c, obj, CMD, put, fn, arg)					\
+({										\
+	struct ia_stream __s = {						\
+		.parse = iommu_account_get_##obj##_rsp_parse,			\
+		.free_node = (void (*)(void *))iommu_account_get_##obj##_list_free, \
+		.each = (fn), .ctx = (arg),					\
+	};									\
+	struct nlmsghdr *nlh;							\
+										\
+	begin(c);								\
+	nlh = ynl_gemsg_start_dump((c)->ys, (c)->ys->family_id, (CMD), 1);	\
+	put;									\
+	stream_run((c), &__s, nlh, &iommu_account_##obj##_nest,		\
+		   sizeof(struct iommu_account_get_##obj##_list), (CMD));	\
+})
+
 static void owner_of(const struct iommu_account_owner *w, bool present, struct ia_owner *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -385,17 +461,31 @@ int ia_get_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *id,
 	return ia_dump_quotas(c, kind, NULL, NULL, cb, arg);
 }
 
+struct quota_each {
+	quota_fn cb;
+	void *arg;
+};
+
+static int quota_each(const void *rsp, void *ctx)
+{
+	const struct quota_each *e = ctx;
+
+	return quota_of(rsp, e->cb, e->arg);
+}
+
 int ia_dump_quotas(struct ia_client *c, const uint32_t *kind, const uint32_t *uid,
 		   const uint32_t *pid, quota_fn cb, void *arg)
 {
-	return IA_DUMP_REQ(c, quota,
-			   ({ if (kind)
-					iommu_account_get_quota_req_dump_set_kind(req, *kind);
+	struct quota_each e = { cb, arg };
+
+	return IA_STREAM(c, quota, IOMMU_ACCOUNT_CMD_GET_QUOTA,
+			 ({ if (kind)
+					ynl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_KIND, *kind);
 				if (uid)
-					iommu_account_get_quota_req_dump_set_uid(req, *uid);
+					ynl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_UID, *uid);
 				if (pid)
-					iommu_account_get_quota_req_dump_set_pid(req, *pid); }),
-			     quota_of, cb, arg);
+					ynl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_PID, *pid); }),
+			 quota_each, &e);
 }
 
 /* --- groups ----------------------------------------------------------- */
@@ -556,15 +646,30 @@ static int proc_of(const struct iommu_account_get_proc_rsp *w, proc_fn fn, void 
 	return fn(&p, arg);
 }
 
+struct proc_each {
+	proc_fn cb;
+	void *arg;
+};
+
+static int proc_each(const void *rsp, void *ctx)
+{
+	const struct proc_each *e = ctx;
+
+	return proc_of(rsp, e->cb, e->arg);
+}
+
 int ia_get_procs(struct ia_client *c, const uint32_t *pid, const uint32_t *uid,
 		 proc_fn cb, void *arg)
 {
+	struct proc_each e = { cb, arg };
+
 	if (pid)
 		return IA_DO(c, proc, iommu_account_get_proc_req_set_pid(req, *pid), proc_of,
 			     cb, arg);
-	return IA_DUMP_REQ(c, proc, ({ if (uid)
-					       iommu_account_get_proc_req_dump_set_uid(req, *uid); }),
-			   proc_of, cb, arg);
+	return IA_STREAM(c, proc, IOMMU_ACCOUNT_CMD_GET_PROC,
+			 ({ if (uid)
+					ynl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_PROC_UID, *uid); }),
+			 proc_each, &e);
 }
 
 /* --- events ----------------------------------------------------------- */
