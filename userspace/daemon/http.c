@@ -16,6 +16,10 @@
  *   - header fields "name: value", no space before the colon, no folding
  *     (else 400); a Content-Length other than 0 or any Transfer-Encoding:
  *     413, no request body is read;
+ *   - no control byte in the head but HTAB and the line ends, a CR only
+ *     right before its LF (RFC 9112 2.2): a NUL or a bare CR would hide
+ *     what follows it on its line (a Content-Length, whose body would then
+ *     be read as a second request), so 400 and the connection closed;
  *   - GET and HEAD (HEAD: the same head, no body); any other method 405
  *     with Allow;
  *   - persistent connections as HTTP/1.1 says (Connection: close, or
@@ -226,8 +230,23 @@ static void respond_text(struct iad_conn *k, unsigned int code, const char *text
 	respond(k, code, "text/plain; charset=utf-8", b, b ? strlen(b) : 0, head_only);
 }
 
-/* One request head (a NUL-terminated copy, ending in an empty line): queue its response. */
-static void request(struct iad_http *h, struct iad_conn *k, char *req)
+/* A head whose bytes are all a head's: no control byte but HTAB, LF and a CR before its LF. */
+static bool head_bytes_ok(const char *req, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)req[i];
+
+		if (c == '\r' ? i + 1 == len || req[i + 1] != '\n' :
+		    (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* One request head of @hlen bytes (a NUL-terminated copy, ending in an empty line): queue its response. */
+static void request(struct iad_http *h, struct iad_conn *k, char *req, size_t hlen)
 {
 	char *line, *save, *method, *target, *version, *p;
 	bool keep = false, close = false, body = false;
@@ -237,6 +256,8 @@ static void request(struct iad_http *h, struct iad_conn *k, char *req)
 	char *b;
 	size_t len = 0, n;
 
+	if (!head_bytes_ok(req, hlen))
+		goto bad;
 	line = strtok_r(req, "\n", &save);
 	if (!line)
 		goto bad;
@@ -410,7 +431,7 @@ static void serve(struct iad_http *h, struct iad_conn *k, double now)
 		memmove(k->in, k->in + end, k->nin - end);
 		k->nin -= end;
 		k->scanned = 0;
-		request(h, k, req);
+		request(h, k, req, end);
 		k->st = C_WRITE;
 	}
 }

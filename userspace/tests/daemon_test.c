@@ -1509,6 +1509,55 @@ static void exporter_http_refuses_bad_requests_with_their_status(void **state)
 }
 
 /*
+ * Request smuggling: a NUL, a bare CR or another control byte inside a
+ * header line would hide what follows it on the line (a Content-Length
+ * whose body is a second request). Each head below is sent with a
+ * complete second request after it in one write: one answer, 400, and the
+ * connection closed (the second never answered); the same second request
+ * alone is answered 200.
+ */
+static void exporter_http_answers_a_head_with_nul_or_bare_cr_once_with_400(void **state)
+{
+	static const char second[] = "GET /alerts HTTP/1.1\r\nConnection: close\r\n\r\n";
+	static const char *const heads[] = {
+		"GET /metrics HTTP/1.1\r\nX: a\0\r\nContent-Length: 43\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nX: a\rContent-Length: 43\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nX: a\r\r\nContent-Length: 43\r\n\r\n",
+		"GET /metrics HTTP/1.1\rContent-Length: 43\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nX: a\x01" "b\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nX: a\x7f\r\n\r\n",
+		"GET /met\0rics HTTP/1.1\r\n\r\n",
+	};
+	/* Each head's length: up to its end, embedded NULs counted. */
+	static const size_t lens[] = { 52, 50, 52, 44, 33, 32, 26 };
+	static char buf[1 << 20];
+	char req[256];
+	const char *p;
+	size_t i, n, got;
+	uint16_t port;
+	int answers;
+
+	(void)state;
+	port = http_up();
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		n = lens[i];
+		assert_int_equal(memcmp(heads[i] + n - 4, "\r\n\r\n", 4), 0);
+		memcpy(req, heads[i], n);
+		memcpy(req + n, second, sizeof(second) - 1);
+		got = http_exchange(port, req, n + sizeof(second) - 1, buf, sizeof(buf));
+		assert_int_equal(strncmp(buf, "HTTP/1.1 400 ", 13), 0);
+		assert_true(http_head_has(buf, "Connection: close\r\n"));
+		for (answers = 0, p = buf; (p = memmem(p, got - (size_t)(p - buf), "HTTP/1.1 ", 9));
+		     p += 9)
+			answers++;
+		assert_int_equal(answers, 1);
+	}
+	http_exchange(port, second, sizeof(second) - 1, buf, sizeof(buf));
+	assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
+	http_down();
+}
+
+/*
  * Clients that go away: 50 that reset the connection right after their
  * request, and one that pipelines 2,000 requests, never reads, and resets
  * (the server's writes then fail). The server serves the next scrape, and
@@ -2422,6 +2471,7 @@ int main(void)
 		cmocka_unit_test(exporter_http_keeps_connections_and_answers_pipelined_requests),
 		cmocka_unit_test(alerts_read_back_whole_by_iommu_accountctl),
 		cmocka_unit_test(exporter_http_refuses_bad_requests_with_their_status),
+		cmocka_unit_test(exporter_http_answers_a_head_with_nul_or_bare_cr_once_with_400),
 		cmocka_unit_test(exporter_probes_say_live_and_ready_from_the_source_state),
 		cmocka_unit_test(exporter_http_survives_clients_that_vanish),
 		cmocka_unit_test(exporter_http_closes_connections_a_forked_hook_still_holds),
