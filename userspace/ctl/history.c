@@ -389,6 +389,9 @@ done:
 		return IA_EXIT_FAIL;
 	}
 	/* What could not be read is said, and fails the command: never silently less. */
+	if (info.rebuilt)
+		fprintf(stderr, "iommu-accountctl: history: %s: its header is damaged (checksum): "
+			"read from the samples' own checksums, kinds by number\n", path);
 	if (info.damaged || info.missing) {
 		fprintf(stderr, "iommu-accountctl: history: %s: %llu of its %llu samples damaged "
 			"(checksum), %llu missing (the file is cut short); the rest are shown\n",

@@ -239,7 +239,7 @@ static int handler(void *user, const char *section, const char *name, const char
 			return 1;
 		}
 		if (!strcmp(name, "max_size"))
-			return !num(p, name, value, 65536, 1 << 30, &c->history_max);
+			return !num(p, name, value, 65536, IA_HIST_MAX_BYTES, &c->history_max);
 		if (!strcmp(name, "keep"))
 			return !num(p, name, value, 60, 30 * 86400, &c->history_keep_s);
 	} else {

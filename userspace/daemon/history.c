@@ -76,6 +76,8 @@ void iad_history_open(struct iad *d)
 	if (d->hist.restarted)
 		iad_log(d, LOG_WARNING, "history: %s started anew: %s", d->hist_path,
 			d->hist.why);
+	if (d->hist.rebuilt)
+		iad_log(d, LOG_WARNING, "history: %s: %s", d->hist_path, d->hist.why);
 	if (d->hist.damaged)
 		iad_log(d, LOG_WARNING, "history: %s holds %llu damaged samples (checksum); "
 			"readers skip them and they go as the ring turns", d->hist_path,

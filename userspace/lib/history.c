@@ -97,12 +97,94 @@ static bool magic_ok(const struct ia_hist_hdr *hd)
 	return !memcmp(hd->magic, IA_HIST_MAGIC, 8) || !memcmp(hd->magic, IA_HIST_MAGIC_V2, 8);
 }
 
+/* The most records a ring holds: its size arithmetic never overflows below it. */
+#define IA_HIST_MAX_RECS ((IA_HIST_MAX_BYTES - sizeof(struct ia_hist_hdr)) / \
+			  sizeof(struct ia_hist_rec))
+
 /* A header that can be trusted, for a ring of @cap (0: any). */
 static bool hdr_ok(const struct ia_hist_hdr *hd, uint64_t cap)
 {
 	return magic_ok(hd) && hd->crc == hdr_crc(hd) &&
-	       hd->rec_size == sizeof(struct ia_hist_rec) && hd->cap && (!cap || hd->cap == cap) &&
+	       hd->rec_size == sizeof(struct ia_hist_rec) && hd->cap &&
+	       hd->cap <= IA_HIST_MAX_RECS && (!cap || hd->cap == cap) &&
 	       hd->head < hd->cap && hd->count <= hd->cap && isfinite(hd->keep_s);
+}
+
+/* The ring a file of @size bytes is, whole: its capacity, or 0. */
+static uint64_t whole_ring(uint64_t size)
+{
+	uint64_t cap;
+
+	if (size <= sizeof(struct ia_hist_hdr) ||
+	    (size - sizeof(struct ia_hist_hdr)) % sizeof(struct ia_hist_rec))
+		return 0;
+	cap = (size - sizeof(struct ia_hist_hdr)) / sizeof(struct ia_hist_rec);
+	return cap >= 16 && cap <= IA_HIST_MAX_RECS ? cap : 0;
+}
+
+/*
+ * A damaged header (its checksum) rebuilt from the ring of @cap behind it,
+ * losing only the samples that are damaged themselves. The writer fills
+ * the ring from slot 0 and then around, so the samples run oldest to
+ * newest from the head, their times never falling but where the newest
+ * meet the oldest; a ring not yet full ends in slots never written (zero).
+ * The kinds' names and the count ever written are lost (the daemon sets
+ * its kinds again; readers show kinds by number); @keep_s is the header's.
+ * 0 or -errno.
+ */
+static int hdr_rebuild(int fd, uint64_t cap, double keep_s, struct ia_hist_hdr *hd,
+		       uint64_t *damaged)
+{
+	static const struct ia_hist_rec zero;
+	struct ia_hist_rec *buf;
+	uint64_t i, k, n, last = UINT64_MAX, oldest = UINT64_MAX, good = 0, head, count;
+	bool full = false;
+	double prev = -1;
+	ssize_t got;
+
+	buf = malloc(1024 * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < cap; i += n) {
+		n = cap - i < 1024 ? cap - i : 1024;
+		got = pread(fd, buf, n * sizeof(*buf), sizeof(*hd) + i * sizeof(*buf));
+		if (got != (ssize_t)(n * sizeof(*buf))) {
+			free(buf);
+			return got < 0 ? -errno : -EIO;
+		}
+		for (k = 0; k < n; k++) {
+			if (i + k == cap - 1)
+				full = memcmp(&buf[k], &zero, sizeof(zero)) != 0;
+			if (!rec_ok(&buf[k]))
+				continue;
+			if (buf[k].t < prev && oldest == UINT64_MAX)
+				oldest = i + k;
+			prev = buf[k].t;
+			last = i + k;
+			good++;
+		}
+	}
+	free(buf);
+	if (full) {
+		count = cap;
+		head = oldest == UINT64_MAX ? 0 : oldest;
+	} else {
+		count = last == UINT64_MAX ? 0 : last + 1;
+		head = count % cap;
+	}
+	memset(hd, 0, sizeof(*hd));
+	memcpy(hd->magic, IA_HIST_MAGIC, 8);
+	hd->version = 3;
+	hd->rec_size = sizeof(struct ia_hist_rec);
+	hd->cap = cap;
+	hd->head = head;
+	hd->count = count;
+	hd->written = count;
+	hd->keep_s = keep_s;
+	/* Samples before the first good one of a ring not full are not damaged: unwritten. */
+	*damaged = count - good;
+	hd->crc = hdr_crc(hd);
+	return 0;
 }
 
 static int hist_err(char *err, size_t len, int e, const char *fmt, const char *path)
@@ -223,8 +305,22 @@ int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double
 		return e == EWOULDBLOCK ? -EBUSY : -e;
 	}
 	n = pread(h->fd, hd, sizeof(*hd), 0);
-	/* A file of another size or version, or a damaged header, starts anew. */
-	if (n != sizeof(*hd) || !hdr_ok(hd, cap)) {
+	/*
+	 * A damaged header on a ring of this size: rebuilt from the records
+	 * (every sample keeps its own checksum). One of another size or
+	 * version, or that cannot be rebuilt, starts anew.
+	 */
+	if (n == sizeof(*hd) && magic_ok(hd) && hd->crc != hdr_crc(hd) &&
+	    whole_ring((uint64_t)st.st_size) == cap) {
+		e = hdr_rebuild(h->fd, cap, keep_s, hd, &h->damaged);
+		if (e) {
+			ia_hist_close(h);
+			return hist_err(err, errlen, -e, "%s: %s", path);
+		}
+		h->rebuilt = true;
+		snprintf(h->why, sizeof(h->why), "its header was damaged (checksum): rebuilt from "
+			 "the samples' own checksums");
+	} else if (n != sizeof(*hd) || !hdr_ok(hd, cap)) {
 		h->restarted = n > 0;
 		snprintf(h->why, sizeof(h->why), "%s",
 			 n != sizeof(*hd) ? "shorter than a header" :
@@ -340,28 +436,47 @@ int ia_hist_read(const char *path, struct ia_hist_info *info,
 		 int (*cb)(const struct ia_hist_rec *r, void *arg), void *arg, char *err,
 		 size_t errlen)
 {
+	uint64_t i, start, have, damaged = 0;
+	struct stat st = { 0 };
 	struct ia_hist_hdr hd;
 	struct ia_hist_rec rec;
-	uint64_t i, start;
-	struct stat st;
+	bool rebuilt = false;
 	ssize_t got;
 	int fd, ret = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return hist_err(err, errlen, errno, "%s: %s", path);
-	if (fstat(fd, &st) || pread(fd, &hd, sizeof(hd), 0) != sizeof(hd) || !hdr_ok(&hd, 0) ||
+	memset(&hd, 0, sizeof(hd));
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && pread(fd, &hd, sizeof(hd), 0) == sizeof(hd) &&
+	    magic_ok(&hd) && hd.crc != hdr_crc(&hd) && whole_ring((uint64_t)st.st_size)) {
+		/* Its keep is lost: the longest the daemon keeps. */
+		ret = hdr_rebuild(fd, whole_ring((uint64_t)st.st_size), 30 * 86400, &hd, &damaged);
+		if (ret) {
+			close(fd);
+			return hist_err(err, errlen, -ret, "%s: %s", path);
+		}
+		rebuilt = true;
+	}
+	/* The sizes hold together: cap bounded (no overflow below), the file no longer than its ring. */
+	if (!S_ISREG(st.st_mode) || !hdr_ok(&hd, 0) ||
 	    (uint64_t)st.st_size > sizeof(hd) + hd.cap * sizeof(rec)) {
 		close(fd);
 		snprintf(err, errlen, "%s: %s", path,
 			 !memcmp(hd.magic, IA_HIST_MAGIC_V1, 8) ?
 			 "an iommu-accountd history of an older format (the daemon starts it anew)" :
+			 magic_ok(&hd) && hd.crc != hdr_crc(&hd) ?
+			 "an iommu-accountd history whose header is damaged (checksum) and whose "
+			 "ring is cut short: unreadable" :
 			 magic_ok(&hd) ?
-			 "an iommu-accountd history whose header is damaged (checksum): unreadable" :
+			 "an iommu-accountd history whose header does not hold together (its "
+			 "capacity, count or size): unreadable" :
 			 "not an iommu-accountd history file (or damaged)");
 		return -EINVAL;
 	}
 	memset(info, 0, sizeof(*info));
+	info->rebuilt = rebuilt;
+	info->damaged = damaged;
 	info->cap = hd.cap;
 	info->count = hd.count;
 	info->written = hd.written;
@@ -373,16 +488,18 @@ int ia_hist_read(const char *path, struct ia_hist_info *info,
 	}
 	/* Oldest first: from head when the ring is full, else from 0. */
 	start = hd.count == hd.cap ? hd.head : 0;
+	have = ((uint64_t)st.st_size - sizeof(hd)) / sizeof(rec);
 	for (i = 0; i < hd.count && !ret; i++) {
 		uint64_t at = (start + i) % hd.cap;
 
-		got = pread(fd, &rec, sizeof(rec), sizeof(hd) + at * sizeof(rec));
-		if (got != sizeof(rec)) {
+		if (at >= have || (got = pread(fd, &rec, sizeof(rec), sizeof(hd) + at * sizeof(rec))) !=
+		    sizeof(rec)) {
 			info->missing++;	/* the file ends before it: cut short */
 			continue;
 		}
 		if (!rec_ok(&rec)) {
-			info->damaged++;
+			if (!rebuilt)	/* (counted by the rebuild) */
+				info->damaged++;
 			continue;
 		}
 		if (cb)

@@ -389,6 +389,8 @@ const char *ia_identity_str(const struct ia_identity *id, char *buf, size_t len)
 /* --- the history file (history.c): iommu-accountd writes, iommu-accountctl reads --- */
 
 #define IA_HIST_KINDS 16
+/* The largest history file ([history] max_size): a header claiming more is not one. */
+#define IA_HIST_MAX_BYTES (1ULL << 30)
 
 /* A record's state: the object's alert state, or a holder at a FAILURE. */
 enum { IA_HIST_OK, IA_HIST_WARNING, IA_HIST_CRITICAL, IA_HIST_FAILURE, IA_HIST_HOLDER };
@@ -426,6 +428,7 @@ struct ia_hist {
 	int fd;
 	void *hdr;
 	bool restarted;			/* an unusable file was found and started anew */
+	bool rebuilt;			/* its damaged header was rebuilt from the records */
 	char why[96];			/* why it was (another size, a damaged header...) */
 	uint64_t damaged;		/* samples found damaged when it was opened */
 };
@@ -437,6 +440,8 @@ struct ia_hist_info {
 	 * match, or their time is not a number (damaged); the file ends before
 	 * them (missing: cut short). */
 	uint64_t damaged, missing;
+	/* The header was damaged and was rebuilt from the records (no names, no keep). */
+	bool rebuilt;
 	char kinds[IA_HIST_KINDS][16], units[IA_HIST_KINDS][16];
 };
 
@@ -447,10 +452,12 @@ struct ia_hist_info {
  * else (-EPERM); @path itself is never followed as a symlink (-ELOOP) and
  * must be a regular file of one link; it is locked (flock), so a second
  * writer gets -EBUSY; its whole size is allocated at once (-ENOSPC says so
- * now, not at some later sample). A file of another capacity or format, or
- * whose header is damaged, starts anew (h->restarted, h->why); samples whose
- * checksum fails are counted in h->damaged. 0, or -errno with the path and
- * reason in @err.
+ * now, not at some later sample). A file of another capacity or format
+ * starts anew (h->restarted, h->why); one whose header is damaged (its
+ * checksum) but whose size is the ring's keeps every intact sample, the
+ * header rebuilt from the records' own checksums and order (h->rebuilt);
+ * samples whose checksum fails are counted in h->damaged. 0, or -errno with
+ * the path and reason in @err.
  */
 int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double keep_s,
 		 char *err, size_t errlen);
@@ -462,7 +469,10 @@ void ia_hist_close(struct ia_hist *h);
 /*
  * Every sample of @path, oldest first, to @cb (which stops by returning < 0;
  * NULL: @info only); a damaged or missing sample is counted in @info and
- * skipped, the others are given.
+ * skipped, the others are given. A header whose sizes do not hold together
+ * (a capacity past IA_HIST_MAX_BYTES, a file longer than its ring) is
+ * refused; a damaged one (its checksum) on a whole ring is rebuilt from the
+ * records (@info->rebuilt).
  */
 int ia_hist_read(const char *path, struct ia_hist_info *info,
 		 int (*cb)(const struct ia_hist_rec *r, void *arg), void *arg, char *err,

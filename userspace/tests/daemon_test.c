@@ -2240,16 +2240,140 @@ static void history_damage_and_truncation_counted(void **state)
 	assert_int_equal(0, ia_hist_read(path, &info, hist_count_cb, &n, err, sizeof(err)));
 	assert_int_equal(28, n);
 	assert_int_equal(20, info.missing);
-	/* A damaged header: readers refuse it; the daemon starts anew and says why. */
+	/*
+	 * A damaged header on the file cut short (at a sample's end: it looks
+	 * a whole ring of 30): readers rebuild it and read the 28 intact; the
+	 * daemon, whose ring is 100, starts anew and says why.
+	 */
 	fd = open(path, O_RDWR);
 	assert_int_equal(1, pwrite(fd, "X", 1, 40));
 	close(fd);
+	n = 0;
+	assert_int_equal(0, ia_hist_read(path, &info, hist_count_cb, &n, err, sizeof(err)));
+	assert_true(info.rebuilt);
+	assert_int_equal(28, n);
+	assert_int_equal(2, info.damaged);
+	/* Cut inside a sample: no whole ring; refused. */
+	assert_int_equal(0, truncate(path, 1024 + 30 * 40 - 1));
 	assert_int_equal(-EINVAL, ia_hist_read(path, &info, NULL, NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "header is damaged"));
 	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
 	assert_true(h.restarted);
 	assert_non_null(strstr(h.why, "damaged"));
 	ia_hist_close(&h);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Each sample's time, in the order read. */
+struct hist_times {
+	double t[256];
+	unsigned int n;
+};
+
+static int hist_times_cb(const struct ia_hist_rec *r, void *arg)
+{
+	struct hist_times *ts = arg;
+
+	if (ts->n < 256)
+		ts->t[ts->n] = r->t;
+	ts->n++;
+	return 0;
+}
+
+/* The file's header with @cap and @count put in and its checksum made to match. */
+static void hist_forge(const char *path, uint64_t cap, uint64_t count)
+{
+	unsigned char hd[1024];
+	uint32_t crc = 0;
+	int fd = open(path, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(1024, pread(fd, hd, sizeof(hd), 0));
+	memcpy(hd + 16, &cap, 8);	/* magic 8, version 4, rec_size 4, then cap */
+	memcpy(hd + 32, &count, 8);	/* head 8, then count */
+	memcpy(hd + 568, &crc, 4);	/* the crc, after keep_s and the kinds' names and units */
+	crc = ia_crc32(0, hd, sizeof(hd));
+	memcpy(hd + 568, &crc, 4);
+	assert_int_equal(1024, pwrite(fd, hd, sizeof(hd), 0));
+	close(fd);
+}
+
+/*
+ * A damaged header loses no intact sample: one byte of it flipped on a
+ * ring that has turned (150 samples in 100 slots) and on one that has not
+ * (40), readers rebuild it from the samples' own checksums and order and
+ * read the same samples in the same order (a damaged sample besides: all
+ * but it); the daemon's next start rebuilds it in the file, which readers
+ * then read as before. A header forged with a valid checksum and a
+ * capacity and count of 2^62 on a file of its header alone (the size
+ * arithmetic overflowed: the reader looped for ever), or a ring smaller
+ * than the file, is refused at once.
+ */
+static void history_damaged_header_rebuilt_and_forged_sizes_refused(void **state)
+{
+	char dir[] = "/tmp/ia-hist-XXXXXX", path[96], err[256];
+	const uint64_t max = 1024 + 100 * sizeof(struct ia_hist_rec);
+	struct hist_times before = { 0 }, after = { 0 };
+	struct ia_hist_info info;
+	struct ia_hist h;
+	unsigned char b;
+	unsigned int i, fills[] = { 150, 40 };
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/history", dir);
+	for (i = 0; i < 2; i++) {
+		unlink(path);
+		hist_fill(path, fills[i]);
+		before.n = after.n = 0;
+		assert_int_equal(0, ia_hist_read(path, &info, hist_times_cb, &before, err,
+						 sizeof(err)));
+		assert_int_equal(fills[i] > 100 ? 100 : fills[i], before.n);
+		assert_false(info.rebuilt);
+		fd = open(path, O_RDWR);
+		assert_int_equal(1, pread(fd, &b, 1, 24));	/* the head */
+		b ^= 0x10;
+		assert_int_equal(1, pwrite(fd, &b, 1, 24));
+		close(fd);
+		assert_int_equal(0, ia_hist_read(path, &info, hist_times_cb, &after, err,
+						 sizeof(err)));
+		assert_true(info.rebuilt);
+		assert_int_equal(0, info.damaged);
+		assert_int_equal(before.n, after.n);
+		assert_memory_equal(before.t, after.t, before.n * sizeof(double));
+	}
+	/* The 40-sample ring: its 8th sample damaged too; the daemon rebuilds the header. */
+	fd = open(path, O_RDWR);
+	assert_int_equal(1, pwrite(fd, "X", 1, 1024 + 7 * 40 + 3));
+	close(fd);
+	assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+	assert_true(h.rebuilt);
+	assert_false(h.restarted);
+	assert_int_equal(1, h.damaged);
+	ia_hist_close(&h);
+	after.n = 0;
+	assert_int_equal(0, ia_hist_read(path, &info, hist_times_cb, &after, err, sizeof(err)));
+	assert_false(info.rebuilt);
+	assert_int_equal(39, after.n);
+	assert_int_equal(1, info.damaged);
+	assert_true(after.t[6] == before.t[6] && after.t[7] == before.t[8]);
+
+	/*
+	 * Forged: 2^62 slots and samples, checksum valid, the file its header
+	 * alone (2^62 x 40 wraps to 0: "no longer than its ring" held). Refused,
+	 * not read for ever.
+	 */
+	hist_forge(path, 1ULL << 62, 1ULL << 62);
+	assert_int_equal(0, truncate(path, 1024));
+	assert_int_equal(-EINVAL, ia_hist_read(path, &info, hist_times_cb, &after, err,
+					       sizeof(err)));
+	assert_non_null(strstr(err, "does not hold together"));
+	/* A ring of 20 in a file of 100 slots, count 20: refused too. */
+	hist_fill(path, 40);
+	hist_forge(path, 20, 20);
+	assert_int_equal(-EINVAL, ia_hist_read(path, &info, NULL, NULL, err, sizeof(err)));
 	unlink(path);
 	rmdir(dir);
 }
@@ -2483,6 +2607,7 @@ int main(void)
 		cmocka_unit_test(history_kinds_beyond_the_file_not_kept),
 		cmocka_unit_test(history_refuses_symlink_open_dir_and_second_writer),
 		cmocka_unit_test(history_damage_and_truncation_counted),
+		cmocka_unit_test(history_damaged_header_rebuilt_and_forged_sizes_refused),
 		cmocka_unit_test(history_enospc_said_truly_and_retried),
 		cmocka_unit_test(cgroup_identity_of_real_paths),
 		cmocka_unit_test(traces_stationary_raise_no_warning),
