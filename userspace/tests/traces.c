@@ -254,6 +254,7 @@ static void run(enum trace_id id, const struct trace_cfg *c, unsigned int seed,
 	}
 	free(ob.hist);
 	free(ob.floor);
+	free(ob.reason);
 }
 
 /*
