@@ -578,28 +578,27 @@ static int listen_on(struct iad *d, const char *spec)
 	snprintf(host, sizeof(host), "%s", spec[0] == '[' ? spec + 1 : spec);
 	port = strrchr(host, ':');
 	if (!port) {
-		iad_log(d, LOG_ERR, "exporter: listen '%s' is not ADDRESS:PORT; exporter off", spec);
-		return -1;
+		iad_log(d, LOG_ERR, "exporter: listen '%s' is not ADDRESS:PORT", spec);
+		return -EINVAL;
 	}
 	*port++ = 0;
 	if (spec[0] == '[' && port - host >= 2 && port[-2] == ']')
 		port[-2] = 0;
 	err = getaddrinfo(host, port, &hints, &ai);
 	if (err) {
-		iad_log(d, LOG_ERR, "exporter: listen '%s': %s; exporter off", spec,
-			gai_strerror(err));
-		return -1;
+		iad_log(d, LOG_ERR, "exporter: listen '%s': %s", spec, gai_strerror(err));
+		return -EINVAL;
 	}
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 1024)) {
-		iad_log(d, LOG_ERR, "exporter: cannot listen on %s: %s; exporter off, "
-			"the other sinks go on", spec, strerror(errno));
+		err = errno;
+		iad_log(d, LOG_ERR, "exporter: cannot listen on %s: %s", spec, strerror(err));
 		if (fd >= 0)
 			close(fd);
 		freeaddrinfo(ai);
-		return -1;
+		return -err;
 	}
 	freeaddrinfo(ai);
 	return fd;
@@ -614,7 +613,7 @@ int iad_exporter_start(struct iad *d)
 		return 0;
 	fd = listen_on(d, d->cfg.listen);
 	if (fd < 0)
-		return -1;
+		return fd;
 	/* Room for the server's connections beside the daemon's own fds. */
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 2048) {
 		rl.rlim_cur = rl.rlim_max < 2048 ? rl.rlim_max : 2048;
@@ -622,9 +621,9 @@ int iad_exporter_start(struct iad *d)
 	}
 	d->http = iad_http_new(fd, route, d);
 	if (!d->http) {
-		iad_log(d, LOG_ERR, "exporter: %s; exporter off", strerror(errno));
+		iad_log(d, LOG_ERR, "exporter: %s", strerror(ENOMEM));
 		close(fd);
-		return -1;
+		return -ENOMEM;
 	}
 	iad_log(d, LOG_INFO, "exporter listening on http://%s/metrics", d->cfg.listen);
 	return 0;

@@ -219,6 +219,7 @@ uint64_t iad_http_shut(const struct iad_http *h);
 void iad_http_free(struct iad_http *h);
 
 /* --- exporter.c --- */
+/* Serve [exporter] listen (none: 0); -errno, logged, when it cannot be bound. */
 int iad_exporter_start(struct iad *d);
 /* The fd the loop polls for the exporter, -1 when it is off. */
 int iad_exporter_fd(const struct iad *d);

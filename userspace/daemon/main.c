@@ -32,20 +32,68 @@ static void usage(FILE *f)
 		   "  -t  check the configuration file and exit (0 good, 1 bad)\n");
 }
 
+/*
+ * A reload's new [exporter] listen: served once it is bound, and only then
+ * is the old address let go, so that no other process can take it between
+ * the two; one that cannot be bound keeps the old one served (and the
+ * configuration's listen says it). The exporter that was off is tried again.
+ */
+static void relisten_to(struct iad *d, const char *old)
+{
+	struct iad_http *was = d->http;
+	char want[sizeof(d->cfg.listen)];
+	int err;
+
+	d->http = NULL;
+	err = iad_exporter_start(d);
+	if (!err) {
+		iad_http_free(was);
+		return;
+	}
+	/* The same port on another address of this host can need the old one gone first. */
+	if (was && err == -EADDRINUSE) {
+		iad_http_free(was);
+		was = NULL;
+		if (!iad_exporter_start(d))
+			return;
+	}
+	if (was) {
+		d->http = was;
+		iad_log(d, LOG_ERR, "reload: exporter: still serving %s, not %s", old, d->cfg.listen);
+		snprintf(d->cfg.listen, sizeof(d->cfg.listen), "%s", old);
+		return;
+	}
+	/* Nothing served now: the old address back if it can be, else off, and said. */
+	snprintf(want, sizeof(want), "%s", d->cfg.listen);
+	snprintf(d->cfg.listen, sizeof(d->cfg.listen), "%s", old);
+	if (old[0] && !iad_exporter_start(d)) {
+		iad_log(d, LOG_ERR, "reload: exporter: still serving %s, not %s", old, want);
+		return;
+	}
+	iad_log(d, LOG_ERR, "reload: exporter: serving nothing (%s cannot be bound%s%s)", want,
+		old[0] ? ", nor " : "", old);
+	d->cfg.listen[0] = 0;
+}
+
 static void reload(struct iad *d)
 {
 	static char err[IAD_CONFIG_ERR_LEN];
 	char *line, *save;
 	struct iad_config n;
+	char old_listen[sizeof(n.listen)];
 	bool relisten;
 
+	/* systemd's reload protocol (Type=notify-reload): reloading, then ready again. */
+	iad_notify("RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(iad_mono() * 1e6));
 	if (iad_config_load(&n, d->cfg_path, true, err, sizeof(err))) {
 		/* Each error a record of its own, each with its line. */
 		for (line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 			iad_log(d, LOG_ERR, "reload: %s; keeping the running configuration", line);
+		iad_notify("READY=1");
 		return;
 	}
 	relisten = strcmp(n.listen, d->cfg.listen) || !d->http;
+	snprintf(old_listen, sizeof(old_listen), "%s", d->cfg.listen);
 	d->cfg = n;
 	d->exec.warned_missing = false;
 	d->hist_said = false;
@@ -53,12 +101,11 @@ static void reload(struct iad *d)
 	if (d->cfg.log != IAD_LOG_SYSLOG)
 		closelog();
 	iad_log_open(d);
-	if (relisten) {
-		iad_exporter_stop(d);
-		iad_exporter_start(d);
-	}
+	if (relisten)
+		relisten_to(d, old_listen);
 	d->next_poll = 0;
 	iad_log(d, LOG_NOTICE, "reloaded %s", d->cfg_path);
+	iad_notify("READY=1");
 }
 
 static int signals(sigset_t *set)
@@ -155,8 +202,6 @@ int main(int argc, char **argv)
 	}
 	if (getenv("NOTIFY_SOCKET"))
 		d.foreground = true;
-	if (!d.foreground)
-		daemonize();
 	iad_log_open(&d);
 	/* Where alerts go: the log, then the exec hook (the exporter reads the model). */
 	iad_sink_add(&d, iad_log_alert);
@@ -168,7 +213,19 @@ int main(int argc, char **argv)
 	}
 	d.now = iad_mono();
 	iad_source_init(&d);
-	iad_exporter_start(&d);
+	/*
+	 * An exporter address that cannot be bound ends the start (as
+	 * node_exporter's does): another process answering there would speak
+	 * for this daemon (iommu_account_up 1, no alert) to every scrape.
+	 * Before the fork, so that the status says it.
+	 */
+	if (iad_exporter_start(&d)) {
+		iad_log(&d, LOG_ERR, "not starting: the exporter must serve %s (set [exporter] "
+			"listen to an address of its own, or off)", d.cfg.listen);
+		return 1;
+	}
+	if (!d.foreground)
+		daemonize();
 	if (iad_watchdog_usec(&wd_usec))
 		wd_every = (double)wd_usec / 2e6;
 	iad_log(&d, LOG_NOTICE, "started: interval %g s, window %g s, horizon %g s, "

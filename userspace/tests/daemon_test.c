@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -1090,7 +1091,7 @@ static void exporter_port_in_use_said_and_others_go_on(void **state)
 	test_iad(&d);
 	iad_log_open(&d);
 	snprintf(d.cfg.listen, sizeof(d.cfg.listen), "127.0.0.1:%u", ntohs(sa.sin_port));
-	assert_int_equal(iad_exporter_start(&d), -1);
+	assert_int_equal(iad_exporter_start(&d), -EADDRINUSE);
 	assert_null(d.http);
 	assert_int_equal(iad_exporter_fd(&d), -1);
 	/* Alerts still go to the other sinks. */
@@ -1099,7 +1100,7 @@ static void exporter_port_in_use_said_and_others_go_on(void **state)
 	assert_int_equal(nraised, 1);
 	/* A listen that is not ADDRESS:PORT: the same. */
 	snprintf(d.cfg.listen, sizeof(d.cfg.listen), "localhost");
-	assert_int_equal(iad_exporter_start(&d), -1);
+	assert_int_equal(iad_exporter_start(&d), -EINVAL);
 	close(fd);
 	ob_rings_free(&ob);
 }
@@ -1276,6 +1277,173 @@ static bool http_head_has(const char *r, const char *str)
 	const char *end = strstr(r, "\r\n\r\n"), *p = strstr(r, str);
 
 	return p && end && p < end;
+}
+
+/* The built iommu-accountd beside this test (make -C userspace), or the test fails. */
+static void built_daemon(char *path, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", path, len - 32);
+	char *slash;
+
+	assert_true(n > 0 && (size_t)n < len - 32);
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	assert_non_null(slash);
+	snprintf(slash, len - (size_t)(slash - path), "/../iommu-accountd");
+	if (access(path, X_OK))
+		fail_msg("%s: not built (make -C userspace)", path);
+}
+
+/* A loopback TCP socket listening on a port of the kernel's choice: the port. */
+static uint16_t squat(int *fd)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+
+	*fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	assert_true(*fd >= 0);
+	assert_int_equal(bind(*fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(*fd, 8), 0);
+	assert_int_equal(getsockname(*fd, (struct sockaddr *)&sa, &len), 0);
+	return ntohs(sa.sin_port);
+}
+
+/* The next sd_notify datagram holding @want, within 10 s; false at the time-out. */
+static bool notified(int nfd, const char *want)
+{
+	struct pollfd p = { .fd = nfd, .events = POLLIN };
+	char buf[600];
+	ssize_t n;
+
+	while (poll(&p, 1, 10000) == 1) {
+		n = recv(nfd, buf, sizeof(buf) - 1, 0);
+		if (n < 0)
+			return false;
+		buf[n] = 0;
+		if (strstr(buf, want))
+			return true;
+	}
+	return false;
+}
+
+/* @pid's exit within 10 s (a pidfd polled): true and its status, or false (killed). */
+static bool exited_within(pid_t pid, int *st)
+{
+	struct pollfd p = { .fd = (int)syscall(SYS_pidfd_open, pid, 0), .events = POLLIN };
+	bool done;
+
+	assert_true(p.fd >= 0);
+	done = poll(&p, 1, 10000) == 1;
+	close(p.fd);
+	if (!done)
+		kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, st, 0), pid);
+	return done;
+}
+
+static void port_conf(const char *path, uint16_t port)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fprintf(f, "[daemon]\nlog = stderr\n[history]\npath = off\n[exporter]\n"
+		"listen = 127.0.0.1:%u\n", port);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * Port squatting (issue 68): another process listening on the exporter's
+ * address would answer every scrape for the daemon. The real daemon,
+ * started on a taken address, exits 1 at once, naming the address and
+ * the errno, before it says READY; started on a free one it serves, and a
+ * reload onto a taken address keeps serving the old one (bound until the
+ * new one is, never let go for another to take), saying so.
+ */
+static void daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload(void **state)
+{
+	char bin[4096], dir[] = "/tmp/iad-port-XXXXXX", conf[64], log[64], sock[64], buf[8192];
+	char want[64];
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	int sq, nfd, st, fd, free_fd;
+	uint16_t taken, own;
+	pid_t pid;
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	built_daemon(bin, sizeof(bin));
+	assert_non_null(mkdtemp(dir));
+	snprintf(conf, sizeof(conf), "%s/c.conf", dir);
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snprintf(sock, sizeof(sock), "%s/notify", dir);
+	snprintf(su.sun_path, sizeof(su.sun_path), "%s", sock);
+	nfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(nfd, (struct sockaddr *)&su, sizeof(su)), 0);
+	taken = squat(&sq);
+	own = squat(&free_fd);
+	close(free_fd);		/* a port free now */
+
+	/* Taken: exit 1, said, never READY. */
+	port_conf(conf, taken);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		setenv("NOTIFY_SOCKET", sock, 1);
+		if (!freopen(log, "w", stderr))
+			_exit(127);
+		execl(bin, bin, "-c", conf, (char *)NULL);
+		_exit(127);
+	}
+	assert_true(exited_within(pid, &st));
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	f = fopen(log, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	snprintf(want, sizeof(want), "cannot listen on 127.0.0.1:%u: Address already in use", taken);
+	assert_non_null(strstr(buf, want));
+	assert_non_null(strstr(buf, "not starting"));
+	assert_int_equal(recv(nfd, buf, sizeof(buf), MSG_DONTWAIT), -1);
+
+	/* Free: READY; reloaded onto the taken one, still serving its own. */
+	port_conf(conf, own);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		setenv("NOTIFY_SOCKET", sock, 1);
+		if (!freopen(log, "w", stderr))
+			_exit(127);
+		execl(bin, bin, "-c", conf, (char *)NULL);
+		_exit(127);
+	}
+	assert_true(notified(nfd, "READY=1"));
+	port_conf(conf, taken);
+	assert_int_equal(kill(pid, SIGHUP), 0);
+	assert_true(notified(nfd, "RELOADING=1"));
+	assert_true(notified(nfd, "READY=1"));
+	http_exchange(own, "GET /healthz HTTP/1.0\r\n\r\n", 25, buf, sizeof(buf));
+	assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
+	/* No connection reached the squatter. */
+	fd = accept(sq, NULL, NULL);
+	assert_int_equal(fd, -1);
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_true(exited_within(pid, &st));
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	f = fopen(log, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	snprintf(want, sizeof(want), "still serving 127.0.0.1:%u, not", own);
+	assert_non_null(strstr(buf, want));
+	close(sq);
+	close(nfd);
+	unlink(sock);
+	unlink(log);
+	unlink(conf);
+	rmdir(dir);
 }
 
 /*
@@ -2591,6 +2759,7 @@ int main(void)
 		cmocka_unit_test(metrics_text_has_every_object_and_counter),
 		cmocka_unit_test(holders_bounded_rest_summed_series_counted),
 		cmocka_unit_test(exporter_port_in_use_said_and_others_go_on),
+		cmocka_unit_test(daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload),
 		cmocka_unit_test(exporter_serves_a_scrape_beside_2000_half_requests),
 		cmocka_unit_test(exporter_http_keeps_connections_and_answers_pipelined_requests),
 		cmocka_unit_test(alerts_read_back_whole_by_iommu_accountctl),
