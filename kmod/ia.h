@@ -666,8 +666,10 @@ struct ia_proc_snap {
 struct ia_proc_scope {
 	bool by_pid, by_uid;
 	bool all_of_uid;	/* every process of uid, not only charging ones */
-	pid_t pid;
+	pid_t pid;		/* in @pidns */
 	kuid_t uid;
+	/* The caller's: pids are asked and answered in it, and whom it cannot see is left out. */
+	struct pid_namespace *pidns;
 };
 
 /*

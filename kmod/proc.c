@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Processes and what they hold: a walk of every process (pid, uid, comm,
+ * Processes and what they hold: a walk of every process the caller's pid
+ * namespace holds (pid as it numbers them, uid, comm,
  * cgroup, RLIMIT_MEMLOCK, mm->locked_vm and pinned_vm, io_uring fds), each
  * looked up in memlock.c's ledger for what it still holds of its uid's pot
  * (a lookup: the ledger keeps each process's figures). The source of
@@ -31,7 +32,7 @@ static bool ia_proc_wanted(const struct ia_proc_scope *sc, struct task_struct *p
 			   struct ia_memlock_proc *m)
 {
 	if (sc->by_pid)
-		return task_tgid_nr(p) == sc->pid;
+		return task_tgid_nr_ns(p, sc->pidns) == sc->pid;
 	if (sc->by_uid && !uid_eq(uid, sc->uid))
 		return false;
 	if (sc->all_of_uid)
@@ -90,9 +91,14 @@ static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 	for_each_process(p) {
 		struct ia_memlock_proc m = { .holds = false };
 		struct ia_proc_info *o;
+		pid_t nr;
 		kuid_t uid;
 
 		if ((p->flags & PF_KTHREAD) || READ_ONCE(p->exit_state))
+			continue;
+		/* Outside the caller's pid namespace: not there for it. */
+		nr = task_tgid_nr_ns(p, sc->pidns);
+		if (!nr)
 			continue;
 		uid = __task_cred(p)->uid;
 		if (!ia_proc_wanted(sc, p, uid, &m))
@@ -103,7 +109,7 @@ static int ia_proc_collect(struct ia_proc_snap *s, unsigned int cap,
 		}
 		o = &s->p[n++];
 		memset(o, 0, sizeof(*o));
-		o->pid = task_tgid_nr(p);
+		o->pid = nr;
 		o->uid = uid;
 		o->cgid = ia_task_cgroup_id(p);
 #ifdef CONFIG_CGROUPS

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <linux/if_xdp.h>
 
@@ -706,14 +707,16 @@ TEST_F(ml, pot_thresholds_separate)
 
 /*
  * (f) An unprivileged process sees its own uid's processes only: a dump
- * lists none of another uid's, a do on one is EPERM, asking for another
- * uid is EPERM.
+ * lists none of another uid's, asking for another uid is EPERM, and a do
+ * on another uid's live process gets what a pid no process has gets
+ * (ENOENT, "no such process"): the answer is no oracle of who runs.
  */
 TEST_F(ml, unprivileged_sees_own_processes)
 {
 	const uint32_t uid = 42041, other = 42042;
+	char ext[2][sizeof(self->nl.extack)];
 	struct agent a;
-	int fd[2], res[4] = { -1, -1, -1, -1 };
+	int fd[2], res[5] = { -1, -1, -1, -1, -1 };
 	pid_t pid;
 
 	ASSERT_EQ(0, agent_start(&a, other, 8 * MiB));
@@ -734,22 +737,87 @@ TEST_F(ml, unprivileged_sees_own_processes)
 			if (procs[i].uid != uid)
 				res[0] = -1000;
 		res[1] = ia_get_proc(&nl, a.pid, &p);
+		memcpy(ext[0], nl.extack, sizeof(ext[0]));
+		res[4] = ia_get_proc(&nl, 4000000, &p);
+		memcpy(ext[1], nl.extack, sizeof(ext[1]));
 		res[2] = ia_dump_procs(&nl, true, other, procs, 64);
 		n = ia_dump_procs(&nl, true, uid, procs, 64);
 		res[3] = n == 1 && procs[0].pid == (uint32_t)getpid();
-		if (write(fd[1], res, sizeof(res)) != sizeof(res))
+		if (write(fd[1], res, sizeof(res)) != sizeof(res) ||
+		    write(fd[1], ext, sizeof(ext)) != sizeof(ext))
 			_exit(3);
+		ia_nl_close(&nl);
 		_exit(0);
 	}
 	close(fd[1]);
 	ASSERT_EQ(sizeof(res), read(fd[0], res, sizeof(res)));
+	ASSERT_EQ(sizeof(ext), read(fd[0], ext, sizeof(ext)));
 	waitpid(pid, NULL, 0);
 	close(fd[0]);
 	EXPECT_EQ(0, res[0]);
-	EXPECT_EQ(-EPERM, res[1]);
+	EXPECT_EQ(-ENOENT, res[1]);
+	EXPECT_EQ(-ENOENT, res[4]);
+	EXPECT_STREQ("no such process", ext[0]);
+	EXPECT_STREQ(ext[1], ext[0]);
 	EXPECT_EQ(-EPERM, res[2]);
 	EXPECT_EQ(1, res[3]);
 	agent_stop(&a);
+}
+
+/*
+ * Pids as the caller's pid namespace numbers them: a process that is pid 1
+ * of a namespace of its own asks GET_PROC for pid 1 and gets itself, not
+ * the host's init; its dump of uid 0's processes holds itself alone, as
+ * pid 1, whatever else root runs on the host.
+ */
+TEST_F(ml, procs_in_the_callers_pid_namespace)
+{
+	int fd[2], res[5] = { -1, -1, -1, -1, -1 }, st;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(fd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pid_t inner;
+
+		close(fd[0]);
+		if (unshare(CLONE_NEWPID))
+			_exit(2);
+		inner = fork();
+		if (inner == 0) {
+			ia_proc_t procs[8] = {}, p = {};
+			struct ia_nl nl;
+			int i, n;
+
+			if (ia_nl_open(&nl))
+				_exit(2);
+			res[0] = getpid();
+			res[1] = ia_get_proc(&nl, 1, &p);
+			res[2] = !res[1] && p.pid == 1 && p.uid == 0;
+			n = ia_dump_procs(&nl, true, 0, procs, 8);
+			res[3] = n;
+			res[4] = n == 1 && procs[0].pid == 1;
+			if (!res[1])
+				ia_nl_free(&p);
+			for (i = 0; i < n && i < 8; i++)
+				ia_nl_free(&procs[i]);
+			ia_nl_close(&nl);
+			_exit(write(fd[1], res, sizeof(res)) == sizeof(res) ? 0 : 3);
+		}
+		_exit(inner > 0 && waitpid(inner, &st, 0) == inner && WIFEXITED(st) ?
+		      WEXITSTATUS(st) : 4);
+	}
+	close(fd[1]);
+	ASSERT_EQ(sizeof(res), read(fd[0], res, sizeof(res)));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	close(fd[0]);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(1, res[0]);
+	EXPECT_EQ(0, res[1]);
+	EXPECT_EQ(1, res[2]);
+	EXPECT_EQ(1, res[3]);
+	EXPECT_EQ(1, res[4]);
 }
 
 /*

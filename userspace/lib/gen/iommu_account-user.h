@@ -735,8 +735,11 @@ void iommu_account_get_proc_rsp_free(struct iommu_account_get_proc_rsp *rsp);
  * Processes and what they hold of their uid's pot. do: the process
 named by pid (ENOENT if none). dump: every process that holds
 charges this module attributed, plus, with a uid attribute, every
-live process of that uid; sorted by pid. A caller without
-CAP_SYS_ADMIN sees processes of its own real uid only.
+live process of that uid; sorted by pid. Pids are the caller's pid
+namespace's, asked and answered in it; a process it cannot see is
+left out. A caller without CAP_SYS_ADMIN sees processes of its own
+real uid only: a do on another uid's process answers ENOENT, "no
+such process", as for none (no oracle of who runs).
 
  */
 struct iommu_account_get_proc_rsp *
