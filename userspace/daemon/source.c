@@ -416,6 +416,7 @@ static void holders_poll(struct iad *d)
 {
 	bool moved = d->poll_changed || d->hs_stale || d->hs_moved;
 	struct hs_poll hp = { 0 };
+	double t0;
 	size_t i;
 
 	if (!d->cfg.listen[0] || d->cfg.holders < 1 || d->cfg.objects_only)
@@ -433,6 +434,7 @@ static void holders_poll(struct iad *d)
 		return;
 	d->hs_moved = d->poll_changed || d->hs_stale;
 	d->hs_stale = false;
+	t0 = iad_mono();
 	if (ia_get_procs(&d->req, NULL, NULL, hs_cb, &hp)) {
 		for (i = 0; i < hp.n; i++)
 			free(hp.v[i].path);
@@ -440,6 +442,8 @@ static void holders_poll(struct iad *d)
 		return;
 	}
 	iad_hseries_set(d, hp.v, hp.n);
+	iad_log(d, LOG_DEBUG, "holder series: %zu processes dumped and summed in %.6f s", hp.n,
+		iad_mono() - t0);
 }
 
 static int poll_once(struct iad *d, bool first)
