@@ -146,9 +146,10 @@ demo:
 
 bench:
 	scripts/deps
-	scripts/bench --scale "1000 16384 131072" --no-doc
+	scripts/bench --scale "1000 16384 131072 1048576 512x2048" --no-doc
 	scripts/bench
 	scripts/bench-daemon
 	scripts/bench-daemon --cardinality "1 100 1000 5000 100x8"
+	scripts/bench-daemon --scale "1000x10x10 10000x10x10"
 	scripts/bench-qpair
 	scripts/bench-clients --doc
