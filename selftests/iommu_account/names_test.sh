@@ -93,6 +93,10 @@ check "events listeners (text and JSON) subscribed" until_ok 200 both_subscribed
 # The hostile holder: 4 buffers of 256 KiB under 1 MiB, the 5th refused.
 mkdir "$cg"
 check "a cgroup named with a tab, escapes, a bell and a byte that is not UTF-8" test -d "$cg"
+# A memory.max there, so that explain and plan name it as the memcg that limits.
+grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+check "the hostile cgroup has a memory.max of 1 GiB" sh -c "echo 1073741824 >'$cg/memory.max'"
 mkfifo "$tmp/hold"
 POT_LEAK_COMM=$comm sh -c 'echo $$ >"$1/cgroup.procs"; exec pot_leak 43301 1048576 262144 0' _ "$cg" \
 	<"$tmp/hold" >"$tmp/pot.txt" 2>&1 &
@@ -135,7 +139,8 @@ longid=$(cd "/sys/fs/cgroup/$longtop" && cd "$pad" && i=0 &&
 	while [ $i -lt 19 ]; do cd "$d199"; i=$((i + 1)); done && stat -c %i "$leaf")
 
 # --- every verb, text and JSON -------------------------------------------
-for v in status uids procs holders quotas containers groups "explain uid 43301"; do
+for v in status uids procs holders quotas containers groups "explain uid 43301" \
+	"plan --pid $agent uring,entries=8,buffers=1,size=4096"; do
 	f=$tmp/$(echo "$v" | tr ' ' _)
 	# shellcheck disable=SC2086
 	iommu-accountctl $v >"$f.txt" 2>&1
@@ -156,6 +161,12 @@ check "procs -j: cgroup_hex is the whole path's bytes" \
 check "holders -j: the cgroup with its raw bytes beside it" \
 	jqt "any(.. | objects; .cgroup_hex? == \"$cg_hex\")" "$(cat "$tmp/holders.json")"
 check "explain uid 43301 (text): names the holder with visible escapes" grep -qF "$comm_text" "$tmp/explain_uid_43301.txt"
+check "explain uid 43301 (text): the memcg that limits, with visible escapes" \
+	grep -qF "of memory.max 1.0 GiB ($cg_text)" "$tmp/explain_uid_43301.txt"
+planf=$tmp/plan_--pid_${agent}_uring,entries=8,buffers=1,size=4096
+check "plan --pid (text): the memcg's row with visible escapes" grep -qF "memcg $cg_text " "$planf.txt"
+check "plan --pid (text): the memcg's rule with visible escapes" \
+	grep -qF "  - memcg $cg_text: what the workload" "$planf.txt"
 check "procs -j: the long path cut before the character at byte 4094, flagged" \
 	jqt "any(.[]; .pid == $agent2 and .cgroup == \"$longexp\" and .cgroup_truncated == true and
 		.cgroup_id == $longid)" "$(cat "$tmp/procs.json")"

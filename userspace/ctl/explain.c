@@ -49,7 +49,7 @@ static void memcg_text(const struct ia_pot_cgroup *cg)
 	if (m->limited)
 		printf("    memcg: %s of memory.max %s (%s)",
 		       ia_human_bytes(m->current, b1, sizeof(b1)),
-		       ia_human_bytes(m->max, b2, sizeof(b2)), m->path);
+		       ia_human_bytes(m->max, b2, sizeof(b2)), ia_tx(m->path));
 	if (m->ev_max || m->ev_oom_kill)
 		printf("%s reached memory.max %" PRIu64 " times, %" PRIu64 " OOM kill%s "
 		       "(memory.events): a process pinning there is killed, not refused",

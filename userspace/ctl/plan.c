@@ -324,7 +324,7 @@ static int gather_state(struct ia_ctx *ctx, const struct ia_plan_spec *s,
 		 ia_self_cgroup(cgbuf, sizeof(cgbuf));
 	if (cgroup && ia_memcg_read(cgroup, &st->memcg) && s->cgroup[0]) {
 		fprintf(stderr, "iommu-accountctl: plan: no cgroup %s under /sys/fs/cgroup\n",
-			cgroup);
+			ia_tx(cgroup));
 		return IA_EXIT_NOENT;
 	}
 	snprintf(st->cgroup, sizeof(st->cgroup), "%s", cgroup ? cgroup : "");
@@ -491,7 +491,7 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 				 amount(w->unit, after - w->limit, b4, sizeof(b4)));
 		else
 			snprintf(b5, sizeof(b5), "fits");
-		printf("%-36s %12s %12s %12s %12s  %s%s", w->name,
+		printf("%-36s %12s %12s %12s %12s  %s%s", ia_sx(w->name),
 		       amount(w->unit, w->now, b1, sizeof(b1)),
 		       amount(w->unit, w->add, b2, sizeof(b2)),
 		       amount(w->unit, after, b3, sizeof(b3)),
@@ -523,7 +523,7 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 			       it->kind == IA_PLAN_QPAIR ? "request" : "map", r->step);
 		printf(": %s fails with %s, ", r->call, ia_plan_err_name(r->err));
 		if (w)
-			printf("by the %s (%s of %s held then)\n", w->name, amount(w->unit,
+			printf("by the %s (%s of %s held then)\n", ia_sx(w->name), amount(w->unit,
 			       r->held[r->row], b1, sizeof(b1)), amount(w->unit, w->limit, b2,
 			       sizeof(b2)));
 		else
@@ -561,13 +561,13 @@ static void print_text(const struct ia_plan_spec *s, const struct ia_plan_facts 
 	if (r->need_memcg)
 		printf("  memory.max >= %s for %s (MemoryMax= in systemd, docker run --memory): "
 		       "past it the kernel OOM-kills while pinning\n",
-		       ia_human_bytes(r->need_memcg, b1, sizeof(b1)), st->memcg.path);
+		       ia_human_bytes(r->need_memcg, b1, sizeof(b1)), ia_tx(st->memcg.path));
 	printf("rules applied:\n");
 	for (i = 0; i < r->nnotes; i++)
-		printf("  - %s\n", r->notes[i]);
+		printf("  - %s\n", ia_sx(r->notes[i]));
 	printf("assumed:\n");
 	for (i = 0; i < r->nassume; i++)
-		printf("  - %s\n", r->assume[i]);
+		printf("  - %s\n", ia_sx(r->assume[i]));
 }
 
 /* The workload from --file and the arguments, before the module is contacted. */

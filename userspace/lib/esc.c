@@ -207,13 +207,13 @@ void ia_fput_text(FILE *f, const char *s)
  * calls: for printf("%s", ia_tx(name)). Never cut (grown to fit); "?" when
  * memory runs out.
  */
-const char *ia_tx(const char *s)
+static const char *ring_form(const char *s, size_t (*form)(const char *, char *, size_t))
 {
 	static __thread char *ring[8];
 	static __thread size_t cap[8];
 	static __thread unsigned int next;
 	unsigned int i = next++ % 8;
-	size_t need = ia_esc_text(s, NULL, 0) + 1;
+	size_t need = form(s, NULL, 0) + 1;
 
 	if (need > cap[i]) {
 		char *nb = realloc(ring[i], need);
@@ -223,8 +223,19 @@ const char *ia_tx(const char *s)
 		ring[i] = nb;
 		cap[i] = need;
 	}
-	ia_esc_text(s, ring[i], cap[i]);
+	form(s, ring[i], cap[i]);
 	return ring[i];
+}
+
+const char *ia_tx(const char *s)
+{
+	return ring_form(s, ia_esc_text);
+}
+
+/* The sentence form, as ia_tx's buffers (the eight are shared). */
+const char *ia_sx(const char *s)
+{
+	return ring_form(s, ia_esc_sentence);
 }
 
 static void put_label(void *arg, const char *p, size_t n)

@@ -647,6 +647,8 @@ const char *ia_tx(const char *s);
  * One line, valid UTF-8; cut as ia_esc_text.
  */
 size_t ia_esc_sentence(const char *s, char *buf, size_t len);
+/* The sentence form of @s in one of ia_tx's rotating buffers. */
+const char *ia_sx(const char *s);
 /* The text form read back, in place (a NUL is never made): @s. */
 char *ia_unesc_text(char *s);
 /* A Prometheus label value: the text form with a backslash as itself, then escaped as the format wants. */

@@ -921,12 +921,12 @@ int ia_plan_eval(const struct ia_plan_spec *s, const struct ia_plan_facts *f,
 	m.cur[mm] = st->mm_locked;
 	if (st->memcg.limited) {
 		cg = row(r, IA_PC_MEMCG, 0, "bytes", st->memcg.current, st->memcg.max,
-			 "memcg %s", st->memcg.path);
+			 "memcg %s", ia_tx(st->memcg.path));
 		r->rows[cg].estimate = true;
 		m.cur[cg] = st->memcg.current;
 		note(r, "memcg %s: what the workload faults in and pins is charged to it; past "
 		     "memory.max the kernel OOM-kills (no ENOMEM); the process's own memory "
-		     "besides", st->memcg.path);
+		     "besides", ia_tx(st->memcg.path));
 	}
 	if (st->cap_ipc_lock)
 		note(r, "CAP_IPC_LOCK: io_uring and iommufd charge nothing; VFIO type1 still adds "
