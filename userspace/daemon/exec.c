@@ -5,6 +5,12 @@
  * than a pipe's buffer and written at once; at most max_running hooks run,
  * later alerts wait in a bounded queue (then are dropped, counted); a hook
  * still running after the timeout is killed with its process group.
+ *
+ * The queue is shared fairly between uids: when it is full, an alert of a
+ * uid with fewer alerts waiting takes the place of the newest waiting
+ * alert (a FAILURE last) of the uid with the most, so one uid's flood (a
+ * publisher's qpair FAILURE/CLEARED, say: /dev/iommu-account is open to
+ * all) drops its own alerts, never another's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -168,6 +174,66 @@ static void spawn(struct iad *d, char *doc, const char *what)
 	x->started++;
 }
 
+/* The waiting alerts of @uid. */
+static unsigned int waiting_of(const struct iad_exec *x, uint32_t uid)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < x->qlen; i++)
+		n += x->queue[(x->qhead + i) % x->qcap].uid == uid;
+	return n;
+}
+
+/*
+ * The queue is full: the place (0 = oldest) of the alert an alert of @uid
+ * takes, the newest of the uid with the most waiting (its newest that is
+ * not a FAILURE, if any), when that uid has more than @uid; or -1.
+ */
+static int fair_victim(const struct iad_exec *x, uint32_t uid)
+{
+	unsigned int i, n, most = 0, mine = waiting_of(x, uid);
+	uint32_t top = uid;
+	int v = -1;
+
+	for (i = 0; i < x->qlen; i++) {
+		n = waiting_of(x, x->queue[(x->qhead + i) % x->qcap].uid);
+		if (n > most) {
+			most = n;
+			top = x->queue[(x->qhead + i) % x->qcap].uid;
+		}
+	}
+	if (most <= mine || top == uid)
+		return -1;
+	for (i = x->qlen; i-- > 0;) {
+		const struct iad_exec_wait *w = &x->queue[(x->qhead + i) % x->qcap];
+
+		if (w->uid != top)
+			continue;
+		if (!w->failure)
+			return (int)i;
+		if (v < 0)
+			v = (int)i;
+	}
+	return v;
+}
+
+/* The waiting alert at place @at goes (dropped: counted and said). */
+static void drop_waiting(struct iad *d, unsigned int at, const char *for_what)
+{
+	struct iad_exec *x = &d->exec;
+	struct iad_exec_wait *w = &x->queue[(x->qhead + at) % x->qcap];
+	unsigned int i;
+
+	if (!(x->dropped++ % 100))
+		iad_log(d, LOG_WARNING, "exec hook: queue full: alert %s (uid %u, the most "
+			"waiting) dropped for %s (%llu so far)", w->what, w->uid, for_what,
+			(unsigned long long)x->dropped);
+	free(w->doc);
+	for (i = at; i + 1 < x->qlen; i++)
+		x->queue[(x->qhead + i) % x->qcap] = x->queue[(x->qhead + i + 1) % x->qcap];
+	x->qlen--;
+}
+
 void iad_exec_alert(struct iad *d, const struct iad_alert *a)
 {
 	struct iad_exec *x = &d->exec;
@@ -199,12 +265,17 @@ void iad_exec_alert(struct iad *d, const struct iad_alert *a)
 		return;
 	}
 	if (x->qlen >= d->cfg.exec_queue) {
-		if (!(x->dropped++ % 100))
-			iad_log(d, LOG_WARNING, "exec hook: %u running, %u queued: alert %s dropped "
-				"(%llu so far)", x->nrun, x->qlen, what,
-				(unsigned long long)x->dropped);
-		free(doc);
-		return;
+		int v = x->qlen ? fair_victim(x, a->obj->uid) : -1;
+
+		if (v < 0) {
+			if (!(x->dropped++ % 100))
+				iad_log(d, LOG_WARNING, "exec hook: %u running, %u queued: alert %s "
+					"dropped (%llu so far)", x->nrun, x->qlen, what,
+					(unsigned long long)x->dropped);
+			free(doc);
+			return;
+		}
+		drop_waiting(d, (unsigned int)v, what);
 	}
 	if (x->qlen == x->qcap) {
 		unsigned int ncap = x->qcap ? x->qcap * 2 : 8, i;
@@ -225,6 +296,8 @@ void iad_exec_alert(struct iad *d, const struct iad_alert *a)
 	x->queue[(x->qhead + x->qlen) % x->qcap].doc = doc;
 	snprintf(x->queue[(x->qhead + x->qlen) % x->qcap].what, sizeof(x->queue[0].what), "%s",
 		 what);
+	x->queue[(x->qhead + x->qlen) % x->qcap].uid = a->obj->uid;
+	x->queue[(x->qhead + x->qlen) % x->qcap].failure = a->state == IAD_FAILURE;
 	x->qlen++;
 }
 

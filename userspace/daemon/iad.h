@@ -52,6 +52,8 @@ struct iad_exec {
 	struct iad_exec_wait {
 		char *doc;		/* the JSON document */
 		char what[64];
+		uint32_t uid;		/* the object's: whose share of the queue it is */
+		bool failure;
 	} *queue;			/* alerts waiting for a slot (ring) */
 	unsigned int qhead, qlen, qcap;
 	uint64_t started, timeouts, failed, dropped;

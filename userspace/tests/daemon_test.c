@@ -771,6 +771,71 @@ static void exec_hung_hook_is_killed_and_alerting_goes_on(void **state)
 	ob_rings_free(&ob);
 }
 
+/* How many times @needle is in @hay. */
+static unsigned int count_of(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/*
+ * One uid's flood does not crowd out another's alerts (issue 68): one hook
+ * runs, the queue holds 4. Uid 1000 raises 7 (1 runs, 4 wait, 2 dropped);
+ * uid 2000's FAILURE then takes the place of uid 1000's newest, and so
+ * does uid 3000's WARNING; another of uid 1000 (still the most waiting)
+ * is dropped itself. Every hook run: uid 2000's and 3000's alerts come
+ * through, uid 1000's 3 (the running one and two waiting).
+ */
+static void exec_one_uids_flood_does_not_crowd_out_anothers(void **state)
+{
+	char hook[128], out[128], buf[16384];
+	struct iad_obj a = { .kind = 1, .id = 1000, .used = 1, .has_limit = true, .limit = 2,
+			     .uid = 1000 };
+	struct iad_obj b = a, c = a;
+	struct iad_alert aa = { .state = IAD_CRITICAL, .obj = &a, .reason = "flood" };
+	struct iad_alert ba = { .state = IAD_FAILURE, .obj = &b, .reason = "refused" };
+	struct iad_alert ca = { .state = IAD_WARNING, .obj = &c, .reason = "warn" };
+	struct iad *d;
+	unsigned int i;
+	FILE *f;
+
+	(void)state;
+	b.id = b.uid = 2000;
+	c.id = c.uid = 3000;
+	snprintf(out, sizeof(out), "%s/fair.out", tmpdir);
+	snprintf(hook, sizeof(hook), "%s/fair.sh", tmpdir);
+	f = fopen(hook, "w");
+	fprintf(f, "#!/bin/sh\ncat >> %s\necho >> %s\n", out, out);
+	fclose(f);
+	chmod(hook, 0755);
+	d = exec_iad(hook, 5, 1);
+	d->cfg.exec_queue = 4;
+	d->now = now_s();
+	for (i = 0; i < 7; i++)
+		iad_exec_alert(d, &aa);
+	assert_int_equal(d->exec.nrun, 1);
+	assert_int_equal(d->exec.qlen, 4);
+	assert_int_equal(d->exec.dropped, 2);
+	iad_exec_alert(d, &ba);
+	iad_exec_alert(d, &ca);
+	iad_exec_alert(d, &aa);
+	assert_int_equal(d->exec.qlen, 4);
+	assert_int_equal(d->exec.dropped, 5);
+	exec_drain(d, 10);
+	assert_int_equal(d->exec.started, 5);
+	slurp(out, buf, sizeof(buf));
+	assert_int_equal(count_of(buf, "\"object\":2000"), 1);
+	assert_int_equal(count_of(buf, "\"alert\":\"FAILURE\""), 1);
+	assert_int_equal(count_of(buf, "\"object\":3000"), 1);
+	assert_int_equal(count_of(buf, "\"object\":1000"), 3);
+	ob_rings_free(&a);
+}
+
 static void exec_missing_program_is_said_once(void **state)
 {
 	struct iad_obj ob = { .kind = 1, .id = 7 };
@@ -2755,6 +2820,7 @@ int main(void)
 		cmocka_unit_test(config_every_error_with_its_own_line),
 		cmocka_unit_test(exec_hook_gets_the_alert_as_json),
 		cmocka_unit_test(exec_hung_hook_is_killed_and_alerting_goes_on),
+		cmocka_unit_test(exec_one_uids_flood_does_not_crowd_out_anothers),
 		cmocka_unit_test(exec_missing_program_is_said_once),
 		cmocka_unit_test(metrics_text_has_every_object_and_counter),
 		cmocka_unit_test(holders_bounded_rest_summed_series_counted),
