@@ -1406,6 +1406,22 @@ static bool exited_within(pid_t pid, int *st)
 	return done;
 }
 
+/* The built daemon on @conf, notifying @sock, its stderr in @log: its pid. */
+static pid_t daemon_run(const char *bin, const char *conf, const char *sock, const char *log)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		setenv("NOTIFY_SOCKET", sock, 1);
+		if (!freopen(log, "w", stderr))
+			_exit(127);
+		execl(bin, bin, "-c", conf, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
 static void port_conf(const char *path, uint16_t port)
 {
 	FILE *f = fopen(path, "w");
@@ -1432,8 +1448,6 @@ static void daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload(voi
 	int sq, nfd, st, fd, free_fd;
 	uint16_t taken, own;
 	pid_t pid;
-	size_t n;
-	FILE *f;
 
 	(void)state;
 	built_daemon(bin, sizeof(bin));
@@ -1450,23 +1464,11 @@ static void daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload(voi
 
 	/* Taken: exit 1, said, never READY. */
 	port_conf(conf, taken);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		setenv("NOTIFY_SOCKET", sock, 1);
-		if (!freopen(log, "w", stderr))
-			_exit(127);
-		execl(bin, bin, "-c", conf, (char *)NULL);
-		_exit(127);
-	}
+	pid = daemon_run(bin, conf, sock, log);
 	assert_true(exited_within(pid, &st));
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 1);
-	f = fopen(log, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
+	slurp(log, buf, sizeof(buf));
 	snprintf(want, sizeof(want), "cannot listen on 127.0.0.1:%u: Address already in use", taken);
 	assert_non_null(strstr(buf, want));
 	assert_non_null(strstr(buf, "not starting"));
@@ -1474,15 +1476,7 @@ static void daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload(voi
 
 	/* Free: READY; reloaded onto the taken one, still serving its own. */
 	port_conf(conf, own);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		setenv("NOTIFY_SOCKET", sock, 1);
-		if (!freopen(log, "w", stderr))
-			_exit(127);
-		execl(bin, bin, "-c", conf, (char *)NULL);
-		_exit(127);
-	}
+	pid = daemon_run(bin, conf, sock, log);
 	assert_true(notified(nfd, "READY=1"));
 	port_conf(conf, taken);
 	assert_int_equal(kill(pid, SIGHUP), 0);
@@ -1496,11 +1490,7 @@ static void daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload(voi
 	assert_int_equal(kill(pid, SIGTERM), 0);
 	assert_true(exited_within(pid, &st));
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	f = fopen(log, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
+	slurp(log, buf, sizeof(buf));
 	snprintf(want, sizeof(want), "still serving 127.0.0.1:%u, not", own);
 	assert_non_null(strstr(buf, want));
 	close(sq);
