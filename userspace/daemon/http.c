@@ -321,11 +321,20 @@ static void request(struct iad_http *h, struct iad_conn *k, char *req, size_t hl
 		respond_text(k, 405, "only GET and HEAD\n", false);
 		return;
 	}
-	/* Absolute form (http://host/path): the path. */
+	/*
+	 * Absolute form (http://host/path): the path; "http://host" alone is
+	 * the root, written into our own copy (a string literal here was
+	 * written to below: a request crashed the daemon).
+	 */
 	if (!strncasecmp(target, "http://", 7)) {
-		target = strchr(target + 7, '/');
-		if (!target)
-			target = "/";
+		char *path = strchr(target + 7, '/');
+
+		if (path) {
+			target = path;
+		} else {
+			target[0] = '/';
+			target[1] = 0;
+		}
 	}
 	if (*target != '/')
 		goto bad;

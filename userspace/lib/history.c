@@ -338,6 +338,13 @@ int ia_hist_open(struct ia_hist *h, const char *path, uint64_t max_bytes, double
 		}
 	} else {
 		h->damaged = count_damaged(h->fd, hd);
+		/* Bytes past the ring are no samples: a reader would refuse the file. */
+		if ((uint64_t)st.st_size > sizeof(*hd) + cap * sizeof(struct ia_hist_rec) &&
+		    ftruncate(h->fd, (off_t)(sizeof(*hd) + cap * sizeof(struct ia_hist_rec)))) {
+			e = errno;
+			ia_hist_close(h);
+			return hist_err(err, errlen, e, "%s: %s", path);
+		}
 	}
 	/* Room for the whole ring now: a full filesystem is said here, truly. */
 	e = posix_fallocate(h->fd, 0, (off_t)(sizeof(*hd) + cap * sizeof(struct ia_hist_rec)));

@@ -1699,6 +1699,9 @@ static void exporter_http_refuses_bad_requests_with_their_status(void **state)
 		{ "GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "413" },
 		{ "GET /nothing HTTP/1.1\r\n\r\n", "404" },
 		{ "GET http://127.0.0.1/metrics HTTP/1.1\r\nConnection: close\r\n\r\n", "200" },
+		/* No path: the root (404). This crashed the daemon until exporter_http_fuzzed found it. */
+		{ "GET http://127.0.0.1 HTTP/1.1\r\nConnection: close\r\n\r\n", "404" },
+		{ "GET http://h?x=1 HTTP/1.1\r\nConnection: close\r\n\r\n", "404" },
 		{ "\r\n\r\nGET /metrics?x=1 HTTP/1.1\nConnection: close\n\n", "200" },
 		{ "\r\nGET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n", "200" },
 	};
@@ -2601,6 +2604,237 @@ static void history_damaged_header_rebuilt_and_forged_sizes_refused(void **state
 	rmdir(dir);
 }
 
+/* The fuzz tests' generator (xorshift64*): IAD_FUZZ_SEED=N replays a run. */
+static uint64_t fuzz_state;
+
+static uint64_t fuzz_seed(const char *what)
+{
+	const char *e = getenv("IAD_FUZZ_SEED");
+
+	fuzz_state = e ? strtoull(e, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	if (!fuzz_state)
+		fuzz_state = 1;
+	printf("# %s: IAD_FUZZ_SEED=%llu\n", what, (unsigned long long)fuzz_state);
+	return fuzz_state;
+}
+
+static uint64_t fuzz_next(void)
+{
+	fuzz_state ^= fuzz_state >> 12;
+	fuzz_state ^= fuzz_state << 25;
+	fuzz_state ^= fuzz_state >> 27;
+	return fuzz_state * 0x2545f4914f6cdd1dull;
+}
+
+static int hist_give_cb(const struct ia_hist_rec *r, void *arg)
+{
+	assert_true(isfinite(r->t) && r->kind < IA_HIST_KINDS);
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+
+/*
+ * The history reader and the daemon's open against 1,500 damaged files (a
+ * ring of 100 that has turned, then: bytes flipped in the header or the
+ * samples, the file cut anywhere, or the header forged with a valid
+ * checksum and random capacity, head and count). Each read ends (no
+ * wrap-around loop), refuses or gives only samples that pass their
+ * checksum, and what it gives, finds damaged and finds missing add up to
+ * the count it reads; the daemon opens each (kept, rebuilt or started
+ * anew) and leaves a file that reads back whole.
+ */
+static void history_reader_fuzzed(void **state)
+{
+	char dir[] = "/tmp/ia-hist-XXXXXX", path[96], err[256];
+	const uint64_t max = 1024 + 100 * sizeof(struct ia_hist_rec);
+	/* Room for a file longer than the ring (a forged header's), zeros past it. */
+	static unsigned char base[1024 + 100 * 40], buf[1024 + 200 * 40];
+	struct ia_hist_info info;
+	struct ia_hist h;
+	uint64_t given, v;
+	unsigned int i, k, n;
+	size_t len;
+	uint32_t crc;
+	int fd, ret;
+
+	(void)state;
+	fuzz_seed("history_reader_fuzzed");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/history", dir);
+	hist_fill(path, 150);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(read(fd, base, sizeof(base)), (ssize_t)sizeof(base));
+	close(fd);
+	for (i = 0; i < 1500; i++) {
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, base, sizeof(base));
+		len = sizeof(base);
+		switch (fuzz_next() % 4) {
+		case 0:		/* bytes flipped anywhere */
+			for (k = 1 + fuzz_next() % 8; k; k--)
+				buf[fuzz_next() % len] ^= (unsigned char)(1 + fuzz_next() % 255);
+			break;
+		case 1:		/* in the header */
+			buf[fuzz_next() % 1024] ^= (unsigned char)(1 + fuzz_next() % 255);
+			break;
+		case 2:		/* cut short */
+			len = fuzz_next() % len;
+			break;
+		default:	/* forged: cap, head and count, the checksum made to match */
+			for (k = 0; k < 3; k++) {
+				v = fuzz_next() % 4 ? fuzz_next() % 300 : fuzz_next() >> (fuzz_next() % 64);
+				memcpy(buf + 16 + 8 * k, &v, 8);
+			}
+			if (fuzz_next() % 2)
+				len = 1024 + (fuzz_next() % 200) * 40;
+			crc = 0;
+			memcpy(buf + 568, &crc, 4);
+			crc = ia_crc32(0, buf, 1024);
+			memcpy(buf + 568, &crc, 4);
+			break;
+		}
+		fd = open(path, O_WRONLY | O_TRUNC);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, buf, len), (ssize_t)len);
+		close(fd);
+		given = 0;
+		ret = ia_hist_read(path, &info, hist_give_cb, &given, err, sizeof(err));
+		if (ret) {
+			assert_int_equal(ret, -EINVAL);
+		} else {
+			assert_true(info.count <= info.cap);
+			assert_int_equal(given + info.damaged + info.missing, info.count);
+		}
+		assert_int_equal(0, ia_hist_open(&h, path, max, 3600, err, sizeof(err)));
+		ia_hist_close(&h);
+		given = 0;
+		assert_int_equal(0, ia_hist_read(path, &info, hist_give_cb, &given, err, sizeof(err)));
+		assert_int_equal(info.missing, 0);
+		assert_int_equal(given + info.damaged, info.count);
+		n = (unsigned int)given;
+		assert_true(n <= 100);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
+/* The end of the first request head in @b (past its empty line), or 0. */
+static size_t first_head_end(const unsigned char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (b[i] != '\n')
+			continue;
+		if (b[i + 1] == '\n')
+			return i + 2;
+		if (b[i + 1] == '\r' && i + 2 < n && b[i + 2] == '\n')
+			return i + 3;
+	}
+	return 0;
+}
+
+/*
+ * The exporter's request parser against 1,500 mutated requests (one or two
+ * valid GETs, then bytes flipped to NUL, CR, LF, blanks, colons, control and
+ * high bytes, inserted or deleted), each on a connection of its own whose
+ * sending side is then shut. The server answers at most one response per
+ * empty line sent, each beginning with a status line; a first head with a
+ * byte no head may hold (NUL, a CR not before its LF, a control byte but
+ * HTAB) gets one answer, 400; and afterwards it serves a scrape. Under
+ * ASan in daemon_test_asan.
+ */
+static void exporter_http_fuzzed(void **state)
+{
+	static const char *const bases[] = {
+		"GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /healthz HTTP/1.0\r\n\r\nGET /alerts HTTP/1.1\r\nConnection: close\r\n\r\n",
+		"GET http://h/readyz?x HTTP/1.1\r\nX: 1\r\nConnection: keep-alive\r\n\r\n",
+	};
+	static const unsigned char picks[] = { 0, '\r', '\n', ' ', '\t', ':', 0x01, 0x1b, 0x7f,
+					       0x80, 0xff, 'G', '/' };
+	static char out[1 << 20];
+	unsigned char req[256];
+	size_t n, got, i, k, hend, empties;
+	unsigned int it, responses;
+	struct timeval tv = { 5, 0 };
+	uint16_t port;
+	ssize_t r;
+	bool bad;
+	int fd;
+
+	(void)state;
+	fuzz_seed("exporter_http_fuzzed");
+	port = http_up();
+	for (it = 0; it < 1500; it++) {
+		const char *b = bases[fuzz_next() % 3];
+
+		n = strlen(b);
+		memcpy(req, b, n);
+		for (k = 1 + fuzz_next() % 4; k; k--) {
+			size_t at = fuzz_next() % n;
+			unsigned char c = fuzz_next() % 2 ? picks[fuzz_next() % sizeof(picks)] :
+				(unsigned char)fuzz_next();
+
+			switch (fuzz_next() % 3) {
+			case 0:
+				req[at] = c;
+				break;
+			case 1:
+				if (n < sizeof(req)) {
+					memmove(req + at + 1, req + at, n - at);
+					req[at] = c;
+					n++;
+				}
+				break;
+			default:
+				if (n > 1) {
+					memmove(req + at, req + at + 1, n - at - 1);
+					n--;
+				}
+				break;
+			}
+		}
+		fd = http_connect(port);
+		assert_true(fd >= 0);
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		/* The server may close before it has read all (an error closes): no SIGPIPE. */
+		r = send(fd, req, n, MSG_NOSIGNAL);
+		assert_true(r == (ssize_t)n || (r < 0 && (errno == EPIPE || errno == ECONNRESET)));
+		shutdown(fd, SHUT_WR);
+		got = 0;
+		while (got < sizeof(out) - 1 && (r = read(fd, out + got, sizeof(out) - 1 - got)) > 0)
+			got += (size_t)r;
+		out[got] = 0;
+		/* Closed by the server (EOF, or a reset), not by the time-out. */
+		assert_true(r == 0 || (r < 0 && errno == ECONNRESET));
+		close(fd);
+		for (i = 0, empties = 0; i + 1 < n; i++)
+			empties += req[i] == '\n' && (req[i + 1] == '\n' ||
+				   (req[i + 1] == '\r' && i + 2 < n && req[i + 2] == '\n'));
+		responses = count_of(out, "\r\nServer: iommu-accountd\r\n");
+		assert_true(responses <= empties);
+		if (got)
+			assert_int_equal(strncmp(out, "HTTP/1.1 ", 9), 0);
+		/* A first head (past any empty lines before it) with a byte no head may hold. */
+		for (i = 0; i < n && (req[i] == '\r' || req[i] == '\n'); i++)
+			;
+		hend = first_head_end(req + i, n - i);
+		bad = false;
+		for (k = i; hend && k < i + hend; k++)
+			if (req[k] == '\r' ? k + 1 == i + hend || req[k + 1] != '\n' :
+			    (req[k] < 0x20 && req[k] != '\t' && req[k] != '\n') || req[k] == 0x7f)
+				bad = true;
+		if (bad) {
+			assert_int_equal(strncmp(out, "HTTP/1.1 400 ", 13), 0);
+			assert_int_equal(responses, 1);
+		}
+	}
+	http_exchange(port, "GET /metrics HTTP/1.0\r\n\r\n", 25, out, sizeof(out));
+	assert_int_equal(strncmp(out, "HTTP/1.1 200 OK\r\n", 17), 0);
+	http_down();
+}
+
 /*
  * A full filesystem (a tmpfs of 64 KiB, as root): said with ENOSPC when the
  * daemon opens the history, not a stale errno; once there is room (the tmpfs
@@ -2833,6 +3067,8 @@ int main(void)
 		cmocka_unit_test(history_refuses_symlink_open_dir_and_second_writer),
 		cmocka_unit_test(history_damage_and_truncation_counted),
 		cmocka_unit_test(history_damaged_header_rebuilt_and_forged_sizes_refused),
+		cmocka_unit_test(history_reader_fuzzed),
+		cmocka_unit_test(exporter_http_fuzzed),
 		cmocka_unit_test(history_enospc_said_truly_and_retried),
 		cmocka_unit_test(cgroup_identity_of_real_paths),
 		cmocka_unit_test(traces_stationary_raise_no_warning),
