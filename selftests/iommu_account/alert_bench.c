@@ -171,6 +171,30 @@ static int uids(int n, int uid0)
 	return 0;
 }
 
+/* What the holders said: 'y' ready, 'r' refused by the kernel, else failed. */
+struct tally {
+	long ready, refused, other;
+};
+
+/* One more holder's byte: how many have said. */
+static long tally_add(struct tally *t, char c)
+{
+	if (c == 'y')
+		t->ready++;
+	else if (c == 'r')
+		t->refused++;
+	else
+		t->other++;
+	return t->ready + t->refused + t->other;
+}
+
+/* "... ready R refused F failed X": X, the failed and the @total - @made never made. */
+static void tally_print(const struct tally *t, long made, long total)
+{
+	printf(" ready %ld refused %ld failed %ld\n", t->ready, t->refused,
+	       t->other + total - made);
+}
+
 /* One holder: into cgroup @dir, then uid @uid, one 4 KiB buffer registered. */
 static char hold_one(const char *dir, uid_t uid)
 {
@@ -193,7 +217,8 @@ static char hold_one(const char *dir, uid_t uid)
 
 static int holders(int n, int per, int uid0, const char *root)
 {
-	int total = n * per, i, ready = 0, refused = 0, other = 0, p[2];
+	int total = n * per, i, p[2];
+	struct tally t = { 0 };
 	pid_t *pids = calloc(total, sizeof(*pids));
 	char dir[512], c;
 
@@ -223,25 +248,18 @@ static int holders(int n, int per, int uid0, const char *root)
 		}
 	}
 	close(p[1]);
-	while (read(p[0], &c, 1) == 1) {
-		if (c == 'y')
-			ready++;
-		else if (c == 'r')
-			refused++;
-		else
-			other++;
-		if (ready + refused + other == i)
+	while (read(p[0], &c, 1) == 1)
+		if (tally_add(&t, c) == i)
 			break;
-	}
-	printf("holders %d %d ready %d refused %d failed %d\n", n, per, ready, refused,
-	       other + total - i);
+	printf("holders %d %d", n, per);
+	tally_print(&t, i, total);
 	release_at_eof(pids, total);
 	for (i = 0; i < total; i++) {
 		snprintf(dir, sizeof(dir), "%s/h%d", root, i);
 		rmdir(dir);
 	}
 	rmdir(root);
-	return ready == total ? 0 : 1;
+	return t.ready == total ? 0 : 1;
 }
 
 /* One process of scale(): what it is told, where it says how it went. */
@@ -283,7 +301,8 @@ static int scale_child(void *arg)
 
 static int scale(int n, int per, int bufs, int uid0)
 {
-	long total = (long)n * per, i, ready = 0, refused = 0, other = 0;
+	long total = (long)n * per, i;
+	struct tally t = { 0 };
 	pid_t *pids = calloc(total > 0 ? total : 1, sizeof(*pids));
 	struct iovec *iov = calloc(bufs > 0 ? bufs : 1, sizeof(*iov));
 	char *mem, *stacks, c;
@@ -319,17 +338,12 @@ static int scale(int n, int per, int bufs, int uid0)
 		}
 		if (read(p[0], &c, 1) != 1)
 			c = '?';
-		if (c == 'y')
-			ready++;
-		else if (c == 'r')
-			refused++;
-		else
-			other++;
+		tally_add(&t, c);
 	}
-	printf("scale %d %d %d ready %ld refused %ld failed %ld\n", n, per, bufs, ready, refused,
-	       other + total - i);
+	printf("scale %d %d %d", n, per, bufs);
+	tally_print(&t, i, total);
 	release_at_eof(pids, total);
-	return ready == total ? 0 : 1;
+	return t.ready == total ? 0 : 1;
 }
 
 int main(int argc, char **argv)
