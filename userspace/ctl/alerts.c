@@ -9,31 +9,93 @@
 #include <errno.h>
 #include <math.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl.h"
 
 /*
+ * What is read of an answer: the whole of it within IA_CTL_HTTP_SECONDS, at
+ * most IA_CTL_HTTP_MAX bytes. Whoever answers at the address may not be
+ * the daemon (a process that took its port first), so neither a slow drip
+ * nor an endless body holds the tool, and its bytes are shown escaped.
+ */
+#define IA_CTL_HTTP_SECONDS 10
+#define IA_CTL_HTTP_MAX (64u << 20)
+#define IA_CTL_STR_(x) #x
+#define IA_CTL_STR(x) IA_CTL_STR_(x)
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* An answer's @len bytes at @p, for a message: escaped, and how many were left out. */
+static void http_quote(const char *what, const char *addr, unsigned int code, const char *p,
+		       size_t len)
+{
+	size_t show = len < 200 ? len : 200;
+	char *s = strndup(p, show);
+
+	fprintf(stderr, "iommu-accountctl: %s at %s answered ", what, addr);
+	if (code)
+		fprintf(stderr, "%u: ", code);
+	else
+		fprintf(stderr, "what is not HTTP: ");
+	fprintf(stderr, "\"%s\"", s ? ia_sx(s) : "?");
+	if (len > show)
+		fprintf(stderr, " (and %zu bytes more)", len - show);
+	fputc('\n', stderr);
+	free(s);
+}
+
+/* @fd connected to @ai within @deadline (monotonic seconds); 0 or -errno. */
+static int connect_by(int fd, const struct addrinfo *ai, double deadline)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t sl = sizeof(int);
+	int err = 0;
+
+	if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+		return 0;
+	if (errno != EINPROGRESS)
+		return -errno;
+	if (poll(&p, 1, (int)((deadline - mono_s()) * 1000) + 1) <= 0)
+		return -ETIMEDOUT;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) || err)
+		return -(err ? err : errno);
+	return 0;
+}
+
+/*
  * The body of GET @path from @addr ("host:port"), malloc'ed, and its status
- * in @code; NULL + message when there is no HTTP answer.
+ * in @code; NULL + message when there is no HTTP answer (none in time, one
+ * larger than IA_CTL_HTTP_MAX, or not HTTP).
  */
 static char *http_fetch(const char *addr, const char *path, unsigned int *code)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	struct timeval tv = { .tv_sec = 5 };
-	char host[128], *port, *buf = NULL, *body;
-	size_t len = 0, cap = 0;
+	double deadline = mono_s() + IA_CTL_HTTP_SECONDS;
+	char host[128], *port, *buf = NULL, *body, req[512];
+	size_t len = 0, cap = 0, off = 0, reqlen;
+	struct pollfd p;
+	const char *why = NULL;
 	ssize_t n;
 	int fd, err;
 
 	snprintf(host, sizeof(host), "%s", addr[0] == '[' ? addr + 1 : addr);
 	port = strrchr(host, ':');
 	if (!port) {
-		fprintf(stderr, "iommu-accountctl: daemon address '%s' is not HOST:PORT\n", addr);
+		fprintf(stderr, "iommu-accountctl: daemon address '%s' is not HOST:PORT\n",
+			ia_sx(addr));
 		return NULL;
 	}
 	*port++ = 0;
@@ -41,48 +103,81 @@ static char *http_fetch(const char *addr, const char *path, unsigned int *code)
 		port[-2] = 0;
 	err = getaddrinfo(host, port, &hints, &ai);
 	if (err) {
-		fprintf(stderr, "iommu-accountctl: %s: %s\n", addr, gai_strerror(err));
+		fprintf(stderr, "iommu-accountctl: %s: %s\n", ia_sx(addr), gai_strerror(err));
 		return NULL;
 	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0) {
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	}
-	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	err = fd < 0 ? -errno : connect_by(fd, ai, deadline);
+	freeaddrinfo(ai);
+	if (err) {
 		fprintf(stderr, "iommu-accountctl: cannot reach iommu-accountd at %s: %s "
-			"(is it running? `systemctl status iommu-accountd`)\n", addr, strerror(errno));
-		freeaddrinfo(ai);
+			"(is it running? `systemctl status iommu-accountd`)\n", ia_sx(addr),
+			strerror(-err));
 		if (fd >= 0)
 			close(fd);
 		return NULL;
 	}
-	freeaddrinfo(ai);
-	dprintf(fd, "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, addr);
+	reqlen = (size_t)snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n",
+				  path, addr);
+	if (reqlen >= sizeof(req))
+		reqlen = sizeof(req) - 1;
+	p.fd = fd;
 	for (;;) {
+		int left = (int)((deadline - mono_s()) * 1000);
+
+		p.events = off < reqlen ? POLLOUT : POLLIN;
+		if (left <= 0 || poll(&p, 1, left) <= 0) {
+			why = "no whole answer within " IA_CTL_STR(IA_CTL_HTTP_SECONDS) " s";
+			break;
+		}
+		if (off < reqlen) {
+			n = send(fd, req + off, reqlen - off, MSG_NOSIGNAL);
+			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				why = strerror(errno);
+				break;
+			}
+			off += n > 0 ? (size_t)n : 0;
+			continue;
+		}
 		if (len + 4096 + 1 > cap) {
 			char *nb = realloc(buf, cap = cap ? cap * 2 : 16384);
 
 			if (!nb) {
-				free(buf);
-				close(fd);
-				return NULL;
+				why = strerror(ENOMEM);
+				break;
 			}
 			buf = nb;
 		}
 		n = read(fd, buf + len, cap - len - 1);
-		if (n <= 0)
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0) {
+			why = strerror(errno);
+			break;
+		}
+		if (!n)
 			break;
 		len += n;
+		if (len > IA_CTL_HTTP_MAX) {
+			why = "an answer larger than 64 MiB: not read further";
+			break;
+		}
 	}
 	close(fd);
+	if (why) {
+		fprintf(stderr, "iommu-accountctl: iommu-accountd at %s: %s\n", ia_sx(addr), why);
+		free(buf);
+		return NULL;
+	}
+	if (!buf)
+		buf = calloc(1, 1);
 	if (!buf)
 		return NULL;
 	buf[len] = 0;
 	body = strstr(buf, "\r\n\r\n");
-	if (strncmp(buf, "HTTP/1.", 7) || !body || sscanf(buf + 8, " %3u", code) != 1) {
-		fprintf(stderr, "iommu-accountctl: %s answered what is not HTTP: %.60s\n", addr,
-			buf);
+	if (strncmp(buf, "HTTP/1.", 7) || !body || sscanf(buf + 8, " %3u", code) != 1 ||
+	    strlen(buf) != len) {
+		http_quote("iommu-accountd", addr, 0, buf, strlen(buf));
 		free(buf);
 		return NULL;
 	}
@@ -97,8 +192,7 @@ static char *http_get(const char *addr, const char *path)
 	char *body = http_fetch(addr, path, &code);
 
 	if (body && code != 200) {
-		fprintf(stderr, "iommu-accountctl: iommu-accountd at %s answered %u: %.200s\n",
-			addr, code, body);
+		http_quote("iommu-accountd", addr, code, body, strlen(body));
 		free(body);
 		return NULL;
 	}
@@ -119,6 +213,7 @@ static int cmd_probe(struct ia_ctx *ctx)
 	const char *what = ctx->args[0];
 	unsigned int code = 0;
 	char *body;
+	size_t len;
 
 	if (strcmp(what, "live") && strcmp(what, "ready")) {
 		fprintf(stderr, "iommu-accountctl: probe takes live or ready, not '%s'\n", what);
@@ -127,7 +222,11 @@ static int cmd_probe(struct ia_ctx *ctx)
 	body = http_fetch(addr, what[0] == 'l' ? "/healthz" : "/readyz", &code);
 	if (!body)
 		return 1;
-	fputs(body, code == 200 ? stdout : stderr);
+	/* Its line, in the sentence form: whoever answered chose the bytes. */
+	len = strlen(body);
+	if (len && body[len - 1] == '\n')
+		body[len - 1] = 0;
+	fprintf(code == 200 ? stdout : stderr, "%s\n", ia_sx(body));
 	free(body);
 	return code == 200 ? 0 : 1;
 }
@@ -375,7 +474,7 @@ static int cmd_alerts(struct ia_ctx *ctx)
 		else
 			snprintf(eta, sizeof(eta), "not filling");
 		if (strcmp(f[IA_AL_RATE], "-"))
-			ia_rate_str(f[IA_AL_UNIT], strtod(f[IA_AL_RATE], NULL), rate, sizeof(rate));
+			ia_rate_str(ia_tx(f[IA_AL_UNIT]), strtod(f[IA_AL_RATE], NULL), rate, sizeof(rate));
 		else
 			snprintf(rate, sizeof(rate), "-");
 		printf("%-15s %8s %-9s %11s %11s %5.1f%% %16s %11s  %s\n", ia_tx(f[IA_AL_KIND]),

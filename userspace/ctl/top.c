@@ -127,7 +127,7 @@ static bool frame(const char *addr, bool tty, int height)
 		bar[20] = 0;
 		amount(r, r->used, used, sizeof(used));
 		amount(r, r->limit, limit, sizeof(limit));
-		ia_rate_str(r->unit, r->rate, rate, sizeof(rate));
+		ia_rate_str(ia_tx(r->unit), r->rate, rate, sizeof(rate));
 		eta_str(r->eta, eta, sizeof(eta));
 		printf("%s%-9s%s %-15s %8s  [%s] %5.1f%% %11s %11s %16s %11s\n",
 		       tty ? colour(r->state) : "", ia_tx(r->state), tty ? "\033[0m" : "", ia_tx(r->kind),

@@ -1568,6 +1568,150 @@ static void alerts_read_back_whole_by_iommu_accountctl(void **state)
 	iad_objs_free(&http_d.objs);
 }
 
+/* What a squatter on the daemon's port answers, per case of the test below. */
+enum squat_answer { SQ_ERROR, SQ_NOT_HTTP, SQ_HUGE, SQ_DRIP };
+
+/* A process answering one connection on @fd as @how says (killed by the test). */
+static pid_t squatter(int fd, enum squat_answer how)
+{
+	static const char err[] = "HTTP/1.1 503 Service Unavailable\r\n\r\n"
+				  "down\x1b]0;owned\x07\x1b[2J";
+	char buf[65536];
+	size_t i, total;
+	pid_t pid = fork();
+	int c;
+
+	assert_true(pid >= 0);
+	if (pid)
+		return pid;
+	/* The listening socket is non-blocking: wait for the client first. */
+	if (poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 30000) != 1)
+		_exit(1);
+	c = accept4(fd, NULL, NULL, 0);
+	if (c < 0)
+		_exit(1);
+	if (read(c, buf, sizeof(buf)) <= 0)
+		_exit(1);
+	switch (how) {
+	case SQ_ERROR:	/* an error page with escape sequences, 300 bytes of them */
+		if (write(c, err, sizeof(err) - 1) < 0)
+			_exit(1);
+		memset(buf, 0x1b, 300);
+		if (write(c, buf, 300) < 0)
+			_exit(1);
+		break;
+	case SQ_NOT_HTTP:
+		if (write(c, "\x1b[31mSSH-2.0-x\r\n", 16) < 0)
+			_exit(1);
+		break;
+	case SQ_HUGE:	/* a 200 whose body does not end */
+		if (write(c, "HTTP/1.1 200 OK\r\n\r\n", 19) < 0)
+			_exit(1);
+		memset(buf, 'x', sizeof(buf));
+		for (total = 0; total < (80u << 20); total += sizeof(buf))
+			if (write(c, buf, sizeof(buf)) < 0)
+				_exit(0);
+		break;
+	case SQ_DRIP:	/* a byte every 100 ms, for a minute */
+		for (i = 0; i < 600; i++) {
+			if (write(c, "H", 1) < 0)
+				_exit(0);
+			poll(NULL, 0, 100);
+		}
+		break;
+	}
+	close(c);
+	_exit(0);
+}
+
+/* `iommu-accountctl ARGS` against 127.0.0.1:@port: its exit status, stdout and stderr. */
+static int ctl_run(const char *args, uint16_t port, char *out, size_t olen, char *err, size_t elen)
+{
+	char ctl[4096], cmd[8192], dir[] = "/tmp/iad-ctl-XXXXXX", ef[64], *slash;
+	ssize_t n;
+	FILE *p;
+	int st;
+
+	n = readlink("/proc/self/exe", ctl, sizeof(ctl) - 32);
+	assert_true(n > 0 && (size_t)n < sizeof(ctl) - 32);
+	ctl[n] = 0;
+	slash = strrchr(ctl, '/');
+	assert_non_null(slash);
+	snprintf(slash, sizeof(ctl) - (size_t)(slash - ctl), "/../iommu-accountctl");
+	assert_non_null(mkdtemp(dir));
+	snprintf(ef, sizeof(ef), "%s/err", dir);
+	snprintf(cmd, sizeof(cmd), "%s %s --daemon 127.0.0.1:%u 2>%s", ctl, args, port, ef);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = (ssize_t)fread(out, 1, olen - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	slurp(ef, err, elen);
+	unlink(ef);
+	rmdir(dir);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * Whoever answers at the daemon's address may not be the daemon (issue 68:
+ * a process took the port first). `iommu-accountctl` reads its answer with
+ * a bound: an error page's bytes are shown escaped (no ESC or BEL reaches
+ * the terminal) and cut visibly, with how many were left out; a banner that
+ * is not HTTP likewise; a body past 64 MiB is not read further; a peer
+ * dripping a byte every 100 ms is given up on after 10 s. probe exits 1
+ * (not live), alerts and top 6 (ctl.md: any other failure).
+ */
+static void ctl_reads_a_squatter_bounded_and_escaped(void **state)
+{
+	char out[4096], err[4096];
+	struct timespec t0, t1;
+	uint16_t port;
+	int fd, st;
+	pid_t pid;
+
+	(void)state;
+	port = squat(&fd);
+
+	pid = squatter(fd, SQ_ERROR);
+	assert_int_equal(ctl_run("probe live", port, out, sizeof(out), err, sizeof(err)), 1);
+	assert_null(strchr(err, 0x1b));
+	assert_null(strchr(err, 0x07));
+	assert_non_null(strstr(err, "down\\x1b]0;owned\\x07\\x1b[2J\\x1b\\x1b"));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	pid = squatter(fd, SQ_ERROR);
+	assert_int_equal(ctl_run("alerts", port, out, sizeof(out), err, sizeof(err)), 6);
+	assert_null(strchr(err, 0x1b));
+	assert_non_null(strstr(err, "answered 503: \"down\\x1b]0;owned\\x07\\x1b[2J"));
+	/* 200 of its 318 bytes shown: the rest counted. */
+	assert_non_null(strstr(err, "\" (and 118 bytes more)\n"));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+
+	pid = squatter(fd, SQ_NOT_HTTP);
+	assert_int_equal(ctl_run("-j alerts", port, out, sizeof(out), err, sizeof(err)), 6);
+	assert_null(strchr(err, 0x1b));
+	assert_non_null(strstr(err, "answered what is not HTTP: \"\\x1b[31mSSH-2.0-x\\r\\n\"\n"));
+	assert_int_equal(out[0], 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+
+	pid = squatter(fd, SQ_HUGE);
+	assert_int_equal(ctl_run("alerts", port, out, sizeof(out), err, sizeof(err)), 6);
+	assert_non_null(strstr(err, "an answer larger than 64 MiB: not read further"));
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+
+	pid = squatter(fd, SQ_DRIP);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(ctl_run("top --count 1", port, out, sizeof(out), err, sizeof(err)), 6);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* top says the daemon does not answer (its last frame: status 6); why on stderr. */
+	assert_non_null(strstr(out, "does not answer"));
+	assert_non_null(strstr(err, "no whole answer within 10 s"));
+	assert_true(t1.tv_sec - t0.tv_sec < 30);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(fd);
+}
+
 /*
  * Persistent connections and pipelining: three requests in one write on
  * one HTTP/1.1 connection (GET, HEAD, GET of /alerts with a query and
@@ -3050,6 +3194,7 @@ int main(void)
 		cmocka_unit_test(exporter_serves_a_scrape_beside_2000_half_requests),
 		cmocka_unit_test(exporter_http_keeps_connections_and_answers_pipelined_requests),
 		cmocka_unit_test(alerts_read_back_whole_by_iommu_accountctl),
+		cmocka_unit_test(ctl_reads_a_squatter_bounded_and_escaped),
 		cmocka_unit_test(exporter_http_refuses_bad_requests_with_their_status),
 		cmocka_unit_test(exporter_http_answers_a_head_with_nul_or_bare_cr_once_with_400),
 		cmocka_unit_test(exporter_probes_say_live_and_ready_from_the_source_state),
