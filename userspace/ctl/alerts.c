@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,14 +58,14 @@ static void http_quote(const char *what, const char *addr, unsigned int code, co
 	free(s);
 }
 
-/* @fd connected to @ai within @deadline (monotonic seconds); 0 or -errno. */
-static int connect_by(int fd, const struct addrinfo *ai, double deadline)
+/* @fd connected to @sa within @deadline (monotonic seconds); 0 or -errno. */
+static int connect_by(int fd, const struct sockaddr *sa, socklen_t salen, double deadline)
 {
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
 	socklen_t sl = sizeof(int);
 	int err = 0;
 
-	if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+	if (!connect(fd, sa, salen))
 		return 0;
 	if (errno != EINPROGRESS)
 		return -errno;
@@ -76,49 +77,77 @@ static int connect_by(int fd, const struct addrinfo *ai, double deadline)
 }
 
 /*
- * The body of GET @path from @addr ("host:port"), malloc'ed, and its status
- * in @code; NULL + message when there is no HTTP answer (none in time, one
- * larger than IA_CTL_HTTP_MAX, or not HTTP).
+ * A socket connected to @addr ("host:port", or "unix:PATH": the daemon's
+ * Unix socket, where it shows what this uid may see) within @deadline; -1
+ * and a message when there is none.
  */
-static char *http_fetch(const char *addr, const char *path, unsigned int *code)
+static int daemon_connect(const char *addr, double deadline)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	double deadline = mono_s() + IA_CTL_HTTP_SECONDS;
-	char host[128], *port, *buf = NULL, *body, req[512];
-	size_t len = 0, cap = 0, off = 0, reqlen;
-	struct pollfd p;
-	const char *why = NULL;
-	ssize_t n;
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	char host[128], *port;
 	int fd, err;
 
-	snprintf(host, sizeof(host), "%s", addr[0] == '[' ? addr + 1 : addr);
-	port = strrchr(host, ':');
-	if (!port) {
-		fprintf(stderr, "iommu-accountctl: daemon address '%s' is not HOST:PORT\n",
-			ia_sx(addr));
-		return NULL;
+	if (!strncmp(addr, "unix:", 5)) {
+		if (strlen(addr + 5) >= sizeof(su.sun_path)) {
+			fprintf(stderr, "iommu-accountctl: %s: a path of under %zu bytes\n",
+				ia_sx(addr), sizeof(su.sun_path));
+			return -1;
+		}
+		memcpy(su.sun_path, addr + 5, strlen(addr + 5));
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		err = fd < 0 ? -errno : connect_by(fd, (struct sockaddr *)&su, sizeof(su), deadline);
+	} else {
+		snprintf(host, sizeof(host), "%s", addr[0] == '[' ? addr + 1 : addr);
+		port = strrchr(host, ':');
+		if (!port) {
+			fprintf(stderr, "iommu-accountctl: daemon address '%s' is not HOST:PORT "
+				"or unix:PATH\n", ia_sx(addr));
+			return -1;
+		}
+		*port++ = 0;
+		if (port - host >= 2 && port[-2] == ']')
+			port[-2] = 0;
+		err = getaddrinfo(host, port, &hints, &ai);
+		if (err) {
+			fprintf(stderr, "iommu-accountctl: %s: %s\n", ia_sx(addr), gai_strerror(err));
+			return -1;
+		}
+		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		err = fd < 0 ? -errno : connect_by(fd, ai->ai_addr, ai->ai_addrlen, deadline);
+		freeaddrinfo(ai);
 	}
-	*port++ = 0;
-	if (port - host >= 2 && port[-2] == ']')
-		port[-2] = 0;
-	err = getaddrinfo(host, port, &hints, &ai);
-	if (err) {
-		fprintf(stderr, "iommu-accountctl: %s: %s\n", ia_sx(addr), gai_strerror(err));
-		return NULL;
-	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	err = fd < 0 ? -errno : connect_by(fd, ai, deadline);
-	freeaddrinfo(ai);
 	if (err) {
 		fprintf(stderr, "iommu-accountctl: cannot reach iommu-accountd at %s: %s "
 			"(is it running? `systemctl status iommu-accountd`)\n", ia_sx(addr),
 			strerror(-err));
 		if (fd >= 0)
 			close(fd);
-		return NULL;
+		return -1;
 	}
+	return fd;
+}
+
+/*
+ * The body of GET @path from @addr ("host:port"), malloc'ed, and its status
+ * in @code; NULL + message when there is no HTTP answer (none in time, one
+ * larger than IA_CTL_HTTP_MAX, or not HTTP).
+ */
+static char *http_fetch(const char *addr, const char *path, unsigned int *code)
+{
+	double deadline = mono_s() + IA_CTL_HTTP_SECONDS;
+	char *buf = NULL, *body, req[512];
+	size_t len = 0, cap = 0, off = 0, reqlen;
+	struct pollfd p;
+	const char *why = NULL;
+	ssize_t n;
+	int fd;
+
+	fd = daemon_connect(addr, deadline);
+	if (fd < 0)
+		return NULL;
 	reqlen = (size_t)snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n",
-				  path, addr);
+				  path, strncmp(addr, "unix:", 5) ? addr : "localhost");
 	if (reqlen >= sizeof(req))
 		reqlen = sizeof(req) - 1;
 	p.fd = fd;

@@ -38,6 +38,7 @@ void iad_config_defaults(struct iad_config *c)
 	c->history_keep_s = 86400;
 	c->holders = 5;
 	c->series_budget = 10000;
+	snprintf(c->group, sizeof(c->group), "%s", IAD_DEFAULT_GROUP);
 }
 
 /* Where each key was set: a check across keys names the later line. */
@@ -206,8 +207,25 @@ static int handler(void *user, const char *section, const char *name, const char
 					 strlen(value), sizeof(c->listen) - 1);
 				return 0;
 			}
+			/* A Unix socket: an absolute path that fits sun_path. */
+			if (!strncmp(value, "unix:", 5) &&
+			    (value[5] != '/' || strlen(value + 5) >= IAD_SUN_PATH)) {
+				snprintf(p->why, sizeof(p->why),
+					 "listen: unix: takes an absolute path of under %d bytes",
+					 IAD_SUN_PATH);
+				return 0;
+			}
 			snprintf(c->listen, sizeof(c->listen), "%s",
 				 strcmp(value, "off") ? value : "");
+			return 1;
+		}
+		if (!strcmp(name, "group")) {
+			if (strlen(value) >= sizeof(c->group)) {
+				snprintf(p->why, sizeof(p->why), "group: %zu bytes (at most %zu)",
+					 strlen(value), sizeof(c->group) - 1);
+				return 0;
+			}
+			snprintf(c->group, sizeof(c->group), "%s", value);
 			return 1;
 		}
 		if (!strcmp(name, "holders"))

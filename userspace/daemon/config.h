@@ -12,6 +12,10 @@
 
 #define IAD_CONFIG_PATH "/etc/iommu-account/iommu-accountd.conf"
 #define IAD_DEFAULT_LISTEN "127.0.0.1:9847"
+/* [exporter] group: over a Unix socket, its members see every uid. */
+#define IAD_DEFAULT_GROUP "iommu-account"
+/* sizeof(sockaddr_un.sun_path) */
+#define IAD_SUN_PATH 108
 #define IAD_HISTORY_PATH "/var/lib/iommu-accountd/history"
 #define IAD_MAX_KIND_CFG 16
 /* The longest line (a comment, a path of PATH_MAX); the largest file. */
@@ -50,6 +54,7 @@ struct iad_config {
 	double holders;			/* [exporter] holders: top N per uid; 0 = none */
 	double series_budget;		/* [exporter] series_budget: 0 = none */
 	bool objects_only;		/* [exporter] detail = objects: no process or cgroup */
+	char group[64];			/* [exporter] group: sees every uid over a Unix socket */
 	bool legacy_names;		/* [exporter] legacy_names: 0.2.0's names too */
 	char history[4096];		/* [history] path (PATH_MAX); "" = off */
 	double history_max;		/* [history] max_size, bytes */

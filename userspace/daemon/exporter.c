@@ -5,9 +5,15 @@
  *   /metrics  text exposition format 0.0.4
  *   /alerts   the alert state of every object, JSON (what
  *             `iommu-accountctl alerts` and `top` read)
- * It listens on [exporter] listen, 127.0.0.1:9847 by default.
+ * It listens on [exporter] listen, 127.0.0.1:9847 by default, or on a Unix
+ * socket (unix:PATH), where the kernel names each peer: root, the daemon's
+ * own uid and the members of [exporter] group see every uid, any other
+ * peer only its own uid's objects, holders and flight records, as the
+ * module would show them to it (a TCP client is nobody known: it sees
+ * what [exporter] detail says).
  */
 #include <errno.h>
+#include <grp.h>
 #include <math.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -15,6 +21,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -52,6 +60,8 @@ static void holder_series(FILE *f, struct iad *d)
 	head(f, "iommu_account_holder_pot_bytes", "gauge",
 	     "Pot bytes held by the processes of one cgroup (the top [exporter] holders per uid).");
 	for (i = 0; i < d->nhs; i++) {
+		if (!iad_view_sees(d, d->hs[i].uid))
+			continue;
 		ia_identity_of(d->hs[i].path, &id);
 		fprintf(f, "iommu_account_holder_pot_bytes{uid=\"%u\",cgroup=\"", d->hs[i].uid);
 		label_value(f, d->hs[i].path);
@@ -74,8 +84,9 @@ static void holder_series(FILE *f, struct iad *d)
 	     "Pot bytes held by a uid's cgroups beyond its top [exporter] holders, summed: with its "
 	     "holder series, what the uid's processes hold.");
 	for (i = 0; i < d->nho; i++)
-		fprintf(f, "iommu_account_holder_pot_other_bytes{uid=\"%u\"} %llu\n", d->ho[i].uid,
-			(unsigned long long)d->ho[i].bytes);
+		if (iad_view_sees(d, d->ho[i].uid))
+			fprintf(f, "iommu_account_holder_pot_other_bytes{uid=\"%u\"} %llu\n",
+				d->ho[i].uid, (unsigned long long)d->ho[i].bytes);
 }
 
 /*
@@ -196,7 +207,7 @@ static void obj_metric(struct iad *d, FILE *f, int m, const char *name,
 {
 	int s;
 
-	if (!obj_has(ob, m))
+	if (!obj_has(ob, m) || !iad_view_sees(d, ob->uid))
 		return;
 	if (m == M_STATE) {
 		for (s = 0; s < IAD_NSTATES; s++) {
@@ -449,7 +460,7 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 	FILE *f = open_memstream(&buf, len);
 	struct ia_json j;
 	unsigned int k;
-	size_t i;
+	size_t i, n = 0;
 
 	if (!f)
 		return NULL;
@@ -462,8 +473,10 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 		const struct iad_obj *ob = d->objs.v[i];
 		double u = iad_obj_util(ob);
 
+		if (!iad_view_sees(d, ob->uid))
+			continue;
 		/* One entry per line: the comma ends the line before. */
-		fputs(i ? ",\n" : "\n", f);
+		fputs(n++ ? ",\n" : "\n", f);
 		j.need_comma[j.depth] = false;
 		ia_json_obj_open(&j, NULL);
 		ia_json_str(&j, "kind", iad_kind_name(d, ob->kind, kb, sizeof(kb)));
@@ -489,6 +502,8 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 		for (k = 0; !d->cfg.objects_only && k < ob->nholders; k++) {
 			const struct iad_holder *h = &ob->holders[k];
 
+			if (!iad_view_sees(d, h->who.uid))
+				continue;
 			ia_json_obj_open(&j, NULL);
 			ia_json_u64(&j, "pid", h->who.pid);
 			ia_json_u64(&j, "uid", h->who.uid);
@@ -540,11 +555,56 @@ static char *probe_text(struct iad *d, bool ready, unsigned int *code, size_t *l
 	return body;
 }
 
-/* The exporter's paths (http.c serves them). */
-static char *route(void *cls, const char *path, unsigned int *code, const char **type,
-		   size_t *len)
+/*
+ * Whether a Unix socket's @p sees every uid: root, the daemon's own uid, or
+ * a member of [exporter] group (its gid looked up when the name changes).
+ */
+static bool peer_sees_all(const struct iad *d, const struct iad_peer *p)
+{
+	static char name[sizeof(d->cfg.group)];
+	static bool known;
+	static gid_t gid;
+	struct group *g;
+	unsigned int i;
+
+	if (p->uid == 0 || p->uid == geteuid())
+		return true;
+	if (strcmp(name, d->cfg.group)) {
+		snprintf(name, sizeof(name), "%s", d->cfg.group);
+		g = name[0] ? getgrnam(name) : NULL;
+		known = g != NULL;
+		gid = g ? g->gr_gid : 0;
+	}
+	if (!known)
+		return false;
+	if (p->gid == gid)
+		return true;
+	for (i = 0; i < p->ngroups; i++)
+		if (p->groups[i] == gid)
+			return true;
+	return false;
+}
+
+static char *route_doc(struct iad *d, const char *path, unsigned int *code, const char **type,
+		       size_t *len);
+
+/* The exporter's paths (http.c serves them), written for whom asked. */
+static char *route(void *cls, const struct iad_peer *peer, const char *path, unsigned int *code,
+		   const char **type, size_t *len)
 {
 	struct iad *d = cls;
+	char *body;
+
+	d->view_one_uid = peer->unix_peer && !peer_sees_all(d, peer);
+	d->view_uid = peer->uid;
+	body = route_doc(d, path, code, type, len);
+	d->view_one_uid = false;
+	return body;
+}
+
+static char *route_doc(struct iad *d, const char *path, unsigned int *code, const char **type,
+		       size_t *len)
+{
 	char *body;
 
 	*type = "text/plain; version=0.0.4; charset=utf-8";
@@ -566,6 +626,48 @@ static char *route(void *cls, const char *path, unsigned int *code, const char *
 	return body;
 }
 
+/*
+ * "unix:PATH" into a bound, listening Unix socket, mode 0666: anyone may
+ * connect, and sees what its uid may (route()). A socket already at PATH
+ * that answers is another server's: refused (EADDRINUSE), as a taken port
+ * is; one that does not is a stale one of ours, replaced; anything else
+ * there is left alone (EEXIST).
+ */
+static int listen_unix(struct iad *d, const char *spec)
+{
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	const char *path = spec + 5;
+	struct stat st;
+	int fd, probe, err;
+
+	snprintf(su.sun_path, sizeof(su.sun_path), "%s", path);
+	if (!lstat(path, &st)) {
+		err = S_ISSOCK(st.st_mode) ? EADDRINUSE : EEXIST;
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (err == EADDRINUSE && probe >= 0 &&
+		    connect(probe, (struct sockaddr *)&su, sizeof(su)) && errno == ECONNREFUSED &&
+		    !unlink(path))
+			err = 0;
+		if (probe >= 0)
+			close(probe);
+		if (err) {
+			iad_log(d, LOG_ERR, "exporter: cannot listen on %s: %s", ia_sx(spec),
+				strerror(err));
+			return -err;
+		}
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&su, sizeof(su)) || chmod(path, 0666) ||
+	    listen(fd, 1024)) {
+		err = errno;
+		iad_log(d, LOG_ERR, "exporter: cannot listen on %s: %s", ia_sx(spec), strerror(err));
+		if (fd >= 0)
+			close(fd);
+		return -err;
+	}
+	return fd;
+}
+
 /* "127.0.0.1:9847", "[::1]:9847", "0.0.0.0:9847" into a bound, listening socket. */
 static int listen_on(struct iad *d, const char *spec)
 {
@@ -575,6 +677,8 @@ static int listen_on(struct iad *d, const char *spec)
 	char host[128], *port;
 	int fd, one = 1, err;
 
+	if (!strncmp(spec, "unix:", 5))
+		return listen_unix(d, spec);
 	snprintf(host, sizeof(host), "%s", spec[0] == '[' ? spec + 1 : spec);
 	port = strrchr(host, ':');
 	if (!port) {
@@ -625,7 +729,11 @@ int iad_exporter_start(struct iad *d)
 		close(fd);
 		return -ENOMEM;
 	}
-	iad_log(d, LOG_INFO, "exporter listening on http://%s/metrics", d->cfg.listen);
+	if (!strncmp(d->cfg.listen, "unix:", 5))
+		iad_log(d, LOG_INFO, "exporter listening on %s (GET /metrics; each peer sees "
+			"what its uid may)", ia_sx(d->cfg.listen));
+	else
+		iad_log(d, LOG_INFO, "exporter listening on http://%s/metrics", d->cfg.listen);
 	return 0;
 }
 
@@ -651,6 +759,9 @@ uint64_t iad_exporter_shut(const struct iad *d)
 
 void iad_exporter_stop(struct iad *d)
 {
+	/* A Unix socket's file goes with it (a crash leaves it stale: replaced at start). */
+	if (d->http && !strncmp(d->cfg.listen, "unix:", 5))
+		unlink(d->cfg.listen + 5);
 	iad_http_free(d->http);		/* closes the listening socket too */
 	d->http = NULL;
 }

@@ -72,6 +72,7 @@ struct iad_conn {
 	bool close_after;		/* the response ends the connection */
 	bool http10;			/* the request was HTTP/1.0 */
 	bool served;			/* a response was sent */
+	struct iad_peer peer;		/* who is connected (a Unix socket's peer) */
 	char in[IAD_HTTP_HEAD];
 	size_t nin;
 	size_t scanned;			/* in[] looked at for the head's end */
@@ -339,7 +340,7 @@ static void request(struct iad_http *h, struct iad_conn *k, char *req, size_t hl
 	if (*target != '/')
 		goto bad;
 	target[strcspn(target, "?#")] = 0;
-	b = h->route(h->cls, target, &code, &type, &len);
+	b = h->route(h->cls, &k->peer, target, &code, &type, &len);
 	if (!b) {
 		respond_text(k, 500, "out of memory\n", head_only);
 		return;
@@ -494,6 +495,35 @@ static unsigned int sweep(struct iad_http *h, double now, unsigned int room)
 	return open;
 }
 
+/*
+ * A Unix socket's peer, as the kernel recorded it at connect(): its uid,
+ * gid and groups (none known over TCP, or if the kernel does not say).
+ */
+static void peer_of(int fd, struct iad_peer *p)
+{
+	gid_t g[IAD_PEER_GROUPS];
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+	struct ucred cr;
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) || sa.ss_family != AF_UNIX)
+		return;		/* TCP: nobody known */
+	/* A peer the kernel cannot name is nobody's uid: it sees no uid's objects. */
+	p->unix_peer = true;
+	p->uid = p->gid = UINT32_MAX;
+	len = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) || len != sizeof(cr))
+		return;
+	p->uid = cr.uid;
+	p->gid = cr.gid;
+	len = sizeof(g);
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len))
+		for (i = 0; i < len / sizeof(g[0]); i++)
+			p->groups[p->ngroups++] = g[i];
+}
+
 static void accept_all(struct iad_http *h, double now)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -521,6 +551,7 @@ static void accept_all(struct iad_http *h, double now)
 			continue;
 		}
 		k->fd = fd;
+		peer_of(fd, &k->peer);
 		k->events = EPOLLIN;
 		k->since = k->last = now;
 		k->prev = h->tail;

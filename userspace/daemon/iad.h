@@ -129,7 +129,20 @@ struct iad {
 	bool hs_moved;			/* the last dump followed a change */
 	bool hs_stale;			/* an event came since the last dump */
 	struct iad_http *http;		/* the exporter's server, or NULL */
+	/*
+	 * The document being written is for one uid (a Unix socket's peer
+	 * that may not see every uid, as the module would show it): only
+	 * its objects, holders and flight records.
+	 */
+	bool view_one_uid;
+	uint32_t view_uid;
 };
+
+/* Whether the document being written shows what belongs to @uid. */
+static inline bool iad_view_sees(const struct iad *d, uint32_t uid)
+{
+	return !d->view_one_uid || uid == d->view_uid;
+}
 
 /* --- source.c --- */
 /* Free the holder series (d->hs, d->ho). */
@@ -208,8 +221,21 @@ extern const char *iad_journal_socket;
  * A path's document (malloc'ed; NULL: out of memory): *code stays 200 or
  * is set, *type is its Content-Type, *len its length.
  */
-typedef char *(*iad_http_route)(void *cls, const char *path, unsigned int *code,
-				const char **type, size_t *len);
+/*
+ * Who asked: over a Unix socket the kernel says (SO_PEERCRED, and its
+ * groups, SO_PEERGROUPS: up to IAD_PEER_GROUPS of them); over TCP nobody is
+ * known (@unix_peer false).
+ */
+#define IAD_PEER_GROUPS 64
+struct iad_peer {
+	bool unix_peer;
+	uint32_t uid, gid;
+	unsigned int ngroups;
+	uint32_t groups[IAD_PEER_GROUPS];
+};
+
+typedef char *(*iad_http_route)(void *cls, const struct iad_peer *peer, const char *path,
+				unsigned int *code, const char **type, size_t *len);
 /* A server on listening socket @lfd (its own from then on); NULL, errno set. */
 struct iad_http *iad_http_new(int lfd, iad_http_route route, void *cls);
 /* The fd to poll for input (an epoll fd), -1 for NULL. */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -1566,6 +1567,184 @@ static void alerts_read_back_whole_by_iommu_accountctl(void **state)
 	assert_non_null(strstr(out, "held by |\\xff\\nv\\x1b[2J[4242] "));
 	http_down();
 	iad_objs_free(&http_d.objs);
+}
+
+/*
+ * GET @path over the Unix socket @sock as a process of @uid with @gid and
+ * supplementary group @grp (-1: none): a child that drops to them, then
+ * connects; the whole answer in @buf.
+ */
+static void unix_get_as(const char *sock, uid_t uid, gid_t gid, gid_t grp, const char *path,
+			char *buf, size_t cap)
+{
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	int pp[2], fd, st;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(pp), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		char req[128];
+
+		close(pp[0]);
+		snprintf(su.sun_path, sizeof(su.sun_path), "%s", sock);
+		if (setgroups(grp == (gid_t)-1 ? 0 : 1, &grp) || setresgid(gid, gid, gid) ||
+		    setresuid(uid, uid, uid))
+			_exit(2);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&su, sizeof(su)))
+			_exit(3);
+		n = snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\n\r\n", path);
+		if (write(fd, req, (size_t)n) != n)
+			_exit(4);
+		while ((n = read(fd, req, sizeof(req))) > 0)
+			if (write(pp[1], req, (size_t)n) != n)
+				_exit(5);
+		_exit(0);
+	}
+	close(pp[1]);
+	while (got < cap - 1 && (n = read(pp[0], buf + got, cap - 1 - got)) > 0)
+		got += (size_t)n;
+	buf[got] = 0;
+	close(pp[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/*
+ * Visibility as the module's (issue 68), over [exporter] listen = unix:PATH:
+ * the kernel names each peer (SO_PEERCRED, SO_PEERGROUPS). Two uids' pots,
+ * each with a holder series and a FAILURE's flight record; uid 1000 reads
+ * /metrics and /alerts with its own pot, holder and flight record only (no
+ * series, entry, pid or cgroup of uid 2000's); uid 3000 sees no uid's
+ * object; uid 3000 in [exporter] group (here "root", gid 0), and root, see
+ * both. The socket is 0666 (whoever connects sees what its uid may); a
+ * second daemon on a path that answers is refused (EADDRINUSE), a stale
+ * socket is replaced, a file that is not a socket is left alone (EEXIST).
+ * `iommu-accountctl alerts --daemon unix:PATH` reads it.
+ */
+static void exporter_unix_socket_shows_each_peer_what_its_uid_may(void **state)
+{
+	char dir[] = "/tmp/iad-unix-XXXXXX", sock[64], other[96], buf[65536], cmd[8192];
+	char ctl[4096], *slash;
+	struct iad_obj *a, *b;
+	struct stat st;
+	ssize_t n;
+	FILE *p;
+	int fd;
+
+	(void)state;
+	if (geteuid())
+		skip();		/* dropping to other uids needs root */
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(sock, sizeof(sock), "%s/exporter.sock", dir);
+	test_iad(&http_d);
+	iad_log_open(&http_d);
+	http_d.up = true;
+	snprintf(http_d.cfg.group, sizeof(http_d.cfg.group), "root");
+	a = pot_1000(&http_d, IAD_FAILURE);
+	a->owner = (struct iad_who){ .present = true, .pid = 4242, .uid = 1000 };
+	snprintf(a->owner.comm, sizeof(a->owner.comm), "mine");
+	a->holders[0] = (struct iad_holder){ .who = a->owner, .held = 4096 };
+	a->nholders = 1;
+	b = iad_obj_get(&http_d.objs, 1, 2000);
+	b->used = 8192;
+	b->uid = 2000;
+	b->state = IAD_FAILURE;
+	b->owner = (struct iad_who){ .present = true, .pid = 5353, .uid = 2000 };
+	snprintf(b->owner.comm, sizeof(b->owner.comm), "theirs");
+	b->holders[0] = (struct iad_holder){ .who = b->owner, .held = 8192 };
+	b->nholders = 1;
+	http_d.hs = calloc(2, sizeof(*http_d.hs));
+	assert_non_null(http_d.hs);
+	http_d.nhs = 2;
+	http_d.hs[0] = (struct iad_hseries){ 1000, 77, 4096, strdup("/user.slice/mine"), false };
+	http_d.hs[1] = (struct iad_hseries){ 2000, 78, 8192, strdup("/user.slice/theirs"), false };
+	snprintf(http_d.cfg.listen, sizeof(http_d.cfg.listen), "unix:%s", sock);
+	assert_int_equal(iad_exporter_start(&http_d), 0);
+	http_stop = 0;
+	assert_int_equal(pthread_create(&http_th, NULL, http_loop, &http_d), 0);
+	assert_int_equal(stat(sock, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0666);
+
+	unix_get_as(sock, 1000, 1000, (gid_t)-1, "/metrics", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "iommu_account_up 1\n"));
+	assert_non_null(strstr(buf, "object=\"1000\",uid=\"1000\"} 4096\n"));
+	assert_null(strstr(buf, "uid=\"2000\""));
+	assert_non_null(strstr(buf, "/user.slice/mine"));
+	assert_null(strstr(buf, "/user.slice/theirs"));
+	unix_get_as(sock, 1000, 1000, (gid_t)-1, "/alerts", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"object\":1000,"));
+	assert_non_null(strstr(buf, "\"comm\":\"mine\""));
+	assert_null(strstr(buf, "\"object\":2000,"));
+	assert_null(strstr(buf, "theirs"));
+	assert_null(strstr(buf, "5353"));
+
+	unix_get_as(sock, 3000, 3000, (gid_t)-1, "/metrics", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "iommu_account_up 1\n"));
+	assert_null(strstr(buf, "uid=\"1000\""));
+	assert_null(strstr(buf, "uid=\"2000\""));
+	unix_get_as(sock, 3000, 3000, (gid_t)-1, "/alerts", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"alerts\":[]"));
+
+	/* A member of [exporter] group, and root: every uid. */
+	unix_get_as(sock, 3000, 3000, 0, "/metrics", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "object=\"1000\",uid=\"1000\"} 4096\n"));
+	assert_non_null(strstr(buf, "object=\"2000\",uid=\"2000\"} 8192\n"));
+	assert_non_null(strstr(buf, "/user.slice/theirs"));
+	n = (ssize_t)readlink("/proc/self/exe", ctl, sizeof(ctl) - 32);
+	assert_true(n > 0);
+	ctl[n] = 0;
+	slash = strrchr(ctl, '/');
+	assert_non_null(slash);
+	snprintf(slash, sizeof(ctl) - (size_t)(slash - ctl), "/../iommu-accountctl");
+	snprintf(cmd, sizeof(cmd), "%s -j alerts --daemon unix:%s", ctl, sock);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = (ssize_t)fread(buf, 1, sizeof(buf) - 1, p);
+	buf[n] = 0;
+	assert_int_equal(pclose(p), 0);
+	assert_non_null(strstr(buf, "\"object\":1000,"));
+	assert_non_null(strstr(buf, "\"object\":2000,"));
+	assert_non_null(strstr(buf, "\"comm\":\"theirs\""));
+
+	/* Its path answers: a second server there is refused, and it still serves. */
+	snprintf(other, sizeof(other), "unix:%s", sock);
+	{
+		struct iad d2;
+
+		test_iad(&d2);
+		iad_log_open(&d2);
+		snprintf(d2.cfg.listen, sizeof(d2.cfg.listen), "%s", other);
+		assert_int_equal(iad_exporter_start(&d2), -EADDRINUSE);
+		/* Not a socket: left alone. */
+		snprintf(other, sizeof(other), "%s/file", dir);
+		fd = open(other, O_CREAT | O_WRONLY, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+		snprintf(d2.cfg.listen, sizeof(d2.cfg.listen), "unix:%s", other);
+		assert_int_equal(iad_exporter_start(&d2), -EEXIST);
+		assert_int_equal(stat(other, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		unlink(other);
+	}
+	unix_get_as(sock, 1000, 1000, (gid_t)-1, "/metrics", buf, sizeof(buf));
+	assert_non_null(strstr(buf, " 200 OK"));
+	http_stop = 1;
+	pthread_join(http_th, NULL);
+	iad_http_free(http_d.http);	/* gone without a word: the socket file stays, stale */
+	http_d.http = NULL;
+	assert_int_equal(stat(sock, &st), 0);
+	assert_int_equal(iad_exporter_start(&http_d), 0);
+	iad_exporter_stop(&http_d);
+	assert_int_equal(stat(sock, &st), -1);	/* a clean stop takes it away */
+	iad_hseries_free(&http_d);
+	iad_objs_free(&http_d.objs);
+	rmdir(dir);
 }
 
 /* What a squatter on the daemon's port answers, per case of the test below. */
@@ -3195,6 +3374,7 @@ int main(void)
 		cmocka_unit_test(exporter_http_keeps_connections_and_answers_pipelined_requests),
 		cmocka_unit_test(alerts_read_back_whole_by_iommu_accountctl),
 		cmocka_unit_test(ctl_reads_a_squatter_bounded_and_escaped),
+		cmocka_unit_test(exporter_unix_socket_shows_each_peer_what_its_uid_may),
 		cmocka_unit_test(exporter_http_refuses_bad_requests_with_their_status),
 		cmocka_unit_test(exporter_http_answers_a_head_with_nul_or_bare_cr_once_with_400),
 		cmocka_unit_test(exporter_probes_say_live_and_ready_from_the_source_state),
