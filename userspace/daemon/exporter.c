@@ -13,9 +13,11 @@
  * what [exporter] detail says).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <math.h>
 #include <netdb.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -708,14 +710,79 @@ static int listen_on(struct iad *d, const char *spec)
 	return fd;
 }
 
+/* @fd's own address as [exporter] listen would say it, in @buf. */
+static void sock_name(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	char host[64], port[16];
+
+	snprintf(buf, len, "?");
+	if (getsockname(fd, (struct sockaddr *)&sa, &sl))
+		return;
+	if (sa.ss_family == AF_UNIX) {
+		snprintf(buf, len, "unix:%.*s", (int)(sl - offsetof(struct sockaddr_un, sun_path)),
+			 ((struct sockaddr_un *)&sa)->sun_path);
+		return;
+	}
+	if (!getnameinfo((struct sockaddr *)&sa, sl, host, sizeof(host), port, sizeof(port),
+			 NI_NUMERICHOST | NI_NUMERICSERV))
+		snprintf(buf, len, sa.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+}
+
+/*
+ * The listening socket systemd passed (sd_listen_fds(3)): fd 3, when
+ * LISTEN_PID is this process and LISTEN_FDS at least 1; -1 when none was
+ * passed, -EBADF (said) when fd 3 is not a listening stream socket. Looked
+ * at once, at the first start; the variables are removed, so that no
+ * child (an exec hook) takes them for its own.
+ */
+static int activated_fd(struct iad *d)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	int on = 0, type = 0, n = fds ? atoi(fds) : 0;
+	socklen_t l = sizeof(on), tl = sizeof(type);
+	bool ours = pid && strtol(pid, NULL, 10) == (long)getpid() && n >= 1;
+
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	if (!ours)
+		return -1;
+	if (getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &on, &l) || !on ||
+	    getsockopt(3, SOL_SOCKET, SO_TYPE, &type, &tl) || type != SOCK_STREAM) {
+		iad_log(d, LOG_ERR, "exporter: the socket systemd passed (fd 3) is not a "
+			"listening stream socket (ListenStream= in iommu-accountd.socket)");
+		return -EBADF;
+	}
+	if (n > 1)
+		iad_log(d, LOG_WARNING, "exporter: systemd passed %d sockets; the first is "
+			"served", n);
+	fcntl(3, F_SETFD, FD_CLOEXEC);
+	fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_NONBLOCK);
+	return 3;
+}
+
 int iad_exporter_start(struct iad *d)
 {
 	struct rlimit rl;
-	int fd;
+	int fd = -1;
 
-	if (!d->cfg.listen[0])
+	if (!d->activation_looked) {
+		d->activation_looked = true;
+		fd = activated_fd(d);
+		d->activated = fd >= 0 || fd == -EBADF;
+		if (fd == -EBADF)
+			return fd;
+		if (d->activated)
+			sock_name(fd, d->act_name, sizeof(d->act_name));
+	}
+	if (d->activated && fd < 0)
+		return 0;	/* a reload: the socket systemd passed stays served */
+	if (!d->activated && !d->cfg.listen[0])
 		return 0;
-	fd = listen_on(d, d->cfg.listen);
+	if (!d->activated)
+		fd = listen_on(d, d->cfg.listen);
 	if (fd < 0)
 		return fd;
 	/* Room for the server's connections beside the daemon's own fds. */
@@ -729,7 +796,10 @@ int iad_exporter_start(struct iad *d)
 		close(fd);
 		return -ENOMEM;
 	}
-	if (!strncmp(d->cfg.listen, "unix:", 5))
+	if (d->activated)
+		iad_log(d, LOG_INFO, "exporter serving the socket systemd passed, %s "
+			"([exporter] listen not bound)", ia_sx(d->act_name));
+	else if (!strncmp(d->cfg.listen, "unix:", 5))
 		iad_log(d, LOG_INFO, "exporter listening on %s (GET /metrics; each peer sees "
 			"what its uid may)", ia_sx(d->cfg.listen));
 	else
@@ -760,7 +830,7 @@ uint64_t iad_exporter_shut(const struct iad *d)
 void iad_exporter_stop(struct iad *d)
 {
 	/* A Unix socket's file goes with it (a crash leaves it stale: replaced at start). */
-	if (d->http && !strncmp(d->cfg.listen, "unix:", 5))
+	if (d->http && !d->activated && !strncmp(d->cfg.listen, "unix:", 5))
 		unlink(d->cfg.listen + 5);
 	iad_http_free(d->http);		/* closes the listening socket too */
 	d->http = NULL;

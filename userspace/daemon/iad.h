@@ -136,6 +136,15 @@ struct iad {
 	 */
 	bool view_one_uid;
 	uint32_t view_uid;
+	/*
+	 * The exporter serves the socket systemd passed (socket activation:
+	 * iommu-accountd.socket holds the address from boot); [exporter]
+	 * listen is then not bound, and a reload keeps the socket. @act_name:
+	 * its address, as listen would say it.
+	 */
+	bool activated;
+	bool activation_looked;
+	char act_name[128];
 };
 
 /* Whether the document being written shows what belongs to @uid. */

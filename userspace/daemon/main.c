@@ -93,6 +93,12 @@ static void reload(struct iad *d)
 		return;
 	}
 	relisten = strcmp(n.listen, d->cfg.listen) || !d->http;
+	/* Socket activation: the socket is systemd's, kept whatever listen says. */
+	if (d->activated && strcmp(n.listen, d->cfg.listen))
+		iad_log(d, LOG_NOTICE, "reload: [exporter] listen %s not bound: the exporter "
+			"serves the socket systemd passed, %s", ia_sx(n.listen), ia_sx(d->act_name));
+	if (d->activated)
+		relisten = false;
 	snprintf(old_listen, sizeof(old_listen), "%s", d->cfg.listen);
 	d->cfg = n;
 	d->exec.warned_missing = false;
@@ -221,7 +227,8 @@ int main(int argc, char **argv)
 	 */
 	if (iad_exporter_start(&d)) {
 		iad_log(&d, LOG_ERR, "not starting: the exporter must serve %s (set [exporter] "
-			"listen to an address of its own, or off)", d.cfg.listen);
+			"listen to an address of its own, or off)",
+			d.activated ? "the socket systemd passed" : d.cfg.listen);
 		return 1;
 	}
 	if (!d.foreground)

@@ -1505,6 +1505,92 @@ static void daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload(voi
 }
 
 /*
+ * Socket activation (issue 68): systemd holds the exporter's address
+ * (iommu-accountd.socket) and passes it as fd 3 (LISTEN_PID, LISTEN_FDS).
+ * The real daemon serves that socket, binds nothing of [exporter] listen
+ * (here an address another process holds, which would end its start), says
+ * so, and keeps it through a reload that changes listen (said too). A
+ * fd 3 that is not a listening socket ends the start (status 1, said).
+ */
+static void daemon_serves_the_socket_systemd_passed(void **state)
+{
+	char bin[4096], dir[] = "/tmp/iad-act-XXXXXX", conf[64], log[64], sock[64], buf[8192];
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	int lfd, sq, nfd, st, i;
+	uint16_t port, taken;
+	pid_t pid;
+
+	(void)state;
+	built_daemon(bin, sizeof(bin));
+	assert_non_null(mkdtemp(dir));
+	snprintf(conf, sizeof(conf), "%s/c.conf", dir);
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snprintf(sock, sizeof(sock), "%s/notify", dir);
+	snprintf(su.sun_path, sizeof(su.sun_path), "%s", sock);
+	nfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(nfd, (struct sockaddr *)&su, sizeof(su)), 0);
+	taken = squat(&sq);
+	port = squat(&lfd);	/* what systemd would hold */
+	port_conf(conf, taken);
+
+	for (i = 0; i < 2; i++) {
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid) {
+			char p[16];
+
+			/* As systemd passes it: fd 3, for this very process. */
+			if (i == 0 && dup2(lfd, 3) != 3)
+				_exit(127);
+			if (i == 1 && dup2(nfd, 3) != 3)	/* a datagram socket: not one */
+				_exit(127);
+			snprintf(p, sizeof(p), "%d", (int)getpid());
+			setenv("LISTEN_PID", p, 1);
+			setenv("LISTEN_FDS", "1", 1);
+			setenv("NOTIFY_SOCKET", sock, 1);
+			if (!freopen(log, "w", stderr))
+				_exit(127);
+			execl(bin, bin, "-c", conf, (char *)NULL);
+			_exit(127);
+		}
+		if (i == 1)
+			break;
+		assert_true(notified(nfd, "READY=1"));
+		http_exchange(port, "GET /healthz HTTP/1.0\r\n\r\n", 25, buf, sizeof(buf));
+		assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
+		/* Nothing came to the address of [exporter] listen. */
+		assert_int_equal(accept(sq, NULL, NULL), -1);
+		/* A reload onto another listen keeps the socket systemd passed. */
+		port_conf(conf, (uint16_t)(taken + 1));
+		assert_int_equal(kill(pid, SIGHUP), 0);
+		assert_true(notified(nfd, "READY=1"));
+		http_exchange(port, "GET /healthz HTTP/1.0\r\n\r\n", 25, buf, sizeof(buf));
+		assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
+		assert_int_equal(kill(pid, SIGTERM), 0);
+		assert_true(exited_within(pid, &st));
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		slurp(log, buf, sizeof(buf));
+		assert_non_null(strstr(buf, "exporter serving the socket systemd passed, 127.0.0.1:"));
+		assert_non_null(strstr(buf, "not bound: the exporter serves the socket systemd passed"));
+		assert_null(strstr(buf, "cannot listen"));
+		port_conf(conf, taken);
+	}
+	/* fd 3 a datagram socket: status 1, said. */
+	assert_true(exited_within(pid, &st));
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	slurp(log, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "is not a listening stream socket"));
+	assert_non_null(strstr(buf, "not starting: the exporter must serve the socket systemd passed"));
+	close(lfd);
+	close(sq);
+	close(nfd);
+	unlink(sock);
+	unlink(log);
+	unlink(conf);
+	rmdir(dir);
+}
+
+/*
  * /alerts read back by the real client: `iommu-accountctl alerts` (text and
  * --json) against this exporter, with an owner, a reason and a holder named
  * with bytes that are not UTF-8, a newline and an escape sequence. The JSON
@@ -3370,6 +3456,7 @@ int main(void)
 		cmocka_unit_test(holders_bounded_rest_summed_series_counted),
 		cmocka_unit_test(exporter_port_in_use_said_and_others_go_on),
 		cmocka_unit_test(daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload),
+		cmocka_unit_test(daemon_serves_the_socket_systemd_passed),
 		cmocka_unit_test(exporter_serves_a_scrape_beside_2000_half_requests),
 		cmocka_unit_test(exporter_http_keeps_connections_and_answers_pipelined_requests),
 		cmocka_unit_test(alerts_read_back_whole_by_iommu_accountctl),
