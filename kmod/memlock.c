@@ -181,6 +181,15 @@ static void ia_ml_holder_free(struct ia_ml_holder *h)
 	ia_ml_obj_put(&ia_ml_spare_h, h, offsetof(struct ia_ml_holder, hnode));
 }
 
+/* One reference more on @h, which leaves the idle list if it was idle. */
+static void ia_ml_holder_pin(struct ia_ml_holder *h)
+{
+	if (!h->refs++ && !list_empty(&h->idle)) {
+		list_del_init(&h->idle);
+		ia_ml_nidle_holders--;
+	}
+}
+
 /* @pid's holding of @u's pot, made if it is not there yet (NULL: no memory); one reference. */
 static struct ia_ml_holder *ia_ml_holder_get(struct pid *pid, struct ia_ml_user *u)
 {
@@ -201,10 +210,7 @@ static struct ia_ml_holder *ia_ml_holder_get(struct pid *pid, struct ia_ml_user 
 	ia_htab_add(&ia_ml_holders, &h->hnode, (unsigned long)pid);
 	list_add_tail(&h->unode, &u->holders);
 found:
-	if (!h->refs++ && !list_empty(&h->idle)) {
-		list_del_init(&h->idle);
-		ia_ml_nidle_holders--;
-	}
+	ia_ml_holder_pin(h);
 	return h;
 }
 
@@ -829,10 +835,47 @@ static int ia_ml_uid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * What @u's holders hold that waits for release, into @o: a walk of its
+ * holders (one uid's processes may be 100,000), IA_HTAB_BATCH a hold of
+ * the lock, counted in @done across the users of one fill (so a batch of
+ * users with a few holders each is one hold too). Where a batch ends, that
+ * holder is pinned (a reference keeps
+ * it, and on its uid's list) while the lock is dropped, and the walk goes
+ * on after it; holders that came meanwhile (at the list's tail) are
+ * summed too: either is right for a snapshot. Called and returns with
+ * ia_ml_lock held (@flags: its saved interrupt state).
+ */
+static void ia_ml_uid_pending(struct ia_memlock_uid *o, struct ia_ml_user *u,
+			      unsigned long *flags, unsigned int *done)
+{
+	struct list_head *pos = u->holders.next;
+	struct ia_ml_holder *h;
+
+	o->pending_pages = 0;
+	while (pos != &u->holders) {
+		h = list_entry(pos, struct ia_ml_holder, unode);
+		o->pending_pages += ia_ml_holder_pending(h);
+		pos = pos->next;
+		if (++*done % IA_HTAB_BATCH || pos == &u->holders)
+			continue;
+		ia_ml_holder_pin(h);
+		spin_unlock_irqrestore(&ia_ml_lock, *flags);
+		cond_resched();
+		spin_lock_irqsave(&ia_ml_lock, *flags);
+		/*
+		 * Unpinned first: idle, it goes to the idle list's tail, and
+		 * only the list's head can be freed by it, so @h stays (a
+		 * holder after it may not have: its next is read after).
+		 */
+		ia_ml_holder_put(h);
+		pos = h->unode.next;
+	}
+}
+
+/* @u's figures into @o; its pending pages after (ia_ml_uid_pending()). */
 static void ia_ml_uid_copy(struct ia_memlock_uid *o, const struct ia_ml_user *u)
 {
-	const struct ia_ml_holder *h;
-
 	o->uid = u->uid;
 	memcpy(o->pages, u->pages, sizeof(o->pages));
 	o->iommufd_mm_pages = u->iommufd_mm_pages;
@@ -843,9 +886,6 @@ static void ia_ml_uid_copy(struct ia_memlock_uid *o, const struct ia_ml_user *u)
 	o->has_last = u->has_last;
 	o->last = u->last;
 	o->last_cgpath = ia_cgpath_get(u->last_cgpath);
-	o->pending_pages = 0;
-	list_for_each_entry(h, &u->holders, unode)
-		o->pending_pages += ia_ml_holder_pending(h);
 }
 
 /*
@@ -857,8 +897,8 @@ static void ia_ml_uid_copy(struct ia_memlock_uid *o, const struct ia_ml_user *u)
 static unsigned int ia_ml_uids_fill(void *buf, unsigned int cap, void *arg)
 {
 	struct ia_memlock_uids *s = buf;
+	unsigned int n = 0, k, done = 0;
 	struct list_head *pos;
-	unsigned int n = 0, k;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ia_ml_lock, flags);
@@ -870,8 +910,12 @@ static unsigned int ia_ml_uids_fill(void *buf, unsigned int cap, void *arg)
 	pos = ia_ml_all_users.next;
 	for (;;) {
 		for (k = 0; k < IA_HTAB_BATCH && pos != &ia_ml_all_users && n < cap;
-		     k++, pos = pos->next)
-			ia_ml_uid_copy(&s->u[n++], list_entry(pos, struct ia_ml_user, all));
+		     k++, pos = pos->next) {
+			struct ia_ml_user *u = list_entry(pos, struct ia_ml_user, all);
+
+			ia_ml_uid_copy(&s->u[n], u);
+			ia_ml_uid_pending(&s->u[n++], u, &flags, &done);
+		}
 		if (pos == &ia_ml_all_users || n == cap)
 			break;
 		spin_unlock_irqrestore(&ia_ml_lock, flags);

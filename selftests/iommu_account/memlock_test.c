@@ -484,6 +484,48 @@ static int wait_pot(struct ia_nl *nl, uint32_t uid, uint64_t want, int64_t *last
 }
 
 /*
+ * Pending release summed over many holders: 140 processes of one uid (more
+ * than two of the module's batches of 64 holders, between which the uids
+ * snapshot lets its lock go) each register 64 KiB and exit while we hold
+ * their rings: the uid's pending bytes are all of them, 140 x 64 KiB, as
+ * its breakdown; closing the rings drains the pot to its base.
+ */
+TEST_F(ml, pending_summed_over_many_holders)
+{
+	enum { N = 140 };
+	const uint32_t uid = 42025;
+	static struct agent a[N];
+	static int ring[N];
+	ia_uid_t u = {};
+	uint64_t base = 0;
+	int64_t last;
+	int i;
+
+	if (!ia_get_uid(&self->nl, uid, &u)) {
+		base = u.locked_bytes;
+		ia_nl_free(&u);
+	}
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(0, agent_start(&a[i], uid, 64 * MiB)) TH_LOG("agent %d", i);
+		ASSERT_EQ(0, agent_register(&a[i], 64 * KiB)) TH_LOG("agent %d", i);
+		ring[i] = agent_take_ring(&a[i]);
+		ASSERT_LE(0, ring[i]) TH_LOG("pidfd_getfd: %s", strerror(-ring[i]));
+	}
+	for (i = 0; i < N; i++)
+		agent_stop(&a[i]);
+	ASSERT_EQ(0, ia_get_uid(&self->nl, uid, &u));
+	EXPECT_EQ(base + N * 64 * KiB, u.locked_bytes);
+	EXPECT_EQ(N * 64 * KiB, IA_CONSUMER(&u, BUFS));
+	EXPECT_EQ(N * 64 * KiB, u.pending_bytes);
+	ia_nl_free(&u);
+	for (i = 0; i < N; i++)
+		close(ring[i]);
+	ASSERT_EQ(0, wait_pot(&self->nl, uid, base, &last)) TH_LOG("pot %lld, base %llu",
+								(long long)last,
+								(unsigned long long)base);
+}
+
+/*
  * (c) Pending release: a process exits with 2 MiB registered while its ring
  * lives on (we hold a copy of the fd): its bytes are pending, not with a
  * live process. Closing the ring releases them in the kernel's deferred
