@@ -12,12 +12,16 @@ is held to the keys and meta labels Prometheus documents); iommu-accountd --chec
 configuration; and here, the structure Kubernetes requires of a DaemonSet
 (apps/v1, a selector that matches the template's labels, every volume mount
 backed by a volume) and what this project promises of it (hostPID and
-hostNetwork, CAP_SYS_ADMIN and CAP_SYS_PTRACE and nothing else, seccomp
+hostNetwork, the host's cgroup namespace entered, then the daemon as uid
+65532 with CAP_SYS_ADMIN alone (setpriv: the container's SYS_PTRACE,
+SETUID, SETGID and SETPCAP dropped before it starts), seccomp
 RuntimeDefault, the namespace's Pod Security labels, no service account
-token, the host's cgroup namespace entered, the metrics port the
-configuration listens on and the probes asking it, the image of this
-VERSION; the modprobe variant the same but for its init container with
-CAP_SYS_MODULE alone, whose failure is said and not fatal).
+token, the daemon on a Unix socket in an emptyDir shared with the proxy
+alone (no port of the node), the proxy in the group that sees every uid,
+the probes asking that socket, the daemon's two directories given to uid
+65532 before, the image of this VERSION; the modprobe
+variant the same but for its init container with CAP_SYS_MODULE alone,
+whose failure is said and not fatal).
 
 Prints "ok - NAME" or "not ok - NAME: why" per check; exits 1 on any failure."""
 import copy
@@ -90,25 +94,44 @@ def daemonset(name):
         if (main["name"], proxy["name"]) != ("iommu-accountd", "tls-proxy"):
             return "the containers are not iommu-accountd and tls-proxy"
         caps = main["securityContext"]["capabilities"]
-        if caps.get("add") != ["SYS_ADMIN", "SYS_PTRACE"] or caps.get("drop") != ["ALL"]:
-            return f"the daemon's capabilities: {caps} (CAP_SYS_ADMIN and CAP_SYS_PTRACE only)"
+        if caps.get("add") != ["SYS_ADMIN", "SYS_PTRACE", "SETUID", "SETGID", "SETPCAP", "CHOWN"] or \
+           caps.get("drop") != ["ALL"]:
+            return f"the daemon's container's capabilities: {caps} (SYS_ADMIN, and for the " \
+                "start alone SYS_PTRACE, SETUID, SETGID, SETPCAP, CHOWN)"
         if ps.get("securityContext", {}).get("seccompProfile", {}).get("type") != "RuntimeDefault":
             return "the pod's seccompProfile is not RuntimeDefault"
         ns = d["Namespace"]["metadata"].get("labels", {})
         if ns.get("pod-security.kubernetes.io/enforce") != "privileged":
             return "the namespace has no Pod Security enforce label (privileged: hostPID, hostNetwork)"
-        cmd = main["command"]
-        if cmd[:2] != ["nsenter", "--cgroup=/proc/1/ns/cgroup"] or "iommu-accountd" not in cmd:
-            return "the daemon does not enter the host's cgroup namespace"
+        # sh -c: the chown, then exec of nsenter, of setpriv, of the daemon.
+        sh = main["command"]
+        start = ("chown 65532:65532 /var/lib/iommu-accountd /run/iommu-accountd && "
+                 "exec nsenter --cgroup=/proc/1/ns/cgroup -- "
+                 "setpriv --reuid=65532 --regid=65532 --clear-groups "
+                 "--inh-caps=-all,+sys_admin --ambient-caps=-all,+sys_admin "
+                 "--bounding-set=-all,+sys_admin -- iommu-accountd --foreground --config=")
+        if sh[:2] != ["/bin/sh", "-c"] or len(sh) != 3 or not sh[2].startswith(start):
+            return "the daemon is not started as uid 65532 with SYS_ADMIN alone, in the host's " \
+                f"cgroup namespace (sh -c '{start}...')"
+        cmd = sh[2].split()
         conf_path = [a for a in cmd if a.startswith("--config=")][0].split("=", 1)[1]
         mount = [m for m in main["volumeMounts"] if m["name"] == "config"][0]["mountPath"]
         key = os.path.relpath(conf_path, mount)
         conf = cm["data"][key]
-        listen = [ln.split("=", 1)[1].strip() for ln in conf.splitlines()
-                  if ln.strip().startswith("listen")][0]
-        port = int(listen.rsplit(":", 1)[1])
-        if not listen.startswith("127.0.0.1:") or main.get("ports"):
-            return f"the daemon listens on {listen}, not the node's loopback only"
+        def key_of(k):
+            v = [ln.split("=", 1)[1].strip() for ln in conf.splitlines()
+                 if ln.strip().split("=", 1)[0].strip() == k]
+            return v[0] if v else None
+        listen = key_of("listen") or ""
+        sock = listen[len("unix:"):]
+        run = [v for v in ps["volumes"] if v["name"] == "run"]
+        if not listen.startswith("unix:/run/iommu-accountd/") or main.get("ports") or \
+           len(run) != 1 or run[0].get("emptyDir") is None:
+            return f"the daemon listens on {listen}, not a Unix socket in the emptyDir run"
+        for c in (main, proxy):
+            if not any(m["name"] == "run" and m["mountPath"] == "/run/iommu-accountd"
+                       for m in c.get("volumeMounts", [])):
+                return f"{c['name']}: the emptyDir run is not at /run/iommu-accountd"
         # The proxy: TLS on its declared port, to the daemon's loopback, a
         # client certificate required and verified, nobody, no capability.
         st = {}
@@ -117,7 +140,7 @@ def daemonset(name):
                 k, v = (x.strip() for x in ln.split("=", 1))
                 st[k] = v
         psc = proxy["securityContext"]
-        if st.get("connect") != listen or st.get("requireCert") != "yes" or \
+        if st.get("connect") != sock or st.get("requireCert") != "yes" or \
            st.get("verifyChain") != "yes" or not st.get("CAfile") or \
            int(st.get("accept", "0")) != proxy["ports"][0]["containerPort"] or \
            proxy["ports"][0]["name"] != "https-metrics":
@@ -125,14 +148,17 @@ def daemonset(name):
         if psc.get("runAsUser") != 65534 or psc.get("capabilities") != {"drop": ["ALL"]} or \
            not psc.get("readOnlyRootFilesystem"):
             return f"tls-proxy: {psc} (nobody, no capability, read-only root)"
+        # The proxy authenticated its client: it sees every uid (the group nogroup, 65534).
+        if psc.get("runAsGroup") != 65534 or key_of("group") != "nogroup":
+            return "tls-proxy: not in the group the daemon shows every uid to (nogroup, 65534)"
         tls = [v for v in ps["volumes"] if v["name"] == "tls"][0]
         if tls["secret"]["secretName"] != "iommu-accountd-tls":
             return "tls-proxy: its certificates are not the Secret iommu-accountd-tls"
         for probe, word in (("livenessProbe", "live"), ("readinessProbe", "ready")):
             pc = main[probe]["exec"]["command"]
             if pc[:3] != ["iommu-accountctl", "probe", word] or \
-               pc[3:] != [f"--daemon=127.0.0.1:{port}"]:
-                return f"{probe}: {pc} (iommu-accountctl probe {word} on port {port})"
+               pc[3:] != [f"--daemon={listen}"]:
+                return f"{probe}: {pc} (iommu-accountctl probe {word} on {listen})"
         with tempfile.NamedTemporaryFile("w", suffix=".conf") as f:
             f.write(conf)
             f.flush()

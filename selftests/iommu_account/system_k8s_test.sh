@@ -8,16 +8,21 @@
 # first, so that what runs is the pod's:
 #   - its init container loads the module (CAP_SYS_MODULE);
 #   - the daemon runs with the shipped securityContext, read from the
-#     kernel (/proc/PID/status, mountinfo, the namespaces): CAP_SYS_ADMIN
-#     and CAP_SYS_PTRACE only, no new privileges, seccomp filtering, a
-#     read-only root, the host's pid, network and cgroup namespaces;
-#   - its probes (the manifest's commands) answer: liveness as podman's
-#     healthcheck, readiness (podman has none) by podman exec of the
-#     probe's command;
-#   - the daemon answers the node's loopback only; the tls-proxy container
-#     (stunnel, nobody, no capability) serves the node's port 9848 with
-#     TLS, to a client whose certificate the Secret's CA signed only: one
-#     without a certificate, a stranger's, and another pod's are refused;
+#     kernel (/proc/PID/status, mountinfo, the namespaces): as uid 65532
+#     with CAP_SYS_ADMIN alone (ambient; the container's SYS_PTRACE, SETUID,
+#     SETGID and SETPCAP dropped by setpriv), no new privileges, seccomp
+#     filtering, a read-only root, the host's pid, network and cgroup
+#     namespaces; its history directory (the host's) is uid 65532's;
+#   - its probes (the manifest's commands, on the daemon's Unix socket)
+#     answer: liveness as podman's healthcheck, readiness (podman has none)
+#     by podman exec of the probe's command;
+#   - the daemon serves no port of the node (nothing listens on 9847): a
+#     Unix socket in the pod's emptyDir; the tls-proxy container (stunnel,
+#     nobody, no capability) serves the node's port 9848 with TLS, to a
+#     client whose certificate the Secret's CA signed only: one without a
+#     certificate, a stranger's, and another pod's are refused;
+#   - on the socket each peer sees what the module would show its uid: a
+#     process of the charging uid its pot, one of another uid nothing of it;
 #   - /metrics, scraped from outside the pod, shows a real charge (a 4 KiB
 #     io_uring buffer of a uid, in a cgroup of the host) as the kernel
 #     counts it, and the cgroup as the host names it;
@@ -43,7 +48,6 @@ pod=iommu-accountd-pod
 daemon=$pod-iommu-accountd
 init=$pod-modprobe
 proxy=$pod-tls-proxy
-get() { python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1" 2>/dev/null; }
 cleanup() {
 	exec 3>&- 2>/dev/null
 	[ -n "${hpid:-}" ] && wait "$hpid" 2>/dev/null
@@ -159,11 +163,25 @@ check "its init container loaded the module, and the daemon's container runs aft
 	until_ok 1200 eval '[ -e /sys/module/iommu_account ] && [ "$(state $daemon | cut -d" " -f1)" = running ]' ||
 	shows init="$(init_log >"$tmp/init.log" 2>&1; echo "$tmp/init.log")"
 dpid=$(podman inspect --format '{{.State.Pid}}' $daemon)
+# A daemon that is not running (pid 0): what it said, and the rest cannot run.
+if [ "${dpid:-0}" = 0 ]; then
+	diag "the daemon's container is not running: $(state $daemon); its last words:"
+	podman logs --tail 30 $daemon 2>&1 | sed 's/^/#   /'
+	journalctl -q -o cat CONTAINER_NAME=$daemon 2>/dev/null | tail -n 30 | sed 's/^/#   /'
+	check "the daemon's container runs" false
+	ktap_finish
+	exit
+fi
 st=/proc/$dpid/status
 check "pid $dpid is iommu-accountd (nsenter executed it)" eval '[ "$(cat /proc/$dpid/comm)" = iommu-accountd ]'
-# CAP_SYS_ADMIN (21) and CAP_SYS_PTRACE (19): 0x280000.
-check "its capabilities are CAP_SYS_ADMIN and CAP_SYS_PTRACE only (effective, permitted, bounding)" \
-	eval '[ "$(awk "/^Cap(Eff|Prm|Bnd):/ {print \$2}" $st | sort -u)" = 0000000000280000 ]' || shows status="$st"
+# CAP_SYS_ADMIN (21): 0x200000, in every set but the inheritable's too.
+check "it runs as uid 65532 with CAP_SYS_ADMIN alone (effective, permitted, bounding, ambient)" \
+	eval 'grep -q "^Uid:[[:space:]]*65532[[:space:]]65532[[:space:]]65532[[:space:]]65532$" $st &&
+		[ "$(awk "/^Cap(Eff|Prm|Bnd|Amb):/ {print \$2}" $st | sort -u)" = 0000000000200000 ]' ||
+	shows status="$st"
+check "its history directory, the host's /var/lib/iommu-accountd, is uid 65532's (chown before setpriv)" \
+	eval '[ "$(stat -c %u /var/lib/iommu-accountd)" = 65532 ]'
+sock=/run/iommu-accountd/exporter.sock
 check "no new privileges, seccomp filtering (RuntimeDefault)" \
 	eval 'grep -q "^NoNewPrivs:[[:space:]]*1$" $st && grep -q "^Seccomp:[[:space:]]*2$" $st'
 check "its root is mounted read-only" \
@@ -174,18 +192,17 @@ check "the host's pid, network and cgroup namespaces (hostPID, hostNetwork, nsen
 check "liveness: podman's healthcheck (the manifest's probe command) is healthy" \
 	until_ok 1200 eval 'podman healthcheck run $daemon >/dev/null 2>&1'
 check "readiness: the probe's command answers ready: iommu_account on $kver" \
-	until_ok 1200 eval 'podman exec $daemon iommu-accountctl probe ready --daemon=127.0.0.1:9847 2>&1 |
+	until_ok 1200 eval 'podman exec $daemon iommu-accountctl probe ready --daemon=unix:$sock 2>&1 |
 		grep -q "^ready: iommu_account .* on $kver$"'
-check "/metrics from outside the pod: iommu_account_up 1" \
-	until_ok 1200 eval 'get http://127.0.0.1:9847/metrics | grep -q "^iommu_account_up 1$"'
 
 # --- the node's address: TLS and client certificates only
-# Listening sockets from the kernel (/proc/net/tcp, state 0A): the daemon's
-# 9847 (0x2677) on 127.0.0.1 only, the proxy's 9848 (0x2678) on every address.
+# Listening sockets from the kernel (/proc/net/tcp, state 0A): nothing on
+# 9847 (0x2677), the daemon's old port, the proxy's 9848 (0x2678) on every
+# address; the daemon's Unix socket in /proc/net/unix (state 01, listening).
 listening() { awk -v a="$1" '$4 == "0A" && $2 == a {f=1} END {exit !f}' /proc/net/tcp /proc/net/tcp6; }
-others_on_9847() { awk '$4 == "0A" && $2 ~ /:2677$/ && $2 != "0100007F:2677" {f=1} END {exit !f}' /proc/net/tcp /proc/net/tcp6; }
-check "the daemon listens on 127.0.0.1:9847 only, nothing else on 9847 (the kernel's sockets)" \
-	eval 'listening 0100007F:2677 && ! others_on_9847'
+any_on_9847() { awk '$4 == "0A" && $2 ~ /:2677$/ {f=1} END {exit !f}' /proc/net/tcp /proc/net/tcp6; }
+check "the daemon serves no port of the node (nothing listens on 9847); its Unix socket $sock listens" \
+	eval '! any_on_9847 && awk -v p="$sock" "\$NF == p && \$4 == \"00010000\" {f=1} END {exit !f}" /proc/$dpid/net/unix'
 check "the tls-proxy container runs, stunnel on port 9848 of every address" \
 	until_ok 1200 eval '[ "$(state $proxy | cut -d" " -f1)" = running ] &&
 		{ listening 00000000:2678 || listening 00000000000000000000000000000000:2678; }' ||
@@ -225,12 +242,20 @@ check "a process of uid $huid holds a 4 KiB io_uring buffer (the kernel: 4096 in
 		iommu-accountctl -j uids | jq -e ".[] | select(.uid == $huid) | .locked_bytes == 4096" >/dev/null' ||
 	shows holders="$tmp/holders.out"
 series="iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"$huid\",uid=\"$huid\"} 4096"
-check "the pod's /metrics has it: $series" \
-	until_ok 1200 eval 'get http://127.0.0.1:9847/metrics >"$tmp/m.txt" && grep -qxF "$series" "$tmp/m.txt"'
+check "the pod's /metrics (through the proxy, as Prometheus) has it: $series" \
+	until_ok 1200 eval 'tls_get client >"$tmp/m.txt" && grep -qxF "$series" "$tmp/m.txt"'
 check "and its holder by the host's cgroup path (/ia-k8s/h0): the host's cgroup namespace entered" \
-	until_ok 1200 eval 'get http://127.0.0.1:9847/metrics >"$tmp/m.txt" &&
+	until_ok 1200 eval 'tls_get client >"$tmp/m.txt" &&
 		grep -q "^iommu_account_holder_pot_bytes{uid=\"$huid\",cgroup=\"/ia-k8s/h0\",.*} 4096$" "$tmp/m.txt"' ||
 	shows holder="$(grep "holder_pot" "$tmp/m.txt" >"$tmp/h.txt"; echo "$tmp/h.txt")"
+# The socket, asked by processes of two uids in the daemon's container.
+as_uid() { podman exec --user "$1" $daemon iommu-accountctl -j alerts --daemon "unix:$sock"; }
+check "on the socket, a process of uid $huid sees its own pot (as the module would show it)" \
+	eval 'as_uid $huid >"$tmp/u1.json" 2>&1 && jq -e "any(.[]; .object == $huid)" "$tmp/u1.json" >/dev/null' ||
+	shows alerts="$tmp/u1.json"
+check "and a process of uid 1000 sees nothing of uid $huid's" \
+	eval 'as_uid 1000 >"$tmp/u2.json" 2>&1 && jq -e "all(.[]; .uid != $huid)" "$tmp/u2.json" >/dev/null &&
+		! grep -q "$huid" "$tmp/u2.json"' || shows alerts="$tmp/u2.json"
 exec 3>&-
 wait "$hpid"
 hpid=""
@@ -254,10 +279,10 @@ check "its init container says there is no module for $kver, and the daemon's co
 	until_ok 1200 eval '[ "$(state $daemon | cut -d" " -f1)" = running ] &&
 		init_log 2>&1 | grep -q "no iommu_account module for $kver"' ||
 	shows init="$(init_log >"$tmp/init.log" 2>&1; echo "$tmp/init.log")"
-check "the daemon runs, reporting iommu_account_up 0" \
-	until_ok 1200 eval 'get http://127.0.0.1:9847/metrics | grep -q "^iommu_account_up 0$"'
+check "the daemon runs, reporting iommu_account_up 0 (through the proxy)" \
+	until_ok 1200 eval 'tls_get client | grep -q "^iommu_account_up 0"'
 check "readiness says not ready and why (the module is not loaded)" \
-	eval '! podman exec $daemon iommu-accountctl probe ready --daemon=127.0.0.1:9847 >"$tmp/ready.out" 2>&1 &&
+	eval '! podman exec $daemon iommu-accountctl probe ready --daemon=unix:$sock >"$tmp/ready.out" 2>&1 &&
 		grep -q "^not ready: .*iommu_account" "$tmp/ready.out"' || shows ready="$tmp/ready.out"
 check "liveness stays healthy (a restart would not bring the module)" \
 	eval 'podman healthcheck run $daemon >/dev/null 2>&1'
