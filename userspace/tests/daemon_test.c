@@ -1436,6 +1436,40 @@ static void port_conf(const char *path, uint16_t port)
 }
 
 /*
+ * A run of the real daemon: its binary, a directory of its own with its
+ * configuration, its log (stderr) and the sd_notify socket it is given
+ * (bound here, @nfd).
+ */
+struct daemon_fix {
+	char bin[4096], dir[32], conf[64], log[64], sock[64];
+	int nfd;
+};
+
+static void daemon_fix_up(struct daemon_fix *f, const char *name)
+{
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+
+	built_daemon(f->bin, sizeof(f->bin));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/%s-XXXXXX", name);
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->conf, sizeof(f->conf), "%s/c.conf", f->dir);
+	snprintf(f->log, sizeof(f->log), "%s/log", f->dir);
+	snprintf(f->sock, sizeof(f->sock), "%s/notify", f->dir);
+	snprintf(su.sun_path, sizeof(su.sun_path), "%s", f->sock);
+	f->nfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(f->nfd, (struct sockaddr *)&su, sizeof(su)), 0);
+}
+
+static void daemon_fix_down(struct daemon_fix *f)
+{
+	close(f->nfd);
+	unlink(f->sock);
+	unlink(f->log);
+	unlink(f->conf);
+	rmdir(f->dir);
+}
+
+/*
  * Port squatting (issue 68): another process listening on the exporter's
  * address would answer every scrape for the daemon. The real daemon,
  * started on a taken address, exits 1 at once, naming the address and
@@ -1445,46 +1479,38 @@ static void port_conf(const char *path, uint16_t port)
  */
 static void daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload(void **state)
 {
-	char bin[4096], dir[] = "/tmp/iad-port-XXXXXX", conf[64], log[64], sock[64], buf[8192];
-	char want[64];
-	struct sockaddr_un su = { .sun_family = AF_UNIX };
-	int sq, nfd, st, fd, free_fd;
+	char buf[8192], want[64];
+	struct daemon_fix f;
+	int sq, st, fd, free_fd;
 	uint16_t taken, own;
 	pid_t pid;
 
 	(void)state;
-	built_daemon(bin, sizeof(bin));
-	assert_non_null(mkdtemp(dir));
-	snprintf(conf, sizeof(conf), "%s/c.conf", dir);
-	snprintf(log, sizeof(log), "%s/log", dir);
-	snprintf(sock, sizeof(sock), "%s/notify", dir);
-	snprintf(su.sun_path, sizeof(su.sun_path), "%s", sock);
-	nfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	assert_int_equal(bind(nfd, (struct sockaddr *)&su, sizeof(su)), 0);
+	daemon_fix_up(&f, "iad-port");
 	taken = squat(&sq);
 	own = squat(&free_fd);
 	close(free_fd);		/* a port free now */
 
 	/* Taken: exit 1, said, never READY. */
-	port_conf(conf, taken);
-	pid = daemon_run(bin, conf, sock, log);
+	port_conf(f.conf, taken);
+	pid = daemon_run(f.bin, f.conf, f.sock, f.log);
 	assert_true(exited_within(pid, &st));
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 1);
-	slurp(log, buf, sizeof(buf));
+	slurp(f.log, buf, sizeof(buf));
 	snprintf(want, sizeof(want), "cannot listen on 127.0.0.1:%u: Address already in use", taken);
 	assert_non_null(strstr(buf, want));
 	assert_non_null(strstr(buf, "not starting"));
-	assert_int_equal(recv(nfd, buf, sizeof(buf), MSG_DONTWAIT), -1);
+	assert_int_equal(recv(f.nfd, buf, sizeof(buf), MSG_DONTWAIT), -1);
 
 	/* Free: READY; reloaded onto the taken one, still serving its own. */
-	port_conf(conf, own);
-	pid = daemon_run(bin, conf, sock, log);
-	assert_true(notified(nfd, "READY=1"));
-	port_conf(conf, taken);
+	port_conf(f.conf, own);
+	pid = daemon_run(f.bin, f.conf, f.sock, f.log);
+	assert_true(notified(f.nfd, "READY=1"));
+	port_conf(f.conf, taken);
 	assert_int_equal(kill(pid, SIGHUP), 0);
-	assert_true(notified(nfd, "RELOADING=1"));
-	assert_true(notified(nfd, "READY=1"));
+	assert_true(notified(f.nfd, "RELOADING=1"));
+	assert_true(notified(f.nfd, "READY=1"));
 	http_exchange(own, "GET /healthz HTTP/1.0\r\n\r\n", 25, buf, sizeof(buf));
 	assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
 	/* No connection reached the squatter. */
@@ -1493,15 +1519,11 @@ static void daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload(voi
 	assert_int_equal(kill(pid, SIGTERM), 0);
 	assert_true(exited_within(pid, &st));
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	slurp(log, buf, sizeof(buf));
+	slurp(f.log, buf, sizeof(buf));
 	snprintf(want, sizeof(want), "still serving 127.0.0.1:%u, not", own);
 	assert_non_null(strstr(buf, want));
 	close(sq);
-	close(nfd);
-	unlink(sock);
-	unlink(log);
-	unlink(conf);
-	rmdir(dir);
+	daemon_fix_down(&f);
 }
 
 /*
@@ -1514,24 +1536,17 @@ static void daemon_refuses_a_taken_port_at_start_and_keeps_its_own_at_reload(voi
  */
 static void daemon_serves_the_socket_systemd_passed(void **state)
 {
-	char bin[4096], dir[] = "/tmp/iad-act-XXXXXX", conf[64], log[64], sock[64], buf[8192];
-	struct sockaddr_un su = { .sun_family = AF_UNIX };
-	int lfd, sq, nfd, st, i;
+	struct daemon_fix f;
+	char buf[8192];
+	int lfd, sq, st, i;
 	uint16_t port, taken;
 	pid_t pid;
 
 	(void)state;
-	built_daemon(bin, sizeof(bin));
-	assert_non_null(mkdtemp(dir));
-	snprintf(conf, sizeof(conf), "%s/c.conf", dir);
-	snprintf(log, sizeof(log), "%s/log", dir);
-	snprintf(sock, sizeof(sock), "%s/notify", dir);
-	snprintf(su.sun_path, sizeof(su.sun_path), "%s", sock);
-	nfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	assert_int_equal(bind(nfd, (struct sockaddr *)&su, sizeof(su)), 0);
+	daemon_fix_up(&f, "iad-act");
 	taken = squat(&sq);
 	port = squat(&lfd);	/* what systemd would hold */
-	port_conf(conf, taken);
+	port_conf(f.conf, taken);
 
 	for (i = 0; i < 2; i++) {
 		pid = fork();
@@ -1542,52 +1557,48 @@ static void daemon_serves_the_socket_systemd_passed(void **state)
 			/* As systemd passes it: fd 3, for this very process. */
 			if (i == 0 && dup2(lfd, 3) != 3)
 				_exit(127);
-			if (i == 1 && dup2(nfd, 3) != 3)	/* a datagram socket: not one */
+			if (i == 1 && dup2(f.nfd, 3) != 3)	/* a datagram socket: not one */
 				_exit(127);
 			snprintf(p, sizeof(p), "%d", (int)getpid());
 			setenv("LISTEN_PID", p, 1);
 			setenv("LISTEN_FDS", "1", 1);
-			setenv("NOTIFY_SOCKET", sock, 1);
-			if (!freopen(log, "w", stderr))
+			setenv("NOTIFY_SOCKET", f.sock, 1);
+			if (!freopen(f.log, "w", stderr))
 				_exit(127);
-			execl(bin, bin, "-c", conf, (char *)NULL);
+			execl(f.bin, f.bin, "-c", f.conf, (char *)NULL);
 			_exit(127);
 		}
 		if (i == 1)
 			break;
-		assert_true(notified(nfd, "READY=1"));
+		assert_true(notified(f.nfd, "READY=1"));
 		http_exchange(port, "GET /healthz HTTP/1.0\r\n\r\n", 25, buf, sizeof(buf));
 		assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
 		/* Nothing came to the address of [exporter] listen. */
 		assert_int_equal(accept(sq, NULL, NULL), -1);
 		/* A reload onto another listen keeps the socket systemd passed. */
-		port_conf(conf, (uint16_t)(taken + 1));
+		port_conf(f.conf, (uint16_t)(taken + 1));
 		assert_int_equal(kill(pid, SIGHUP), 0);
-		assert_true(notified(nfd, "READY=1"));
+		assert_true(notified(f.nfd, "READY=1"));
 		http_exchange(port, "GET /healthz HTTP/1.0\r\n\r\n", 25, buf, sizeof(buf));
 		assert_int_equal(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17), 0);
 		assert_int_equal(kill(pid, SIGTERM), 0);
 		assert_true(exited_within(pid, &st));
 		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-		slurp(log, buf, sizeof(buf));
+		slurp(f.log, buf, sizeof(buf));
 		assert_non_null(strstr(buf, "exporter serving the socket systemd passed, 127.0.0.1:"));
 		assert_non_null(strstr(buf, "not bound: the exporter serves the socket systemd passed"));
 		assert_null(strstr(buf, "cannot listen"));
-		port_conf(conf, taken);
+		port_conf(f.conf, taken);
 	}
 	/* fd 3 a datagram socket: status 1, said. */
 	assert_true(exited_within(pid, &st));
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
-	slurp(log, buf, sizeof(buf));
+	slurp(f.log, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "is not a listening stream socket"));
 	assert_non_null(strstr(buf, "not starting: the exporter must serve the socket systemd passed"));
 	close(lfd);
 	close(sq);
-	close(nfd);
-	unlink(sock);
-	unlink(log);
-	unlink(conf);
-	rmdir(dir);
+	daemon_fix_down(&f);
 }
 
 /*
