@@ -840,11 +840,11 @@ static int ia_ml_uid_cmp(const void *a, const void *b)
  * holders (one uid's processes may be 100,000), IA_HTAB_BATCH a hold of
  * the lock, counted in @done across the users of one fill (so a batch of
  * users with a few holders each is one hold too). Where a batch ends, that
- * holder is pinned (a reference keeps
- * it, and on its uid's list) while the lock is dropped, and the walk goes
- * on after it; holders that came meanwhile (at the list's tail) are
- * summed too: either is right for a snapshot. Called and returns with
- * ia_ml_lock held (@flags: its saved interrupt state).
+ * holder is pinned (a reference keeps it, and on its uid's list) while the
+ * lock is dropped, and the walk goes on after it; holders that came
+ * meanwhile (at the list's tail) are summed too: either is right for a
+ * snapshot. Called and returns with ia_ml_lock held (@flags: its saved
+ * interrupt state).
  */
 static void ia_ml_uid_pending(struct ia_memlock_uid *o, struct ia_ml_user *u,
 			      unsigned long *flags, unsigned int *done)
