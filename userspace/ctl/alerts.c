@@ -15,7 +15,6 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -28,25 +27,14 @@
  */
 #define IA_CTL_HTTP_SECONDS 10
 #define IA_CTL_HTTP_MAX (64u << 20)
-#define IA_CTL_STR_(x) #x
-#define IA_CTL_STR(x) IA_CTL_STR_(x)
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* An answer's @len bytes at @p, for a message: escaped, and how many were left out. */
-static void http_quote(const char *what, const char *addr, unsigned int code, const char *p,
-		       size_t len)
+static void http_quote(const char *addr, unsigned int code, const char *p, size_t len)
 {
 	size_t show = len < 200 ? len : 200;
 	char *s = strndup(p, show);
 
-	fprintf(stderr, "iommu-accountctl: %s at %s answered ", what, addr);
+	fprintf(stderr, "iommu-accountctl: iommu-accountd at %s answered ", ia_sx(addr));
 	if (code)
 		fprintf(stderr, "%u: ", code);
 	else
@@ -69,7 +57,7 @@ static int connect_by(int fd, const struct sockaddr *sa, socklen_t salen, double
 		return 0;
 	if (errno != EINPROGRESS)
 		return -errno;
-	if (poll(&p, 1, (int)((deadline - mono_s()) * 1000) + 1) <= 0)
+	if (poll(&p, 1, (int)((deadline - ia_mono()) * 1000) + 1) <= 0)
 		return -ETIMEDOUT;
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) || err)
 		return -(err ? err : errno);
@@ -135,8 +123,8 @@ static int daemon_connect(const char *addr, double deadline)
  */
 static char *http_fetch(const char *addr, const char *path, unsigned int *code)
 {
-	double deadline = mono_s() + IA_CTL_HTTP_SECONDS;
-	char *buf = NULL, *body, req[512];
+	double deadline = ia_mono() + IA_CTL_HTTP_SECONDS;
+	char *buf = NULL, *body, req[512], whybuf[64];
 	size_t len = 0, cap = 0, off = 0, reqlen;
 	struct pollfd p;
 	const char *why = NULL;
@@ -152,11 +140,13 @@ static char *http_fetch(const char *addr, const char *path, unsigned int *code)
 		reqlen = sizeof(req) - 1;
 	p.fd = fd;
 	for (;;) {
-		int left = (int)((deadline - mono_s()) * 1000);
+		int left = (int)((deadline - ia_mono()) * 1000);
 
 		p.events = off < reqlen ? POLLOUT : POLLIN;
 		if (left <= 0 || poll(&p, 1, left) <= 0) {
-			why = "no whole answer within " IA_CTL_STR(IA_CTL_HTTP_SECONDS) " s";
+			snprintf(whybuf, sizeof(whybuf), "no whole answer within %d s",
+				 IA_CTL_HTTP_SECONDS);
+			why = whybuf;
 			break;
 		}
 		if (off < reqlen) {
@@ -188,7 +178,9 @@ static char *http_fetch(const char *addr, const char *path, unsigned int *code)
 			break;
 		len += n;
 		if (len > IA_CTL_HTTP_MAX) {
-			why = "an answer larger than 64 MiB: not read further";
+			snprintf(whybuf, sizeof(whybuf), "an answer larger than %u MiB: not read further",
+				 IA_CTL_HTTP_MAX >> 20);
+			why = whybuf;
 			break;
 		}
 	}
@@ -206,7 +198,7 @@ static char *http_fetch(const char *addr, const char *path, unsigned int *code)
 	body = strstr(buf, "\r\n\r\n");
 	if (strncmp(buf, "HTTP/1.", 7) || !body || sscanf(buf + 8, " %3u", code) != 1 ||
 	    strlen(buf) != len) {
-		http_quote("iommu-accountd", addr, 0, buf, strlen(buf));
+		http_quote(addr, 0, buf, strlen(buf));
 		free(buf);
 		return NULL;
 	}
@@ -221,7 +213,7 @@ static char *http_get(const char *addr, const char *path)
 	char *body = http_fetch(addr, path, &code);
 
 	if (body && code != 200) {
-		http_quote("iommu-accountd", addr, code, body, strlen(body));
+		http_quote(addr, code, body, strlen(body));
 		free(body);
 		return NULL;
 	}

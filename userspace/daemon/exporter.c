@@ -814,7 +814,7 @@ int iad_exporter_fd(const struct iad *d)
 
 void iad_exporter_run(struct iad *d)
 {
-	iad_http_run(d->http, iad_mono());
+	iad_http_run(d->http, ia_mono());
 }
 
 double iad_exporter_wait(const struct iad *d, double wait_s)

@@ -200,8 +200,6 @@ void iad_sink_add(struct iad *d, iad_sink_fn sink);
 void iad_raise(struct iad *d, const struct iad_alert *a);
 
 /* --- log.c --- */
-/* CLOCK_MONOTONIC in seconds. */
-double iad_mono(void);
 void iad_log_open(struct iad *d);
 __attribute__((format(printf, 3, 4)))
 void iad_log(struct iad *d, int prio, const char *fmt, ...);

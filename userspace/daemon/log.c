@@ -16,14 +16,6 @@
 
 static enum iad_log resolved = IAD_LOG_STDERR;
 
-double iad_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 
 void iad_log_open(struct iad *d)
 {

@@ -84,7 +84,7 @@ static void reload(struct iad *d)
 	bool relisten;
 
 	/* systemd's reload protocol (Type=notify-reload): reloading, then ready again. */
-	iad_notify("RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(iad_mono() * 1e6));
+	iad_notify("RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(ia_mono() * 1e6));
 	if (iad_config_load(&n, d->cfg_path, true, err, sizeof(err))) {
 		/* Each error a record of its own, each with its line. */
 		for (line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 		iad_log(&d, LOG_ERR, "signalfd: %s", strerror(errno));
 		return 1;
 	}
-	d.now = iad_mono();
+	d.now = ia_mono();
 	iad_source_init(&d);
 	/*
 	 * An exporter address that cannot be bound ends the start (as
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 	iad_notify("READY=1\nSTATUS=starting");
 
 	while (!stop) {
-		d.now = iad_mono();
+		d.now = ia_mono();
 		wait_s = iad_source_tick(&d);
 		iad_exec_tick(&d);
 		iad_exporter_run(&d);
@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 			iad_log(&d, LOG_ERR, "poll: %s", strerror(errno));
 			break;
 		}
-		d.now = iad_mono();
+		d.now = ia_mono();
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 

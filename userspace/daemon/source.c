@@ -434,7 +434,7 @@ static void holders_poll(struct iad *d)
 		return;
 	d->hs_moved = d->poll_changed || d->hs_stale;
 	d->hs_stale = false;
-	t0 = iad_mono();
+	t0 = ia_mono();
 	if (ia_get_procs(&d->req, NULL, NULL, hs_cb, &hp)) {
 		for (i = 0; i < hp.n; i++)
 			free(hp.v[i].path);
@@ -443,7 +443,7 @@ static void holders_poll(struct iad *d)
 	}
 	iad_hseries_set(d, hp.v, hp.n);
 	iad_log(d, LOG_DEBUG, "holder series: %zu processes dumped and summed in %.6f s", hp.n,
-		iad_mono() - t0);
+		ia_mono() - t0);
 }
 
 static int poll_once(struct iad *d, bool first)
@@ -547,7 +547,7 @@ double iad_source_tick(struct iad *d)
 	if (d->now < d->next_poll)
 		return d->next_poll - d->now;
 	d->next_poll = d->now + d->cfg.interval_s;
-	t0 = iad_mono();
+	t0 = ia_mono();
 	if (!d->up) {
 		disconnect(d);
 		if (!connect_source(d)) {
@@ -595,7 +595,7 @@ double iad_source_tick(struct iad *d)
 		disconnect(d);
 		d->said_waiting = true;
 	}
-	d->last_poll_s = iad_mono() - t0;
+	d->last_poll_s = ia_mono() - t0;
 	return d->next_poll - d->now;
 }
 

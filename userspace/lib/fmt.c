@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "ia.h"
 
@@ -42,6 +43,14 @@ const char *ia_amount(const char *unit, double v, char *buf, size_t len)
 	}
 	snprintf(buf, len, "%.0f", v);
 	return buf;
+}
+
+double ia_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 const char *ia_duration_str(double s, char *buf, size_t len)

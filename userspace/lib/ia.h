@@ -603,6 +603,8 @@ const char *ia_cut_mark(bool truncated);
 const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
 /* An amount in a quota kind's unit: "12.0 MiB" for "bytes" (v >= 0), else "%.0f". */
 const char *ia_amount(const char *unit, double v, char *buf, size_t len);
+/* CLOCK_MONOTONIC in seconds. */
+double ia_mono(void);
 /* A duration a person reads: "45 s", "3 min", "2.5 h", "3.1 days". */
 const char *ia_duration_str(double s, char *buf, size_t len);
 /*
