@@ -228,6 +228,15 @@ static int handler(void *user, const char *section, const char *name, const char
 			snprintf(c->group, sizeof(c->group), "%s", value);
 			return 1;
 		}
+		if (!strcmp(name, "remote")) {
+			if (strcmp(value, "none") && strcmp(value, "all")) {
+				snprintf(p->why, sizeof(p->why),
+					 "remote: '%s' is neither none nor all", value);
+				return 0;
+			}
+			c->remote_all = !strcmp(value, "all");
+			return 1;
+		}
 		if (!strcmp(name, "holders"))
 			return !num(p, name, value, 0, 100, &c->holders);
 		if (!strcmp(name, "series_budget"))

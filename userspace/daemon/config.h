@@ -54,7 +54,8 @@ struct iad_config {
 	double holders;			/* [exporter] holders: top N per uid; 0 = none */
 	double series_budget;		/* [exporter] series_budget: 0 = none */
 	bool objects_only;		/* [exporter] detail = objects: no process or cgroup */
-	char group[64];			/* [exporter] group: sees every uid over a Unix socket */
+	char group[64];			/* [exporter] group: its members see every uid */
+	bool remote_all;		/* [exporter] remote = all: other hosts see every uid */
 	bool legacy_names;		/* [exporter] legacy_names: 0.2.0's names too */
 	char history[4096];		/* [history] path (PATH_MAX); "" = off */
 	double history_max;		/* [history] max_size, bytes */

@@ -17,6 +17,7 @@
 #include <grp.h>
 #include <math.h>
 #include <netdb.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -558,8 +559,42 @@ static char *probe_text(struct iad *d, bool ready, unsigned int *code, size_t *l
 }
 
 /*
- * Whether a Unix socket's @p sees every uid: root, the daemon's own uid, or
- * a member of [exporter] group (its gid looked up when the name changes).
+ * Whether the user database puts @uid in group @gid (its primary group or
+ * a member): what a TCP peer's groups are taken to be, the kernel giving
+ * none. Answers are kept a minute, so that a scrape does not ask NSS each
+ * time.
+ */
+static bool uid_in_group(uint32_t uid, gid_t gid)
+{
+	static struct { uint32_t uid; gid_t gid; bool in; double at; } seen[16];
+	static unsigned int next;
+	double now = ia_mono();
+	struct passwd pw, *pwp = NULL;
+	gid_t groups[256];
+	int n = 256, i;
+	char buf[4096];
+	bool in = false;
+
+	for (i = 0; i < 16; i++)
+		if (seen[i].at && seen[i].uid == uid && seen[i].gid == gid && now - seen[i].at < 60)
+			return seen[i].in;
+	if (!getpwuid_r(uid, &pw, buf, sizeof(buf), &pwp) && pwp) {
+		in = pw.pw_gid == gid;
+		if (!in && getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) >= 0)
+			for (i = 0; i < n && !in; i++)
+				in = groups[i] == gid;
+	}
+	seen[next].uid = uid;
+	seen[next].gid = gid;
+	seen[next].in = in;
+	seen[next].at = now;
+	next = (next + 1) % 16;
+	return in;
+}
+
+/*
+ * Whether a named peer @p sees every uid: root, the daemon's own uid, or a
+ * member of [exporter] group (its gid looked up when the name changes).
  */
 static bool peer_sees_all(const struct iad *d, const struct iad_peer *p)
 {
@@ -579,6 +614,8 @@ static bool peer_sees_all(const struct iad *d, const struct iad_peer *p)
 	}
 	if (!known)
 		return false;
+	if (!p->groups_known)
+		return uid_in_group(p->uid, gid);
 	if (p->gid == gid)
 		return true;
 	for (i = 0; i < p->ngroups; i++)
@@ -595,10 +632,24 @@ static char *route(void *cls, const struct iad_peer *peer, const char *path, uns
 		   const char **type, size_t *len)
 {
 	struct iad *d = cls;
+	static int said;
 	char *body;
 
-	d->view_one_uid = peer->unix_peer && !peer_sees_all(d, peer);
-	d->view_uid = peer->uid;
+	if (peer->err && peer->err != said && peer->err != -ENOTCONN) {
+		iad_log(d, LOG_WARNING, "exporter: cannot name a TCP client (sock_diag: %s): "
+			"it sees no uid's objects", strerror(-peer->err));
+		said = peer->err;
+	}
+	/*
+	 * The module's rule: a named peer sees its own uid, or every uid;
+	 * a client from another host what [exporter] remote says (every uid,
+	 * or none); a peer the kernel would not name, no uid.
+	 */
+	if (peer->named)
+		d->view_one_uid = !peer_sees_all(d, peer);
+	else
+		d->view_one_uid = !(peer->remote && d->cfg.remote_all);
+	d->view_uid = peer->named ? peer->uid : UINT32_MAX;
 	body = route_doc(d, path, code, type, len);
 	d->view_one_uid = false;
 	return body;

@@ -506,16 +506,28 @@ static void peer_of(int fd, struct iad_peer *p)
 	socklen_t len = sizeof(sa);
 	struct ucred cr;
 	unsigned int i;
+	int err;
 
 	memset(p, 0, sizeof(*p));
-	if (getsockname(fd, (struct sockaddr *)&sa, &len) || sa.ss_family != AF_UNIX)
-		return;		/* TCP: nobody known */
-	/* A peer the kernel cannot name is nobody's uid: it sees no uid's objects. */
-	p->unix_peer = true;
+	/* A peer the kernel does not name is nobody's uid: it sees no uid's objects. */
 	p->uid = p->gid = UINT32_MAX;
+	if (getsockname(fd, (struct sockaddr *)&sa, &len))
+		return;
+	if (sa.ss_family != AF_UNIX) {
+		err = ia_sock_peer_uid(fd, &p->uid);
+		p->named = !err;
+		/* Not on this host (or in this network namespace): from elsewhere. */
+		p->remote = err == -ENOENT;
+		if (err && err != -ENOENT) {
+			p->uid = UINT32_MAX;
+			p->err = err;
+		}
+		return;
+	}
 	len = sizeof(cr);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) || len != sizeof(cr))
 		return;
+	p->named = p->groups_known = true;
 	p->uid = cr.uid;
 	p->gid = cr.gid;
 	len = sizeof(g);

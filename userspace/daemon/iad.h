@@ -229,13 +229,18 @@ extern const char *iad_journal_socket;
  * is set, *type is its Content-Type, *len its length.
  */
 /*
- * Who asked: over a Unix socket the kernel says (SO_PEERCRED, and its
- * groups, SO_PEERGROUPS: up to IAD_PEER_GROUPS of them); over TCP nobody is
- * known (@unix_peer false).
+ * Who asked, as the kernel names it: over a Unix socket its credentials
+ * (SO_PEERCRED) and groups (SO_PEERGROUPS: up to IAD_PEER_GROUPS of them);
+ * over TCP the owner of the client's socket when it is on this host
+ * (sock_diag), its groups then those the group database gives its user.
+ * @named: the uid is known; @remote: a TCP client from another host (or
+ * network namespace), whom nothing names; neither: a peer the kernel
+ * would not name (nobody's uid; @err: why, when it was an error).
  */
 #define IAD_PEER_GROUPS 64
 struct iad_peer {
-	bool unix_peer;
+	bool named, remote, groups_known;
+	int err;
 	uint32_t uid, gid;
 	unsigned int ngroups;
 	uint32_t groups[IAD_PEER_GROUPS];

@@ -724,6 +724,17 @@ int ia_pinfo_read(int pid, struct ia_pinfo *pi);
  */
 int ia_pinfo_limit_origin(int pid, struct ia_pinfo *origin, struct ia_pinfo *parent);
 
+/* --- who is at the other end of a socket (peer.c) ------------------------ */
+/*
+ * The uid of the process at the other end of connected stream socket @fd,
+ * as the kernel says it: a Unix socket's peer credentials; for TCP the
+ * owner of the other end's socket, found through sock_diag when it is in
+ * this network namespace (a connection from another host or namespace:
+ * -ENOENT; a socket its process closed, whose owner inet_diag no longer
+ * says: -ENOTCONN). 0, or -errno.
+ */
+int ia_sock_peer_uid(int fd, uint32_t *uid);
+
 /* --- memory cgroups (memcg.c) ---------------------------------------- */
 
 /*

@@ -14,6 +14,8 @@
 #include <grp.h>
 #include <math.h>
 #include <poll.h>
+#include <pwd.h>
+#include <sched.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -1671,10 +1673,45 @@ static void alerts_read_back_whole_by_iommu_accountctl(void **state)
  * supplementary group @grp (-1: none): a child that drops to them, then
  * connects; the whole answer in @buf.
  */
-static void unix_get_as(const char *sock, uid_t uid, gid_t gid, gid_t grp, const char *path,
-			char *buf, size_t cap)
+/* A connected stream socket to @addr: "unix:PATH" or "IPV4:PORT"; -1 if none. */
+static int connect_to(const char *addr)
 {
 	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	struct sockaddr_in si = { .sin_family = AF_INET };
+	char host[64], *colon;
+	int fd;
+
+	if (!strncmp(addr, "unix:", 5)) {
+		snprintf(su.sun_path, sizeof(su.sun_path), "%s", addr + 5);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&su, sizeof(su)))
+			goto fail;
+		return fd;
+	}
+	snprintf(host, sizeof(host), "%s", addr);
+	colon = strrchr(host, ':');
+	if (!colon)
+		return -1;
+	*colon = 0;
+	si.sin_port = htons((uint16_t)atoi(colon + 1));
+	if (inet_pton(AF_INET, host, &si.sin_addr) != 1)
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&si, sizeof(si)))
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/*
+ * GET @path from @addr (connect_to's form) as uid @uid, gid @gid and
+ * supplementary group @grp (-1: none), in a child; its answer in @buf.
+ */
+static void get_as(const char *addr, uid_t uid, gid_t gid, gid_t grp, const char *path,
+		   char *buf, size_t cap)
+{
 	int pp[2], fd, st;
 	size_t got = 0;
 	ssize_t n;
@@ -1687,12 +1724,11 @@ static void unix_get_as(const char *sock, uid_t uid, gid_t gid, gid_t grp, const
 		char req[128];
 
 		close(pp[0]);
-		snprintf(su.sun_path, sizeof(su.sun_path), "%s", sock);
 		if (setgroups(grp == (gid_t)-1 ? 0 : 1, &grp) || setresgid(gid, gid, gid) ||
 		    setresuid(uid, uid, uid))
 			_exit(2);
-		fd = socket(AF_UNIX, SOCK_STREAM, 0);
-		if (fd < 0 || connect(fd, (struct sockaddr *)&su, sizeof(su)))
+		fd = connect_to(addr);
+		if (fd < 0)
 			_exit(3);
 		n = snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\n\r\n", path);
 		if (write(fd, req, (size_t)n) != n)
@@ -1711,38 +1747,24 @@ static void unix_get_as(const char *sock, uid_t uid, gid_t gid, gid_t grp, const
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
-/*
- * Visibility as the module's (issue 68), over [exporter] listen = unix:PATH:
- * the kernel names each peer (SO_PEERCRED, SO_PEERGROUPS). Two uids' pots,
- * each with a holder series and a FAILURE's flight record; uid 1000 reads
- * /metrics and /alerts with its own pot, holder and flight record only (no
- * series, entry, pid or cgroup of uid 2000's); uid 3000 sees no uid's
- * object; uid 3000 in [exporter] group (here "root", gid 0), and root, see
- * both. The socket is 0666 (whoever connects sees what its uid may); a
- * second daemon on a path that answers is refused (EADDRINUSE), a stale
- * socket is replaced, a file that is not a socket is left alone (EEXIST).
- * `iommu-accountctl alerts --daemon unix:PATH` reads it.
- */
-static void exporter_unix_socket_shows_each_peer_what_its_uid_may(void **state)
+static void unix_get_as(const char *sock, uid_t uid, gid_t gid, gid_t grp, const char *path,
+			char *buf, size_t cap)
 {
-	char dir[] = "/tmp/iad-unix-XXXXXX", sock[64], other[96], buf[65536], cmd[8192];
-	char ctl[4096], *slash;
-	struct iad_obj *a, *b;
-	struct stat st;
-	ssize_t n;
-	FILE *p;
-	int fd;
+	char addr[128];
 
-	(void)state;
-	if (geteuid())
-		skip();		/* dropping to other uids needs root */
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(chmod(dir, 0755), 0);
-	snprintf(sock, sizeof(sock), "%s/exporter.sock", dir);
-	test_iad(&http_d);
-	iad_log_open(&http_d);
-	http_d.up = true;
-	snprintf(http_d.cfg.group, sizeof(http_d.cfg.group), "root");
+	snprintf(addr, sizeof(addr), "unix:%s", sock);
+	get_as(addr, uid, gid, grp, path, buf, cap);
+}
+
+/*
+ * http_d with two uids' pots in FAILURE, 1000's (owner pid 4242 "mine",
+ * holder series /user.slice/mine) and 2000's (5353 "theirs",
+ * /user.slice/theirs), each with its flight record.
+ */
+static void two_uids_pots(void)
+{
+	struct iad_obj *a, *b;
+
 	a = pot_1000(&http_d, IAD_FAILURE);
 	a->owner = (struct iad_who){ .present = true, .pid = 4242, .uid = 1000 };
 	snprintf(a->owner.comm, sizeof(a->owner.comm), "mine");
@@ -1761,6 +1783,52 @@ static void exporter_unix_socket_shows_each_peer_what_its_uid_may(void **state)
 	http_d.nhs = 2;
 	http_d.hs[0] = (struct iad_hseries){ 1000, 77, 4096, strdup("/user.slice/mine"), false };
 	http_d.hs[1] = (struct iad_hseries){ 2000, 78, 8192, strdup("/user.slice/theirs"), false };
+}
+
+/* What of two_uids_pots() a /metrics answer @buf shows: bit 0 uid 1000's, bit 1 2000's. */
+static unsigned int uids_shown(const char *buf)
+{
+	assert_non_null(strstr(buf, "iommu_account_up 1\n"));
+	/* A uid's pot and its holder series go together. */
+	assert_true(!strstr(buf, "object=\"1000\",uid=\"1000\"} 4096\n") ==
+		    !strstr(buf, "/user.slice/mine"));
+	assert_true(!strstr(buf, "object=\"2000\",uid=\"2000\"} 8192\n") ==
+		    !strstr(buf, "/user.slice/theirs"));
+	return (strstr(buf, "/user.slice/mine") ? 1 : 0) | (strstr(buf, "/user.slice/theirs") ? 2 : 0);
+}
+
+/*
+ * Visibility as the module's (issue 68), over [exporter] listen = unix:PATH:
+ * the kernel names each peer (SO_PEERCRED, SO_PEERGROUPS). Two uids' pots,
+ * each with a holder series and a FAILURE's flight record; uid 1000 reads
+ * /metrics and /alerts with its own pot, holder and flight record only (no
+ * series, entry, pid or cgroup of uid 2000's); uid 3000 sees no uid's
+ * object; uid 3000 in [exporter] group (here "root", gid 0), and root, see
+ * both. The socket is 0666 (whoever connects sees what its uid may); a
+ * second daemon on a path that answers is refused (EADDRINUSE), a stale
+ * socket is replaced, a file that is not a socket is left alone (EEXIST).
+ * `iommu-accountctl alerts --daemon unix:PATH` reads it.
+ */
+static void exporter_unix_socket_shows_each_peer_what_its_uid_may(void **state)
+{
+	char dir[] = "/tmp/iad-unix-XXXXXX", sock[64], other[96], buf[65536], cmd[8192];
+	char ctl[4096], *slash;
+	struct stat st;
+	ssize_t n;
+	FILE *p;
+	int fd;
+
+	(void)state;
+	if (geteuid())
+		skip();		/* dropping to other uids needs root */
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(sock, sizeof(sock), "%s/exporter.sock", dir);
+	test_iad(&http_d);
+	iad_log_open(&http_d);
+	http_d.up = true;
+	snprintf(http_d.cfg.group, sizeof(http_d.cfg.group), "root");
+	two_uids_pots();
 	snprintf(http_d.cfg.listen, sizeof(http_d.cfg.listen), "unix:%s", sock);
 	assert_int_equal(iad_exporter_start(&http_d), 0);
 	http_stop = 0;
@@ -1844,6 +1912,237 @@ static void exporter_unix_socket_shows_each_peer_what_its_uid_may(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Over TCP the kernel names a local peer too (issue 68): the owner of the
+ * client's socket, which sock_diag finds by the connection's addresses
+ * (what `ss -e` shows). On 127.0.0.1, uid 1000 sees its own pot, holder
+ * series and flight record only; uid 3000 no uid's; root every uid. The
+ * kernel gives no TCP peer's groups: membership of [exporter] group is the
+ * group database's, so a user whose primary group it is sees every uid
+ * (though its process holds no group of it), and uid 3000 holding the
+ * group's gid as a supplementary group, which the database does not give
+ * it, does not.
+ */
+static void exporter_tcp_names_each_local_peer_as_the_kernel_does(void **state)
+{
+	char buf[65536], addr[64];
+	struct passwd *pw;
+	struct group *g = NULL;
+	uid_t member = 0;
+	gid_t gid = 0;
+
+	(void)state;
+	if (geteuid())
+		skip();		/* dropping to other uids needs root */
+	setpwent();
+	while ((pw = getpwent()))
+		if (pw->pw_uid && pw->pw_uid != 1000 && pw->pw_uid != 3000 && pw->pw_gid &&
+		    (g = getgrgid(pw->pw_gid))) {
+			member = pw->pw_uid;
+			gid = g->gr_gid;
+			break;
+		}
+	endpwent();
+	assert_true(member && g);
+	test_iad(&http_d);
+	iad_log_open(&http_d);
+	http_d.up = true;
+	two_uids_pots();
+	snprintf(http_d.cfg.group, sizeof(http_d.cfg.group), "%s", g->gr_name);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", http_serve());
+
+	get_as(addr, 1000, 1000, (gid_t)-1, "/metrics", buf, sizeof(buf));
+	assert_int_equal(uids_shown(buf), 1);
+	get_as(addr, 1000, 1000, (gid_t)-1, "/alerts", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"object\":1000,"));
+	assert_non_null(strstr(buf, "\"comm\":\"mine\""));
+	assert_null(strstr(buf, "\"object\":2000,"));
+	assert_null(strstr(buf, "theirs"));
+	assert_null(strstr(buf, "5353"));
+	get_as(addr, 3000, 3000, (gid_t)-1, "/metrics", buf, sizeof(buf));
+	assert_int_equal(uids_shown(buf), 0);
+	get_as(addr, 3000, 3000, (gid_t)-1, "/alerts", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"alerts\":[]"));
+	get_as(addr, 3000, 3000, gid, "/metrics", buf, sizeof(buf));
+	assert_int_equal(uids_shown(buf), 0);
+	get_as(addr, member, 65534, (gid_t)-1, "/metrics", buf, sizeof(buf));
+	assert_int_equal(uids_shown(buf), 3);
+	get_as(addr, 0, 0, (gid_t)-1, "/metrics", buf, sizeof(buf));
+	assert_int_equal(uids_shown(buf), 3);
+	http_down();
+	iad_hseries_free(&http_d);
+	iad_objs_free(&http_d.objs);
+}
+
+/* The far end of a veth pair in a network namespace of its own: a host elsewhere. */
+struct elsewhere {
+	pid_t pid;
+	int cmd, res;		/* commands to it, answers from it */
+	char near[16], far[16];	/* the two interfaces' names */
+	char near_ip[20], far_ip[20];
+};
+
+/*
+ * A child in a new network namespace, joined to this one by a veth pair
+ * with a /30 of 198.18.0.0/15 (RFC 2544's range) picked from this pid.
+ * false (and nothing left) when the host does not let it be made.
+ */
+static bool elsewhere_up(struct elsewhere *e)
+{
+	unsigned int i = (unsigned int)getpid() & 0x7fff;
+	int c[2], r[2];
+	char cmd[512], b;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->near, sizeof(e->near), "iadt%ua", i);
+	snprintf(e->far, sizeof(e->far), "iadt%ub", i);
+	snprintf(e->near_ip, sizeof(e->near_ip), "198.%u.%u.%u", 18 + (i >> 14), (i >> 6) & 255,
+		 (i & 63) << 2 | 1);
+	snprintf(e->far_ip, sizeof(e->far_ip), "198.%u.%u.%u", 18 + (i >> 14), (i >> 6) & 255,
+		 (i & 63) << 2 | 2);
+	assert_int_equal(pipe(c), 0);
+	assert_int_equal(pipe(r), 0);
+	e->pid = fork();
+	assert_true(e->pid >= 0);
+	if (!e->pid) {
+		char line[1024];
+		ssize_t n;
+
+		close(c[1]);
+		close(r[0]);
+		b = unshare(CLONE_NEWNET) ? 'n' : 'y';
+		if (write(r[1], &b, 1) != 1 || b != 'y')
+			_exit(1);
+		/* Each command: a line for sh; its exit status back as one byte. */
+		while ((n = read(c[0], line, sizeof(line) - 1)) > 0) {
+			line[n] = 0;
+			b = (char)WEXITSTATUS(system(line));
+			if (write(r[1], &b, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(c[0]);
+	close(r[1]);
+	e->cmd = c[1];
+	e->res = r[0];
+	if (read(e->res, &b, 1) != 1 || b != 'y')
+		goto fail;
+	snprintf(cmd, sizeof(cmd),
+		 "ip link add %s type veth peer name %s netns %d && ip addr add %s/30 dev %s && "
+		 "ip link set %s up", e->near, e->far, (int)e->pid, e->near_ip, e->near, e->near);
+	if (system(cmd))
+		goto fail;
+	snprintf(cmd, sizeof(cmd), "ip link set lo up && ip addr add %s/30 dev %s && "
+		 "ip link set %s up", e->far_ip, e->far, e->far);
+	if (write(e->cmd, cmd, strlen(cmd)) < 0 || read(e->res, &b, 1) != 1 || b)
+		goto fail;
+	return true;
+fail:
+	snprintf(cmd, sizeof(cmd), "ip link del %s 2>/dev/null", e->near);
+	if (system(cmd)) {
+		/* not made */
+	}
+	close(e->cmd);
+	close(e->res);
+	kill(e->pid, SIGKILL);
+	waitpid(e->pid, NULL, 0);
+	return false;
+}
+
+/* @sh run over there; its exit status. */
+static int elsewhere_run(struct elsewhere *e, const char *sh)
+{
+	char b;
+
+	assert_true(write(e->cmd, sh, strlen(sh)) == (ssize_t)strlen(sh));
+	assert_int_equal(read(e->res, &b, 1), 1);
+	return (unsigned char)b;
+}
+
+static void elsewhere_down(struct elsewhere *e)
+{
+	char cmd[64];
+
+	close(e->cmd);
+	close(e->res);
+	waitpid(e->pid, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "ip link del %s 2>/dev/null", e->near);
+	if (system(cmd)) {
+		/* went with the namespace */
+	}
+}
+
+/* This test binary's directory, where iommu-accountctl is one up. */
+static void ctl_path(char *ctl, size_t cap)
+{
+	char *slash;
+	ssize_t n = readlink("/proc/self/exe", ctl, cap - 32);
+
+	assert_true(n > 0);
+	ctl[n] = 0;
+	slash = strrchr(ctl, '/');
+	assert_non_null(slash);
+	snprintf(slash, cap - (size_t)(slash - ctl), "/../iommu-accountctl");
+}
+
+/*
+ * A TCP client whose socket is not on this host (here: in another network
+ * namespace, over a veth pair) has nothing to name it: by default
+ * ([exporter] remote = none) it sees no uid's objects, only the daemon's
+ * own series; with remote = all, every uid. A local client of the same
+ * address is still named (uid 1000: its own). iommu-accountctl over there
+ * cannot name the server either, and reads it (not judged).
+ */
+static void exporter_tcp_client_from_elsewhere_sees_what_remote_says(void **state)
+{
+	char buf[65536], addr[64], out[128], ctl[4096], sh[8192];
+	struct elsewhere e;
+	int fd;
+
+	(void)state;
+	if (geteuid())
+		skip();		/* a veth pair and a namespace need root */
+	if (!elsewhere_up(&e)) {
+		print_message("# no veth pair could be made here (ip link add ... type veth)\n");
+		skip();
+	}
+	test_iad(&http_d);
+	iad_log_open(&http_d);
+	http_d.up = true;
+	two_uids_pots();
+	snprintf(addr, sizeof(addr), "%s:%u", e.near_ip, free_port());
+	snprintf(http_d.cfg.listen, sizeof(http_d.cfg.listen), "%s", addr);
+	assert_int_equal(iad_exporter_start(&http_d), 0);
+	http_stop = 0;
+	assert_int_equal(pthread_create(&http_th, NULL, http_loop, &http_d), 0);
+
+	ctl_path(ctl, sizeof(ctl));
+	snprintf(out, sizeof(out), "/tmp/iad-else-XXXXXX");
+	fd = mkstemp(out);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(sh, sizeof(sh), "%s -j alerts --daemon %s >%s 2>&1", ctl, addr, out);
+	assert_int_equal(elsewhere_run(&e, sh), 0);
+	slurp(out, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "[]"));
+	assert_null(strstr(buf, "\"object\""));
+	http_d.cfg.remote_all = true;
+	assert_int_equal(elsewhere_run(&e, sh), 0);
+	slurp(out, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"object\":1000,"));
+	assert_non_null(strstr(buf, "\"object\":2000,"));
+	assert_non_null(strstr(buf, "\"comm\":\"theirs\""));
+	/* Here, on the same address, the kernel names the client. */
+	get_as(addr, 1000, 1000, (gid_t)-1, "/metrics", buf, sizeof(buf));
+	assert_int_equal(uids_shown(buf), 1);
+	unlink(out);
+	http_down();
+	elsewhere_down(&e);
+	iad_hseries_free(&http_d);
+	iad_objs_free(&http_d.objs);
+}
+
 /* What a squatter on the daemon's port answers, per case of the test below. */
 enum squat_answer { SQ_ERROR, SQ_NOT_HTTP, SQ_HUGE, SQ_DRIP };
 
@@ -1900,8 +2199,12 @@ static pid_t squatter(int fd, enum squat_answer how)
 	_exit(0);
 }
 
-/* `iommu-accountctl ARGS` against 127.0.0.1:@port: its exit status, stdout and stderr. */
-static int ctl_run(const char *args, uint16_t port, char *out, size_t olen, char *err, size_t elen)
+/*
+ * `iommu-accountctl ARGS --daemon @daemon` (NULL: ARGS name it): its exit
+ * status, stdout and stderr.
+ */
+static int ctl_run_at(const char *args, const char *daemon, char *out, size_t olen, char *err,
+		      size_t elen)
 {
 	char ctl[4096], cmd[8192], dir[] = "/tmp/iad-ctl-XXXXXX", ef[64], *slash;
 	ssize_t n;
@@ -1916,7 +2219,8 @@ static int ctl_run(const char *args, uint16_t port, char *out, size_t olen, char
 	snprintf(slash, sizeof(ctl) - (size_t)(slash - ctl), "/../iommu-accountctl");
 	assert_non_null(mkdtemp(dir));
 	snprintf(ef, sizeof(ef), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "%s %s --daemon 127.0.0.1:%u 2>%s", ctl, args, port, ef);
+	snprintf(cmd, sizeof(cmd), "%s %s%s%s 2>%s", ctl, args, daemon ? " --daemon " : "",
+		 daemon ? daemon : "", ef);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	n = (ssize_t)fread(out, 1, olen - 1, p);
@@ -1926,6 +2230,15 @@ static int ctl_run(const char *args, uint16_t port, char *out, size_t olen, char
 	unlink(ef);
 	rmdir(dir);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `iommu-accountctl ARGS` against 127.0.0.1:@port. */
+static int ctl_run(const char *args, uint16_t port, char *out, size_t olen, char *err, size_t elen)
+{
+	char daemon[32];
+
+	snprintf(daemon, sizeof(daemon), "127.0.0.1:%u", port);
+	return ctl_run_at(args, daemon, out, olen, err, elen);
 }
 
 /*
@@ -3473,6 +3786,8 @@ int main(void)
 		cmocka_unit_test(alerts_read_back_whole_by_iommu_accountctl),
 		cmocka_unit_test(ctl_reads_a_squatter_bounded_and_escaped),
 		cmocka_unit_test(exporter_unix_socket_shows_each_peer_what_its_uid_may),
+		cmocka_unit_test(exporter_tcp_names_each_local_peer_as_the_kernel_does),
+		cmocka_unit_test(exporter_tcp_client_from_elsewhere_sees_what_remote_says),
 		cmocka_unit_test(exporter_http_refuses_bad_requests_with_their_status),
 		cmocka_unit_test(exporter_http_answers_a_head_with_nul_or_bare_cr_once_with_400),
 		cmocka_unit_test(exporter_probes_say_live_and_ready_from_the_source_state),
