@@ -10,9 +10,11 @@
 #include <math.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -65,6 +67,48 @@ static int connect_by(int fd, const struct sockaddr *sa, socklen_t salen, double
 }
 
 /*
+ * Whether the server at the other end of @fd (connected to @addr) may be
+ * iommu-accountd: a process that took its port or socket path first (at a
+ * restart, before the unit) would answer as it. The kernel names the
+ * server's uid (ia_sock_peer_uid); the daemon runs as root, as the
+ * packages' user iommu-accountd, as this tool's own uid, or (on a Unix
+ * socket) as the owner of the directory the socket is in, which a
+ * squatter elsewhere does not own. A server from another host cannot be
+ * named and is not judged. 0, or -1 and a message.
+ */
+static int daemon_trusted(int fd, const char *addr)
+{
+	struct passwd *pw;
+	struct stat st;
+	uint32_t uid;
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], *slash;
+
+	if (ia_sock_peer_uid(fd, &uid))
+		return 0;
+	if (uid == 0 || uid == geteuid())
+		return 0;
+	pw = getpwnam(IA_DAEMON_USER);
+	if (pw && pw->pw_uid == uid)
+		return 0;
+	if (!strncmp(addr, "unix:", 5)) {
+		snprintf(dir, sizeof(dir), "%s", addr + 5);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = 0;
+		else
+			snprintf(dir, sizeof(dir), ".");
+		if (!stat(dir, &st) && st.st_uid == uid)
+			return 0;
+	}
+	pw = getpwuid(uid);
+	fprintf(stderr, "iommu-accountctl: %s is served by uid %u%s%s%s, not by iommu-accountd's "
+		"(root, %s%s): another program holds the daemon's address; not read\n",
+		ia_sx(addr), uid, pw ? " (" : "", pw ? ia_sx(pw->pw_name) : "", pw ? ")" : "",
+		IA_DAEMON_USER, strncmp(addr, "unix:", 5) ? "" : ", or the socket directory's owner");
+	return -1;
+}
+
+/*
  * A socket connected to @addr ("host:port", or "unix:PATH": the daemon's
  * Unix socket, where it shows what this uid may see) within @deadline; -1
  * and a message when there is none.
@@ -111,6 +155,10 @@ static int daemon_connect(const char *addr, double deadline)
 			strerror(-err));
 		if (fd >= 0)
 			close(fd);
+		return -1;
+	}
+	if (daemon_trusted(fd, addr)) {
+		close(fd);
 		return -1;
 	}
 	return fd;

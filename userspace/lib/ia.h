@@ -734,6 +734,8 @@ int ia_pinfo_limit_origin(int pid, struct ia_pinfo *origin, struct ia_pinfo *par
  * says: -ENOTCONN). 0, or -errno.
  */
 int ia_sock_peer_uid(int fd, uint32_t *uid);
+/* The user the packages run iommu-accountd as (its sysusers.d file). */
+#define IA_DAEMON_USER "iommu-accountd"
 
 /* --- memory cgroups (memcg.c) ---------------------------------------- */
 

@@ -2302,6 +2302,69 @@ static void ctl_reads_a_squatter_bounded_and_escaped(void **state)
 }
 
 /*
+ * iommu-accountctl reads a server the daemon could be, as the kernel names
+ * it (issue 68): a listener of uid 1000 on a loopback port (a squatter) is
+ * refused before a byte is sent, said with its uid; a Unix socket of uid
+ * 1000 in a directory root owns likewise; in a directory uid 1000 owns (as
+ * the DaemonSet's daemon owns its socket's), read. probe exits 1, alerts 6.
+ */
+static void ctl_refuses_a_server_of_another_uid(void **state)
+{
+	char out[4096], err[4096], dir[] = "/tmp/iad-sq-XXXXXX", sub[64], args[256];
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	uint16_t port;
+	pid_t pid;
+	int fd, st;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	/* The listener and the process answering on it are uid 1000's. */
+	assert_int_equal(seteuid(1000), 0);
+	port = squat(&fd);
+	pid = squatter(fd, SQ_ERROR);
+	assert_int_equal(seteuid(0), 0);
+	assert_int_equal(ctl_run("probe live", port, out, sizeof(out), err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "is served by uid 1000"));
+	assert_null(strstr(err, "owned"));
+	assert_int_equal(ctl_run("alerts", port, out, sizeof(out), err, sizeof(err)), 6);
+	assert_non_null(strstr(err, "is served by uid 1000"));
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(fd);
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 01777), 0);
+	snprintf(sub, sizeof(sub), "%s/own", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(chown(sub, 1000, 1000), 0);
+	for (int own = 0; own < 2; own++) {
+		snprintf(su.sun_path, sizeof(su.sun_path), "%s/exporter.sock", own ? sub : dir);
+		assert_int_equal(seteuid(1000), 0);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		assert_true(fd >= 0);
+		assert_int_equal(bind(fd, (struct sockaddr *)&su, sizeof(su)), 0);
+		assert_int_equal(listen(fd, 8), 0);
+		pid = squatter(fd, SQ_ERROR);
+		assert_int_equal(seteuid(0), 0);
+		snprintf(args, sizeof(args), "probe live --daemon unix:%s", su.sun_path);
+		assert_int_equal(ctl_run_at(args, NULL, out, sizeof(out), err, sizeof(err)), 1);
+		if (own) {	/* read: probe shows the page's line */
+			assert_non_null(strstr(err, "down\\x1b]0;owned"));
+		} else {
+			assert_non_null(strstr(err, "is served by uid 1000"));
+			assert_null(strstr(err, "owned"));
+		}
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		close(fd);
+		unlink(su.sun_path);
+	}
+	rmdir(sub);
+	rmdir(dir);
+}
+
+/*
  * Persistent connections and pipelining: three requests in one write on
  * one HTTP/1.1 connection (GET, HEAD, GET of /alerts with a query and
  * Connection: close) get three answers in order, each as long as its
@@ -3788,6 +3851,7 @@ int main(void)
 		cmocka_unit_test(exporter_unix_socket_shows_each_peer_what_its_uid_may),
 		cmocka_unit_test(exporter_tcp_names_each_local_peer_as_the_kernel_does),
 		cmocka_unit_test(exporter_tcp_client_from_elsewhere_sees_what_remote_says),
+		cmocka_unit_test(ctl_refuses_a_server_of_another_uid),
 		cmocka_unit_test(exporter_http_refuses_bad_requests_with_their_status),
 		cmocka_unit_test(exporter_http_answers_a_head_with_nul_or_bare_cr_once_with_400),
 		cmocka_unit_test(exporter_probes_say_live_and_ready_from_the_source_state),
