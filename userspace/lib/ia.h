@@ -731,7 +731,7 @@ int ia_pinfo_limit_origin(int pid, struct ia_pinfo *origin, struct ia_pinfo *par
  * owner of the other end's socket, found through sock_diag when it is in
  * this network namespace (a connection from another host or namespace:
  * -ENOENT; a socket its process closed, whose owner inet_diag no longer
- * says: -ENOTCONN). 0, or -errno.
+ * says: -ENOTCONN; no sock_diag for TCP: -EPROTONOSUPPORT). 0, or -errno.
  */
 int ia_sock_peer_uid(int fd, uint32_t *uid);
 /* The user the packages run iommu-accountd as (its sysusers.d file). */

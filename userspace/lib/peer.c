@@ -122,6 +122,8 @@ int ia_sock_peer_uid(int fd, uint32_t *uid)
 	socklen_t ul = sizeof(us), tl = sizeof(them);
 	struct ucred cr;
 	socklen_t cl = sizeof(cr);
+	uint32_t own;
+	int err;
 
 	if (getsockname(fd, (struct sockaddr *)&us, &ul) ||
 	    getpeername(fd, (struct sockaddr *)&them, &tl))
@@ -136,5 +138,13 @@ int ia_sock_peer_uid(int fd, uint32_t *uid)
 	}
 	if ((us.ss_family != AF_INET && us.ss_family != AF_INET6) || us.ss_family != them.ss_family)
 		return -EAFNOSUPPORT;
+	/*
+	 * inet_diag says ENOENT both for a socket it does not have and when
+	 * it is not there at all (no tcp_diag): this end, which must be
+	 * found, tells the two apart.
+	 */
+	err = tcp_owner(&them, &us, &own);
+	if (err)
+		return err == -ENOENT || err == -ENOTCONN ? -EPROTONOSUPPORT : err;
 	return tcp_owner(&us, &them, uid);
 }
