@@ -1797,6 +1797,54 @@ static unsigned int uids_shown(const char *buf)
 	return (strstr(buf, "/user.slice/mine") ? 1 : 0) | (strstr(buf, "/user.slice/theirs") ? 2 : 0);
 }
 
+/* This test binary's directory, where iommu-accountctl is one up. */
+static void ctl_path(char *ctl, size_t cap)
+{
+	char *slash;
+	ssize_t n = readlink("/proc/self/exe", ctl, cap - 32);
+
+	assert_true(n > 0);
+	ctl[n] = 0;
+	slash = strrchr(ctl, '/');
+	assert_non_null(slash);
+	snprintf(slash, cap - (size_t)(slash - ctl), "/../iommu-accountctl");
+}
+
+/* What of two_uids_pots() an /alerts answer @buf shows, as uids_shown() says it. */
+static unsigned int alerts_shown(const char *buf)
+{
+	bool mine = strstr(buf, "\"object\":1000,"), theirs = strstr(buf, "\"object\":2000,");
+
+	/* An entry and its owner's pid and comm go together. */
+	assert_true(mine == !!strstr(buf, "\"comm\":\"mine\""));
+	assert_true(theirs == !!strstr(buf, "theirs"));
+	assert_true(theirs == !!strstr(buf, "5353"));
+	if (!mine && !theirs)
+		assert_non_null(strstr(buf, "\"alerts\":[]"));
+	return (mine ? 1 : 0) | (theirs ? 2 : 0);
+}
+
+/*
+ * What of two_uids_pots() @addr shows uid @uid (gid @gid, supplementary
+ * group @grp or -1) in /metrics and in /alerts, which must agree: bit 0
+ * uid 1000's, bit 1 uid 2000's.
+ */
+static unsigned int shown_to(const char *addr, uid_t uid, gid_t gid, gid_t grp)
+{
+	static char buf[65536];
+	unsigned int m;
+
+	get_as(addr, uid, gid, grp, "/metrics", buf, sizeof(buf));
+	m = uids_shown(buf);
+	if (!(m & 1))
+		assert_null(strstr(buf, "uid=\"1000\""));
+	if (!(m & 2))
+		assert_null(strstr(buf, "uid=\"2000\""));
+	get_as(addr, uid, gid, grp, "/alerts", buf, sizeof(buf));
+	assert_int_equal(alerts_shown(buf), m);
+	return m;
+}
+
 /*
  * Visibility as the module's (issue 68), over [exporter] listen = unix:PATH:
  * the kernel names each peer (SO_PEERCRED, SO_PEERGROUPS). Two uids' pots,
@@ -1811,8 +1859,8 @@ static unsigned int uids_shown(const char *buf)
  */
 static void exporter_unix_socket_shows_each_peer_what_its_uid_may(void **state)
 {
-	char dir[] = "/tmp/iad-unix-XXXXXX", sock[64], other[96], buf[65536], cmd[8192];
-	char ctl[4096], *slash;
+	char dir[] = "/tmp/iad-unix-XXXXXX", sock[64], addr[80], other[96], buf[65536], cmd[8192];
+	char ctl[4096];
 	struct stat st;
 	ssize_t n;
 	FILE *p;
@@ -1836,37 +1884,13 @@ static void exporter_unix_socket_shows_each_peer_what_its_uid_may(void **state)
 	assert_int_equal(stat(sock, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0666);
 
-	unix_get_as(sock, 1000, 1000, (gid_t)-1, "/metrics", buf, sizeof(buf));
-	assert_non_null(strstr(buf, "iommu_account_up 1\n"));
-	assert_non_null(strstr(buf, "object=\"1000\",uid=\"1000\"} 4096\n"));
-	assert_null(strstr(buf, "uid=\"2000\""));
-	assert_non_null(strstr(buf, "/user.slice/mine"));
-	assert_null(strstr(buf, "/user.slice/theirs"));
-	unix_get_as(sock, 1000, 1000, (gid_t)-1, "/alerts", buf, sizeof(buf));
-	assert_non_null(strstr(buf, "\"object\":1000,"));
-	assert_non_null(strstr(buf, "\"comm\":\"mine\""));
-	assert_null(strstr(buf, "\"object\":2000,"));
-	assert_null(strstr(buf, "theirs"));
-	assert_null(strstr(buf, "5353"));
-
-	unix_get_as(sock, 3000, 3000, (gid_t)-1, "/metrics", buf, sizeof(buf));
-	assert_non_null(strstr(buf, "iommu_account_up 1\n"));
-	assert_null(strstr(buf, "uid=\"1000\""));
-	assert_null(strstr(buf, "uid=\"2000\""));
-	unix_get_as(sock, 3000, 3000, (gid_t)-1, "/alerts", buf, sizeof(buf));
-	assert_non_null(strstr(buf, "\"alerts\":[]"));
-
+	snprintf(addr, sizeof(addr), "unix:%s", sock);
+	assert_int_equal(shown_to(addr, 1000, 1000, (gid_t)-1), 1);
+	assert_int_equal(shown_to(addr, 3000, 3000, (gid_t)-1), 0);
 	/* A member of [exporter] group, and root: every uid. */
-	unix_get_as(sock, 3000, 3000, 0, "/metrics", buf, sizeof(buf));
-	assert_non_null(strstr(buf, "object=\"1000\",uid=\"1000\"} 4096\n"));
-	assert_non_null(strstr(buf, "object=\"2000\",uid=\"2000\"} 8192\n"));
-	assert_non_null(strstr(buf, "/user.slice/theirs"));
-	n = (ssize_t)readlink("/proc/self/exe", ctl, sizeof(ctl) - 32);
-	assert_true(n > 0);
-	ctl[n] = 0;
-	slash = strrchr(ctl, '/');
-	assert_non_null(slash);
-	snprintf(slash, sizeof(ctl) - (size_t)(slash - ctl), "/../iommu-accountctl");
+	assert_int_equal(shown_to(addr, 3000, 3000, 0), 3);
+	assert_int_equal(shown_to(addr, 0, 0, (gid_t)-1), 3);
+	ctl_path(ctl, sizeof(ctl));
 	snprintf(cmd, sizeof(cmd), "%s -j alerts --daemon unix:%s", ctl, sock);
 	p = popen(cmd, "r");
 	assert_non_null(p);
@@ -1925,7 +1949,7 @@ static void exporter_unix_socket_shows_each_peer_what_its_uid_may(void **state)
  */
 static void exporter_tcp_names_each_local_peer_as_the_kernel_does(void **state)
 {
-	char buf[65536], addr[64];
+	char addr[64];
 	struct passwd *pw;
 	struct group *g = NULL;
 	uid_t member = 0;
@@ -1951,24 +1975,11 @@ static void exporter_tcp_names_each_local_peer_as_the_kernel_does(void **state)
 	snprintf(http_d.cfg.group, sizeof(http_d.cfg.group), "%s", g->gr_name);
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", http_serve());
 
-	get_as(addr, 1000, 1000, (gid_t)-1, "/metrics", buf, sizeof(buf));
-	assert_int_equal(uids_shown(buf), 1);
-	get_as(addr, 1000, 1000, (gid_t)-1, "/alerts", buf, sizeof(buf));
-	assert_non_null(strstr(buf, "\"object\":1000,"));
-	assert_non_null(strstr(buf, "\"comm\":\"mine\""));
-	assert_null(strstr(buf, "\"object\":2000,"));
-	assert_null(strstr(buf, "theirs"));
-	assert_null(strstr(buf, "5353"));
-	get_as(addr, 3000, 3000, (gid_t)-1, "/metrics", buf, sizeof(buf));
-	assert_int_equal(uids_shown(buf), 0);
-	get_as(addr, 3000, 3000, (gid_t)-1, "/alerts", buf, sizeof(buf));
-	assert_non_null(strstr(buf, "\"alerts\":[]"));
-	get_as(addr, 3000, 3000, gid, "/metrics", buf, sizeof(buf));
-	assert_int_equal(uids_shown(buf), 0);
-	get_as(addr, member, 65534, (gid_t)-1, "/metrics", buf, sizeof(buf));
-	assert_int_equal(uids_shown(buf), 3);
-	get_as(addr, 0, 0, (gid_t)-1, "/metrics", buf, sizeof(buf));
-	assert_int_equal(uids_shown(buf), 3);
+	assert_int_equal(shown_to(addr, 1000, 1000, (gid_t)-1), 1);
+	assert_int_equal(shown_to(addr, 3000, 3000, (gid_t)-1), 0);
+	assert_int_equal(shown_to(addr, 3000, 3000, gid), 0);
+	assert_int_equal(shown_to(addr, member, 65534, (gid_t)-1), 3);
+	assert_int_equal(shown_to(addr, 0, 0, (gid_t)-1), 3);
 	http_down();
 	iad_hseries_free(&http_d);
 	iad_objs_free(&http_d.objs);
@@ -2073,19 +2084,6 @@ static void elsewhere_down(struct elsewhere *e)
 	}
 }
 
-/* This test binary's directory, where iommu-accountctl is one up. */
-static void ctl_path(char *ctl, size_t cap)
-{
-	char *slash;
-	ssize_t n = readlink("/proc/self/exe", ctl, cap - 32);
-
-	assert_true(n > 0);
-	ctl[n] = 0;
-	slash = strrchr(ctl, '/');
-	assert_non_null(slash);
-	snprintf(slash, cap - (size_t)(slash - ctl), "/../iommu-accountctl");
-}
-
 /*
  * A TCP client whose socket is not on this host (here: in another network
  * namespace, over a veth pair) has nothing to name it: by default
@@ -2134,8 +2132,7 @@ static void exporter_tcp_client_from_elsewhere_sees_what_remote_says(void **stat
 	assert_non_null(strstr(buf, "\"object\":2000,"));
 	assert_non_null(strstr(buf, "\"comm\":\"theirs\""));
 	/* Here, on the same address, the kernel names the client. */
-	get_as(addr, 1000, 1000, (gid_t)-1, "/metrics", buf, sizeof(buf));
-	assert_int_equal(uids_shown(buf), 1);
+	assert_int_equal(shown_to(addr, 1000, 1000, (gid_t)-1), 1);
 	unlink(out);
 	http_down();
 	elsewhere_down(&e);
@@ -2206,17 +2203,12 @@ static pid_t squatter(int fd, enum squat_answer how)
 static int ctl_run_at(const char *args, const char *daemon, char *out, size_t olen, char *err,
 		      size_t elen)
 {
-	char ctl[4096], cmd[8192], dir[] = "/tmp/iad-ctl-XXXXXX", ef[64], *slash;
+	char ctl[4096], cmd[8192], dir[] = "/tmp/iad-ctl-XXXXXX", ef[64];
 	ssize_t n;
 	FILE *p;
 	int st;
 
-	n = readlink("/proc/self/exe", ctl, sizeof(ctl) - 32);
-	assert_true(n > 0 && (size_t)n < sizeof(ctl) - 32);
-	ctl[n] = 0;
-	slash = strrchr(ctl, '/');
-	assert_non_null(slash);
-	snprintf(slash, sizeof(ctl) - (size_t)(slash - ctl), "/../iommu-accountctl");
+	ctl_path(ctl, sizeof(ctl));
 	assert_non_null(mkdtemp(dir));
 	snprintf(ef, sizeof(ef), "%s/err", dir);
 	snprintf(cmd, sizeof(cmd), "%s %s%s%s 2>%s", ctl, args, daemon ? " --daemon " : "",
