@@ -25,7 +25,9 @@
 #     process of the charging uid its pot, one of another uid nothing of it;
 #   - /metrics, scraped from outside the pod, shows a real charge (a 4 KiB
 #     io_uring buffer of a uid, in a cgroup of the host) as the kernel
-#     counts it, and the cgroup as the host names it;
+#     counts it, and the cgroup as the host names it; Debian's Prometheus,
+#     with the shipped scrape-config.yaml's tls_config and the client's
+#     certificate, scrapes the same figure through the proxy;
 #   - on a node without the module (hidden, as on a kernel outside the
 #     supported range), the init container says so and the pod stays up:
 #     not ready, iommu_account_up 0, no restart.
@@ -50,6 +52,7 @@ init=$pod-modprobe
 proxy=$pod-tls-proxy
 cleanup() {
 	exec 3>&- 2>/dev/null
+	systemctl stop ia-k8s-prometheus 2>/dev/null
 	[ -n "${hpid:-}" ] && wait "$hpid" 2>/dev/null
 	podman kube play --down "$ds" >/dev/null 2>&1
 	podman kube play --down "$tmp/secret.yaml" >/dev/null 2>&1
@@ -244,6 +247,25 @@ check "a process of uid $huid holds a 4 KiB io_uring buffer (the kernel: 4096 in
 series="iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"$huid\",uid=\"$huid\"} 4096"
 check "the pod's /metrics (through the proxy, as Prometheus) has it: $series" \
 	until_ok 1200 eval 'tls_get client >"$tmp/m.txt" && grep -qxF "$series" "$tmp/m.txt"'
+# Debian's Prometheus scrapes the proxy as a fleet's would: the tls_config
+# of the shipped scrape-config.yaml (the CA, the client's certificate and
+# key, server_name iommu-accountd), the node as a static target for the
+# Kubernetes API the lane has not.
+sed -n '/^scrape_configs:/,/server_name:/p' "$lib/scrape-config.yaml" |
+	sed -e "s#/etc/prometheus/iommu-account/#$pki/#" -e 's/^  - job_name: .*/  - job_name: k8s-lane/' \
+	>"$tmp/prom.yml"
+printf '    scrape_interval: 2s\n    static_configs:\n      - targets: [127.0.0.1:9848]\n' >>"$tmp/prom.yml"
+systemd-run -q --unit=ia-k8s-prometheus prometheus --config.file="$tmp/prom.yml" \
+	--storage.tsdb.path="$tmp/tsdb" --web.listen-address=127.0.0.1:9095 >/dev/null 2>&1
+promq() { python3 -c 'import sys, urllib.parse, urllib.request
+q = urllib.parse.urlencode({"query": sys.argv[1]})
+print(urllib.request.urlopen("http://127.0.0.1:9095/api/v1/query?" + q, timeout=5).read().decode())' "$1" 2>/dev/null |
+	jq -r '.data.result[0].value[1] // empty'; }
+check "Debian's Prometheus scrapes it through TLS with the client certificate: uid $huid's pot 4096" \
+	until_ok 1200 eval '[ "$(promq "iommu_account_quota_used_bytes{job=\"k8s-lane\",kind=\"uid-pot\",object=\"$huid\"}")" = 4096 ] &&
+		[ "$(promq "up{job=\"k8s-lane\"}")" = 1 ]' ||
+	shows prom.yml="$tmp/prom.yml" prom="$(journalctl -u ia-k8s-prometheus -n 20 --no-pager >"$tmp/prom.log" 2>&1; echo "$tmp/prom.log")"
+systemctl stop ia-k8s-prometheus 2>/dev/null
 check "and its holder by the host's cgroup path (/ia-k8s/h0): the host's cgroup namespace entered" \
 	until_ok 1200 eval 'tls_get client >"$tmp/m.txt" &&
 		grep -q "^iommu_account_holder_pot_bytes{uid=\"$huid\",cgroup=\"/ia-k8s/h0\",.*} 4096$" "$tmp/m.txt"' ||
