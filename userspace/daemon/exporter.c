@@ -636,8 +636,9 @@ static char *route(void *cls, const struct iad_peer *peer, const char *path, uns
 	char *body;
 
 	if (peer->err && peer->err != said && peer->err != -ENOTCONN) {
-		iad_log(d, LOG_WARNING, "exporter: cannot name a TCP client (sock_diag: %s): "
-			"it sees no uid's objects", strerror(-peer->err));
+		iad_log(d, LOG_WARNING, "exporter: cannot name a TCP client (sock_diag: %s; "
+			"the kernel's tcp_diag, CONFIG_INET_DIAG): it sees no uid's objects; "
+			"listen = unix:PATH names every peer", strerror(-peer->err));
 		said = peer->err;
 	}
 	/*
