@@ -4,7 +4,9 @@
 
   iommu-accountctl.8     every command `iommu-accountctl --help` lists (a .SS
                          section each), every long option of ctl/main.c, every
-                         JSON key the commands print
+                         JSON key the commands print; each command's own
+                         --help lists the options its section heads, and its
+                         examples use only those
   iommu-accountd.8       every long option of daemon/main.c
   iommu-accountd.conf.5  every [section] and key daemon/config.c accepts
 
@@ -39,6 +41,27 @@ if len(cmds) < 10:
 for c in cmds:
     if not re.search(rf"^\.SS {c}\b", ctl, re.M):
         missing.append(f"iommu-accountctl.8: command {c}")
+for c in cmds:
+    r = subprocess.run([f"{us}/iommu-accountctl", c, "--help"], capture_output=True, text=True)
+    out = r.stdout
+    if r.returncode != 0 or not out.startswith("usage: iommu-accountctl "):
+        missing.append(f"iommu-accountctl {c} --help: exit {r.returncode}, {out[:40]!r}")
+        continue
+    heads = " ".join(re.findall(rf"^\.SS ({c}\b.*)$", ctl, re.M))
+    opts = set(re.findall(r"^  --([a-z-]+)", out, re.M))
+    if opts != set(re.findall(r"--([a-z][a-z-]*)", heads)):
+        missing.append(f"iommu-accountctl {c} --help: options {sorted(opts)}, the page's "
+                       f"heading {heads!r}")
+    ex = out.split("\nexamples:\n", 1)
+    lines = re.findall(r"^  (iommu-accountctl .*)$", ex[1], re.M) if len(ex) > 1 else []
+    if not lines:
+        missing.append(f"iommu-accountctl {c} --help: no example")
+    for line in lines:
+        w = line.split()
+        i = 1 + (w[1] in ("-j", "--json"))
+        used = set(re.findall(r"(?:^| )--([a-z-]+)", line))
+        if w[i] != c or not used <= opts:
+            missing.append(f"iommu-accountctl {c} --help: example {line!r}")
 src = "".join(text(f"{us}/ctl/{f}") for f in
               subprocess.run(["ls", f"{us}/ctl"], capture_output=True, text=True).stdout.split()
               if f.endswith(".c"))

@@ -137,6 +137,13 @@ check "status with the module absent: exit 2" [ $rc = 2 ]
 check "status with the module absent: says what to run" grep -q 'run `modprobe iommu_account`' "$tmp/err"
 iommu-accountctl uids --uid abc 2>/dev/null; rc=$?
 check "uids --uid abc with the module absent: exit 1 (checked before connecting)" [ $rc = 1 ]
+iommu-accountctl procs --help >"$tmp/help" 2>&1; rc=$?
+check "procs --help with the module absent: exit 0, its own usage, options and an example" \
+	sh -c "[ $rc = 0 ] && head -n 1 '$tmp/help' | grep -qxF 'usage: iommu-accountctl [-j] procs [--uid N|--pid N]' &&
+		grep -q '^  --pid N ' '$tmp/help' && grep -q '^  iommu-accountctl procs ' '$tmp/help' &&
+		! grep -q '^commands:' '$tmp/help'"
+iommu-accountctl -j top 2>"$tmp/err"; rc=$?
+check "-j top: exit 1, top prints text only" sh -c "[ $rc = 1 ] && grep -q 'top prints text only' '$tmp/err'"
 qpair_demo 2>"$tmp/err" >/dev/null; rc=$?
 check "a publisher with the module absent: libiommu-account says what to run" \
 	sh -c "[ $rc = 1 ] && grep -q 'load the module (modprobe iommu_account)' '$tmp/err'"

@@ -569,7 +569,10 @@ const struct ia_ctl_cmd ia_cmd_alerts = {
 	.fn = cmd_alerts,
 	.opts = IA_CTL_OPTS(&ia_opt_daemon),
 	.no_netlink = true,
-	.help = "[--daemon ADDR:PORT]  iommu-accountd's alert states: trend, time to exhaustion",
+	.synopsis = "[--daemon ADDR:PORT]",
+	.help = "iommu-accountd's alert states: trend, time to exhaustion",
+	.example = "iommu-accountctl alerts\n"
+		"iommu-accountctl alerts --daemon unix:/run/iommu-accountd/exporter.sock",
 };
 
 const struct ia_ctl_cmd ia_cmd_probe = {
@@ -579,6 +582,9 @@ const struct ia_ctl_cmd ia_cmd_probe = {
 	.min_args = 1,
 	.max_args = 1,
 	.no_netlink = true,
-	.help = "live|ready [--daemon ADDR:PORT]  is iommu-accountd alive, does the module answer it "
-		"(exit 0 or 1): a container's probes",
+	.synopsis = "live|ready [--daemon ADDR:PORT]",
+	.help = "is iommu-accountd alive, does the module answer it (exit 0 or 1): a container's "
+		"probes",
+	.no_json = true,
+	.example = "iommu-accountctl probe ready",
 };

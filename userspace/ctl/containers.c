@@ -207,5 +207,7 @@ const struct ia_ctl_cmd ia_cmd_containers = {
 	.name = "containers",
 	.fn = cmd_containers,
 	.opts = IA_CTL_OPTS(&ia_opt_id),
-	.help = "[--id N]  VFIO containers (type1, iommufd compat): entries/limit, pinned",
+	.synopsis = "[--id N]",
+	.help = "VFIO containers (type1, iommufd compat): entries/limit, pinned",
+	.example = "iommu-accountctl containers",
 };

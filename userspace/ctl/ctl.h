@@ -67,6 +67,8 @@ struct ia_ctl_opt {
 	const char *bad;		/* a bad value's message (one %s: the value) */
 	/* Its own rule, before the type's: NULL, or a message as @bad. */
 	const char *(*check)(struct ia_ctx *ctx, const char *arg);
+	const char *arg;		/* its value's name in a command's --help (NULL: a flag) */
+	const char *help;		/* what it does, one line */
 };
 
 /* Read @arg into @ctx as @o says: NULL, or a usage message's format (one %s: @arg). */
@@ -91,7 +93,10 @@ struct ia_ctl_cmd {
 	bool no_netlink;		/* talks to iommu-accountd (or its files) only */
 	int (*check)(struct ia_ctx *ctx);
 	void (*done)(struct ia_ctx *ctx);	/* frees what @check made (NULL: nothing) */
-	const char *help;
+	bool no_json;			/* text only: --json is refused */
+	const char *synopsis;		/* its arguments and options, as the manual page heads it */
+	const char *help;		/* what it shows or does, one line */
+	const char *example;		/* command lines, one a line */
 };
 
 /* A command's options, NULL-ended: .opts = IA_CTL_OPTS(&ia_opt_uid, &ia_opt_pid). */

@@ -325,5 +325,7 @@ const struct ia_ctl_cmd ia_cmd_events = {
 	.name = "events",
 	.fn = cmd_events,
 	.opts = IA_CTL_OPTS(&ia_opt_count),
-	.help = "[--count N]  follow failure and threshold events",
+	.synopsis = "[--count N]",
+	.help = "follow failure and threshold events",
+	.example = "iommu-accountctl events --count 3",
 };

@@ -387,6 +387,7 @@ const struct ia_ctl_cmd ia_cmd_explain = {
 	.min_args = 2,
 	.max_args = 2,
 	.check = explain_check,
-	.help = "uid N | container N | qpair N | iommufd-ctx N  why it refuses: the limit, its figures, "
-		"who, fixes",
+	.synopsis = "uid N | container N | qpair N | iommufd-ctx N",
+	.help = "why it refuses: the limit, its figures, who, fixes",
+	.example = "iommu-accountctl explain uid 1000\niommu-accountctl explain container 3",
 };

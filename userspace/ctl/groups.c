@@ -118,5 +118,7 @@ const struct ia_ctl_cmd ia_cmd_groups = {
 	.name = "groups",
 	.fn = cmd_groups,
 	.opts = IA_CTL_OPTS(&ia_opt_id),
-	.help = "[--id N]  IOMMU groups: devices, container, owner",
+	.synopsis = "[--id N]",
+	.help = "IOMMU groups: devices, container, owner",
+	.example = "iommu-accountctl groups",
 };

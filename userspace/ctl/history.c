@@ -409,6 +409,9 @@ const struct ia_ctl_cmd ia_cmd_history = {
 			    &ia_opt_openmetrics),
 	.max_args = 1,
 	.no_netlink = true,
-	.help = "KIND:ID [--since T] [--until T] [--file PATH] [--openmetrics] | --list [--since T] "
-		"[--until T] [--file PATH]  what iommu-accountd kept of it; the objects it kept",
+	.synopsis = "KIND:ID [--since T] [--until T] [--file PATH] [--openmetrics] | --list [--since "
+		"T] [--until T] [--file PATH]",
+	.help = "what iommu-accountd kept of it; the objects it kept",
+	.example = "iommu-accountctl history uid-pot:1000 --since 2h\n"
+		"iommu-accountctl history --list",
 };

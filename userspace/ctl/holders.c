@@ -277,6 +277,8 @@ const struct ia_ctl_cmd ia_cmd_holders = {
 	.name = "holders",
 	.fn = cmd_holders,
 	.opts = IA_CTL_OPTS(&ia_opt_uid),
-	.help = "[--uid N]  who holds quota, by cgroup: container, pod or unit; pot bytes per uid, "
-		"objects owned",
+	.synopsis = "[--uid N]",
+	.help = "who holds quota, by cgroup: container, pod or unit; pot bytes per uid, objects "
+		"owned",
+	.example = "iommu-accountctl holders --uid 1000",
 };

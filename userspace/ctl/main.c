@@ -35,11 +35,46 @@ static void usage(FILE *f)
 	fprintf(f, "usage: iommu-accountctl [-j|--json] COMMAND [OPTIONS] [ARGS]\n"
 		   "       iommu-accountctl -h|--help | -V|--version\n\ncommands:\n");
 	for (i = 0; i < NCMDS; i++)
-		fprintf(f, "  %-11s %s\n", cmds[i]->name, cmds[i]->help);
+		fprintf(f, "  %-11s %s%s%s\n", cmds[i]->name, cmds[i]->synopsis ? : "",
+			cmds[i]->synopsis ? "  " : "", cmds[i]->help);
+	fprintf(f, "\n`iommu-accountctl COMMAND --help` says more of one.\n");
 	fprintf(f, "\nexit status: 0 ok, 1 usage, 2 module not loaded, 3 permission denied,\n"
 		   "4 no such object, 5 unsupported by the loaded module or kernel, 6 other failure,\n"
 		   "7 the kernel refuses the module's signature, 8 plan: the workload would be refused,\n"
 		   "9 plan: the verdict rests on figures it could not read (offline)\n");
+}
+
+/*
+ * `iommu-accountctl COMMAND --help`: its synopsis, what it does, its
+ * options (as opts.c describes each), examples, and where the rest is.
+ */
+static void cmd_usage(const struct ia_ctl_cmd *c)
+{
+	const struct ia_ctl_opt *const *p;
+	const char *e, *nl;
+	char flag[48];
+
+	printf("usage: iommu-accountctl %s%s%s%s\n\n%s\n", c->no_json ? "" : "[-j] ", c->name,
+	       c->synopsis ? " " : "", c->synopsis ? : "", c->help);
+	printf("\noptions:\n");
+	if (!c->no_json)
+		printf("  %-22s %s\n", "-j, --json", "JSON instead of text (a listing: one array)");
+	for (p = c->opts; p && *p; p++) {
+		snprintf(flag, sizeof(flag), "--%s%s%s", (*p)->name, (*p)->arg ? " " : "",
+			 (*p)->arg ? : "");
+		printf("  %-22s %s\n", flag, (*p)->help);
+	}
+	printf("  %-22s %s\n", "-h, --help", "this help");
+	if (c->example) {
+		printf("\nexamples:\n");
+		for (e = c->example; *e; e = *nl ? nl + 1 : nl) {
+			nl = strchrnul(e, '\n');
+			printf("  %.*s\n", (int)(nl - e), e);
+		}
+	}
+	printf("\n%s\nsee iommu-accountctl(8), %s; exit status: iommu-accountctl --help\n",
+	       c->no_netlink ? "Reads iommu-accountd, not the module." :
+	       "Asks the module (iommu_account: modprobe iommu_account).", c->name);
 }
 
 static bool cmd_takes(const struct ia_ctl_cmd *c, const struct ia_ctl_opt *o)
@@ -111,6 +146,7 @@ int main(int argc, char **argv)
 	struct ia_ctx ctx = { 0 };
 	size_t i, ngiven = 0;
 	const char *why;
+	bool help = false;
 	int c, nargs, ret;
 
 	build_opts(lo, known);
@@ -125,8 +161,8 @@ int main(int argc, char **argv)
 			ctx.json = true;
 			break;
 		case 'h':
-			usage(stdout);
-			return IA_EXIT_OK;
+			help = true;
+			break;
 		case 'V':
 			printf("iommu-accountctl %s (netlink family %s version %d)\n",
 			       IA_VERSION, IOMMU_ACCOUNT_FAMILY_NAME,
@@ -144,6 +180,10 @@ int main(int argc, char **argv)
 			ngiven++;
 		}
 	}
+	if (optind >= argc && help) {
+		usage(stdout);
+		return IA_EXIT_OK;
+	}
 	if (optind >= argc)
 		return ia_ctl_usage_error("%s", "no command given");
 	for (i = 0; i < NCMDS && !cmd; i++)
@@ -151,6 +191,16 @@ int main(int argc, char **argv)
 			cmd = cmds[i];
 	if (!cmd)
 		return ia_ctl_usage_error("unknown command '%s'", argv[optind]);
+	if (help) {
+		cmd_usage(cmd);
+		return IA_EXIT_OK;
+	}
+	if (ctx.json && cmd->no_json) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s", cmd->name);
+		return ia_ctl_usage_error("%s prints text only: no --json", name);
+	}
 	ctx.cmd = cmd->name;
 	for (i = 0; i < ngiven; i++)
 		if (!cmd_takes(cmd, given[i])) {

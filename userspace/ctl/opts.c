@@ -36,38 +36,70 @@ static const char *check_thp(struct ia_ctx *ctx, const char *arg)
 #define AT(f) offsetof(struct ia_ctx, f)
 
 const struct ia_ctl_opt ia_opt_uid = { .name = "uid", .type = IA_OPT_U32, .dest = AT(key),
-	.given = AT(have_key), .bad = "bad number '%s'" };
+	.given = AT(have_key), .bad = "bad number '%s'",
+	.arg = "N",
+	.help = "only uid N's (another uid's needs CAP_SYS_ADMIN)" };
 const struct ia_ctl_opt ia_opt_id = { .name = "id", .type = IA_OPT_U32, .dest = AT(key),
-	.given = AT(have_key), .bad = "bad number '%s'" };
+	.given = AT(have_key), .bad = "bad number '%s'",
+	.arg = "N",
+	.help = "only the object with this id" };
 const struct ia_ctl_opt ia_opt_pid = { .name = "pid", .type = IA_OPT_U32_POSITIVE,
-	.dest = AT(pid), .given = AT(have_pid), .bad = "--pid takes a process id, not '%s'" };
+	.dest = AT(pid), .given = AT(have_pid), .bad = "--pid takes a process id, not '%s'",
+	.arg = "N",
+	.help = "only process N's (quotas: the objects it owns)" };
 const struct ia_ctl_opt ia_opt_count = { .name = "count", .type = IA_OPT_U32_POSITIVE,
-	.dest = AT(count), .bad = "--count takes a number above 0, not '%s'" };
+	.dest = AT(count), .bad = "--count takes a number above 0, not '%s'",
+	.arg = "N",
+	.help = "stop after N (events, frames)" };
 const struct ia_ctl_opt ia_opt_margin = { .name = "margin", .type = IA_OPT_U32_POSITIVE,
-	.dest = AT(margin), .bad = "--margin takes a number above 0, not '%s'" };
+	.dest = AT(margin), .bad = "--margin takes a number above 0, not '%s'",
+	.arg = "N",
+	.help = "per mille between a threshold and its clear" };
 const struct ia_ctl_opt ia_opt_dma_entry_limit = { .name = "dma-entry-limit",
 	.type = IA_OPT_U32_POSITIVE, .dest = AT(dma_entry_limit), .given = AT(have_del),
-	.bad = "--dma-entry-limit takes a number above 0, not '%s'" };
+	.bad = "--dma-entry-limit takes a number above 0, not '%s'",
+	.arg = "N",
+	.help = "offline: the type1 dma_entry_limit to plan against" };
 const struct ia_ctl_opt ia_opt_pot = { .name = "pot", .type = IA_OPT_SIZE, .dest = AT(pot),
-	.given = AT(have_pot), .bad = "--pot takes a size in bytes (0, 6M), not '%s'" };
-const struct ia_ctl_opt ia_opt_kind = { .name = "kind", .type = IA_OPT_STR, .dest = AT(kind_name) };
-const struct ia_ctl_opt ia_opt_daemon = { .name = "daemon", .type = IA_OPT_STR, .dest = AT(daemon) };
+	.given = AT(have_pot), .bad = "--pot takes a size in bytes (0, 6M), not '%s'",
+	.arg = "B",
+	.help = "offline: what the uid's pot already holds, in bytes (6M)" };
+const struct ia_ctl_opt ia_opt_kind = { .name = "kind", .type = IA_OPT_STR, .dest = AT(kind_name),
+	.arg = "NAME",
+	.help = "only this quota kind (names: iommu-accountctl status)" };
+const struct ia_ctl_opt ia_opt_daemon = { .name = "daemon", .type = IA_OPT_STR, .dest = AT(daemon),
+	.arg = "ADDR:PORT",
+	.help = "the daemon's exporter: HOST:PORT (default 127.0.0.1:9847) or unix:PATH" };
 const struct ia_ctl_opt ia_opt_since = { .name = "since", .type = IA_OPT_STR,
-	.dest = AT(hist_since) };
+	.dest = AT(hist_since),
+	.arg = "T",
+	.help = "from T ago (90s, 30m, 2h, 1d) or @EPOCH" };
 const struct ia_ctl_opt ia_opt_until = { .name = "until", .type = IA_OPT_STR,
-	.dest = AT(hist_until) };
-const struct ia_ctl_opt ia_opt_file = { .name = "file", .type = IA_OPT_STR, .dest = AT(file) };
+	.dest = AT(hist_until),
+	.arg = "T",
+	.help = "up to T ago, or @EPOCH (default now)" };
+const struct ia_ctl_opt ia_opt_file = { .name = "file", .type = IA_OPT_STR, .dest = AT(file),
+	.arg = "PATH",
+	.help = "read this file (history: the ring; plan: the workload, - for stdin)" };
 const struct ia_ctl_opt ia_opt_kernel = { .name = "kernel", .type = IA_OPT_STR, .dest = AT(kernel),
-	.check = check_kernel };
+	.check = check_kernel,
+	.arg = "REL",
+	.help = "offline: plan for this kernel release (6.12, 7.3.4+deb13-amd64)" };
 const struct ia_ctl_opt ia_opt_thp = { .name = "thp", .type = IA_OPT_STR, .dest = AT(thp),
-	.check = check_thp };
-const struct ia_ctl_opt ia_opt_list = { .name = "list", .type = IA_OPT_FLAG, .dest = AT(hist_list) };
+	.check = check_thp,
+	.arg = "MODE",
+	.help = "offline: transparent huge pages always, madvise or never" };
+const struct ia_ctl_opt ia_opt_list = { .name = "list", .type = IA_OPT_FLAG, .dest = AT(hist_list),
+	.help = "the objects the file holds, not one object's samples" };
 const struct ia_ctl_opt ia_opt_openmetrics = { .name = "openmetrics", .type = IA_OPT_FLAG,
-	.dest = AT(hist_openmetrics) };
+	.dest = AT(hist_openmetrics),
+	.help = "OpenMetrics text (the exporter's series, with timestamps)" };
 const struct ia_ctl_opt ia_opt_offline = { .name = "offline", .type = IA_OPT_FLAG,
-	.dest = AT(offline) };
+	.dest = AT(offline),
+	.help = "plan without the module: the figures given, or said unknown" };
 const struct ia_ctl_opt ia_opt_limit_for = { .name = "limit-for", .type = IA_OPT_FLAG,
-	.dest = AT(limit_for) };
+	.dest = AT(limit_for),
+	.help = "the smallest RLIMIT_MEMLOCK and dma_entry_limit that fit" };
 
 const char *ia_ctl_opt_parse(const struct ia_ctl_opt *o, struct ia_ctx *ctx, const char *arg)
 {

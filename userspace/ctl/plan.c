@@ -717,7 +717,11 @@ const struct ia_ctl_cmd ia_cmd_plan = {
 	.varargs = true,
 	.check = plan_check,
 	.done = plan_done,
-	.help = "[--uid N|--pid N] [--file SPEC] [ITEM ...] [--offline [--pot B] [--dma-entry-limit N] "
-		"[--kernel REL] [--thp MODE]] [--limit-for]  will a workload fit: each counter after "
-		"it, the first refusal, the settings that fit",
+	.synopsis = "[--uid N|--pid N] [--file SPEC] [ITEM ...] [--offline [--pot B] "
+		"[--dma-entry-limit N] [--kernel REL] [--thp MODE]] [--limit-for]",
+	.help = "will a workload fit: each counter after it, the first refusal, the settings that "
+		"fit",
+	.example = "iommu-accountctl plan --uid 1000 'uring buffers=64 size=1M' 'process memlock=8M'\n"
+		"iommu-accountctl plan --offline --pot 0 'vfio maps=65536 size=2M'\n"
+		"iommu-accountctl plan --limit-for --file job.spec",
 };

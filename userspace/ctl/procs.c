@@ -92,5 +92,7 @@ const struct ia_ctl_cmd ia_cmd_procs = {
 	.name = "procs",
 	.fn = cmd_procs,
 	.opts = IA_CTL_OPTS(&ia_opt_uid, &ia_opt_pid),
-	.help = "[--uid N|--pid N]  processes: what they hold of the pot, limits, cgroups",
+	.synopsis = "[--uid N|--pid N]",
+	.help = "processes: what they hold of the pot, limits, cgroups",
+	.example = "iommu-accountctl procs --uid 1000",
 };

@@ -176,5 +176,7 @@ const struct ia_ctl_cmd ia_cmd_quotas = {
 	.name = "quotas",
 	.fn = cmd_quotas,
 	.opts = IA_CTL_OPTS(&ia_opt_kind, &ia_opt_uid, &ia_opt_pid),
-	.help = "[--kind NAME] [--uid N|--pid N]  every quota object of every kind: used, limit, owner",
+	.synopsis = "[--kind NAME] [--uid N|--pid N]",
+	.help = "every quota object of every kind: used, limit, owner",
+	.example = "iommu-accountctl -j quotas --kind uid-pot",
 };

@@ -315,5 +315,7 @@ const struct ia_ctl_cmd ia_cmd_reset_scope = {
 	.fn = cmd_reset_scope,
 	.opts = IA_CTL_OPTS(&ia_opt_uid),
 	.max_args = 1,
-	.help = "[BDF] [--uid N]  what a VFIO hot reset would reach, who holds it, could uid N do it",
+	.synopsis = "[BDF] [--uid N]",
+	.help = "what a VFIO hot reset would reach, who holds it, could uid N do it",
+	.example = "iommu-accountctl reset-scope 0000:00:03.0 --uid 1000",
 };

@@ -184,4 +184,5 @@ const struct ia_ctl_cmd ia_cmd_status = {
 	.name = "status",
 	.fn = cmd_status,
 	.help = "module version, kernel, features and their state",
+	.example = "iommu-accountctl status\niommu-accountctl -j status",
 };

@@ -71,5 +71,7 @@ const struct ia_ctl_cmd ia_cmd_thresholds = {
 	.opts = IA_CTL_OPTS(&ia_opt_kind, &ia_opt_margin),
 	.max_args = 2,
 	.check = thresholds_check,
-	.help = "[--kind vfio|uid-pot|qpair] [--margin N] [WARN CRIT]  event thresholds (per mille)",
+	.synopsis = "[--kind vfio|uid-pot|qpair] [--margin N] [WARN CRIT]",
+	.help = "event thresholds (per mille)",
+	.example = "iommu-accountctl thresholds --kind uid-pot 800 950",
 };

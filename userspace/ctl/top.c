@@ -184,5 +184,8 @@ const struct ia_ctl_cmd ia_cmd_top = {
 	.fn = cmd_top,
 	.opts = IA_CTL_OPTS(&ia_opt_daemon, &ia_opt_count),
 	.no_netlink = true,
-	.help = "[--daemon ADDR:PORT] [--count N]  live view: utilisation, rate, time to exhaustion, state",
+	.synopsis = "[--daemon ADDR:PORT] [--count N]",
+	.help = "live view: utilisation, rate, time to exhaustion, state",
+	.no_json = true,
+	.example = "iommu-accountctl top",
 };

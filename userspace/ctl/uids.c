@@ -113,5 +113,7 @@ const struct ia_ctl_cmd ia_cmd_uids = {
 	.name = "uids",
 	.fn = cmd_uids,
 	.opts = IA_CTL_OPTS(&ia_opt_uid),
-	.help = "[--uid N]  per-uid locked-memory pot (RLIMIT_MEMLOCK): who charged it, what waits",
+	.synopsis = "[--uid N]",
+	.help = "per-uid locked-memory pot (RLIMIT_MEMLOCK): who charged it, what waits",
+	.example = "iommu-accountctl uids\niommu-accountctl uids --uid 1000",
 };
