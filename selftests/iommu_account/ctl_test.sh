@@ -131,10 +131,26 @@ fi
 iommu-accountctl alerts --daemon 127.0.0.1:1 2>"$tmp/err"; rc=$?
 check "alerts without a daemon: exit 6, says it cannot reach it" sh -c "[ $rc = 6 ] && grep -q 'cannot reach iommu-accountd at 127.0.0.1:1' '$tmp/err'"
 
+iommu-accountctl -j status >"$tmp/st_loaded.json"
 modprobe -r iommu_account
-iommu-accountctl status 2>"$tmp/err"; rc=$?
+iommu-accountctl status >"$tmp/st_absent.txt" 2>"$tmp/err"; rc=$?
 check "status with the module absent: exit 2" [ $rc = 2 ]
 check "status with the module absent: says what to run" grep -q 'run `modprobe iommu_account`' "$tmp/err"
+check "status with the module absent: the pre-install check (this kernel, the hook contract, each feature)" \
+	sh -c "grep -qx 'kernel release  $(uname -r)' '$tmp/st_absent.txt' && grep -q '^hook contract ' '$tmp/st_absent.txt' &&
+		grep -q '^features, if it were loaded' '$tmp/st_absent.txt'" || shows status="$tmp/st_absent.txt"
+iommu-accountctl -j status >"$tmp/st_absent.json" 2>/dev/null; rc=$?
+# What the contract says of each feature, against what the module said of
+# it loaded: a feature it ran is not "absent" (nor differs), and one the
+# contract has absent from this kernel the module did not run.
+check "status -j with the module absent: exit 2; each feature's verdict agrees with the loaded module's state" \
+	sh -c "[ $rc = 2 ] && jq -e --slurpfile l '$tmp/st_loaded.json' '
+		.module_loaded == false and .kernel_release == \"$(uname -r)\" and .hook_contract.series_recorded and
+		(.features | length) > 0 and
+		all(.features[]; . as \$f | (\$l[0].features | map(select(.name == \$f.name)) | .[0].state) as \$s |
+			if \$s == \"active\" then (\$f.state == \"as_recorded\" or \$f.state == \"not_read\")
+			elif \$f.state == \"absent\" then \$s == \"unavailable\" else true end)' '$tmp/st_absent.json' >/dev/null" ||
+	shows absent="$tmp/st_absent.json"
 iommu-accountctl uids --uid abc 2>/dev/null; rc=$?
 check "uids --uid abc with the module absent: exit 1 (checked before connecting)" [ $rc = 1 ]
 iommu-accountctl procs --help >"$tmp/help" 2>&1; rc=$?

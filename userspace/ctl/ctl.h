@@ -94,6 +94,8 @@ struct ia_ctl_cmd {
 	int (*check)(struct ia_ctx *ctx);
 	void (*done)(struct ia_ctx *ctx);	/* frees what @check made (NULL: nothing) */
 	bool no_json;			/* text only: --json is refused */
+	/* Runs without the module too (ctx->offline set), then exits as for its absence. */
+	bool without_module;
 	const char *synopsis;		/* its arguments and options, as the manual page heads it */
 	const char *help;		/* what it shows or does, one line */
 	const char *example;		/* command lines, one a line */

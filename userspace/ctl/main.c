@@ -127,6 +127,13 @@ static int run(const struct ia_ctl_cmd *cmd, struct ia_ctx *ctx)
 		ctx->offline = true;
 		return cmd->fn(ctx);
 	}
+	if (ret == -ENOENT && cmd->without_module) {
+		/* status: what this kernel would give the module, then the same exit. */
+		fprintf(stderr, "iommu-accountctl: %s\n", ctx->cl.errmsg);
+		ctx->offline = true;
+		ret = cmd->fn(ctx);
+		return ret ? ret : ctx->cl.nomodule_exit;
+	}
 	if (ret == -ENOENT)
 		ret = ctx->cl.nomodule_exit;
 	if (ret)

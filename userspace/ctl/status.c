@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iommu-accountctl status: module version, kernel, state of each feature,
- * and the hook contract against this kernel's BTF (lib/contract.c).
+ * and the hook contract against this kernel's BTF (lib/contract.c); with
+ * the module absent, the pre-install check: the contract and the module
+ * file, and the absent module's exit status.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -71,14 +73,148 @@ static void contract_text(const struct ia_contract_result *r, int err)
 		printf(")\n");
 		return;
 	}
-	for (i = 0; i < r->ndiff; i++)
-		printf("  %s (%s%s%u): %s; the contract says %s\n", r->diff[i].function,
-		       r->diff[i].feature, r->diff[i].line ? ", line " : "", r->diff[i].line,
-		       r->diff[i].kernel, r->diff[i].contract);
+	for (i = 0; i < r->ndiff; i++) {
+		printf("  %s (%s", r->diff[i].function, r->diff[i].feature);
+		if (r->diff[i].line)
+			printf(", line %u", r->diff[i].line);
+		printf("): %s; the contract says %s\n", r->diff[i].kernel, r->diff[i].contract);
+	}
 	for (i = 0; i < r->nunchecked; i++)
 		printf("%s%s", i ? ", " : "  not loaded, not read: ", r->unchecked[i]);
 	if (r->nunchecked)
 		printf("\n");
+}
+
+/* Each feature the contract names, once, in its order: the number of them. */
+static unsigned int contract_features(const char **names, unsigned int max)
+{
+	unsigned int i, k, n = 0;
+
+	for (i = 0; i < ia_contract_n; i++) {
+		for (k = 0; k < n && strcmp(names[k], ia_contract[i].feature); k++)
+			;
+		if (k == n && n < max)
+			names[n++] = ia_contract[i].feature;
+	}
+	return n;
+}
+
+/* How many of @r's differences are in @feature's functions. */
+static unsigned int feature_diffs(const struct ia_contract_result *r, const char *feature)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; r && i < r->ndiff; i++)
+		n += !strcmp(r->diff[i].feature, feature);
+	return n;
+}
+
+/* A module of @feature's functions that @r did not read (not loaded), or NULL. */
+static const char *feature_unread(const struct ia_contract_result *r, const char *feature)
+{
+	unsigned int i, k;
+
+	for (i = 0; r && i < ia_contract_n; i++)
+		for (k = 0; k < r->nunchecked; k++)
+			if (!strcmp(ia_contract[i].feature, feature) &&
+			    !strcmp(ia_contract[i].mod, r->unchecked[k]))
+				return r->unchecked[k];
+	return NULL;
+}
+
+/*
+ * Whether the contract records every function of @feature as absent from
+ * @series (not built, inlined): the feature is not on such a kernel.
+ */
+static bool feature_absent(const char *feature, const char *series)
+{
+	unsigned int i, k;
+	bool any = false;
+
+	for (i = 0; i < ia_contract_n; i++) {
+		if (strcmp(ia_contract[i].feature, feature))
+			continue;
+		for (k = 0; k < ia_contract_n; k++)
+			if (!strcmp(ia_contract[k].sym, ia_contract[i].sym) &&
+			    ia_contract_names(ia_contract[k].kernels, series) &&
+			    !strcmp(ia_contract[k].proto, "absent"))
+				break;
+		if (k == ia_contract_n)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * Without the module: what loading it would meet on this kernel (the
+ * release, the module file and its signature as the kernel would judge
+ * it, each feature's hooks against the contract), and the absent module's
+ * exit status afterwards (main.c), so a pre-install check reads the same
+ * verdict.
+ */
+static int status_without_module(struct ia_ctx *ctx)
+{
+	struct ia_contract_result *cr = calloc(1, sizeof(*cr));
+	struct ia_module_diag d;
+	const char *feat[32];
+	unsigned int i, nf, nd;
+	int cerr;
+
+	ia_module_diagnose(&d);
+	cerr = cr ? ia_contract_check(d.krel, BTF_DIR, false, cr) : -ENOMEM;
+	nf = contract_features(feat, 32);
+	if (ctx->json) {
+		struct ia_json *j = &ctx->j;
+
+		ia_json_obj_open(j, NULL);
+		ia_json_bool(j, "module_loaded", false);
+		ia_json_str(j, "module", d.text);
+		ia_json_str(j, "module_file", d.path);
+		ia_json_str(j, "kernel_release", d.krel);
+		contract_json(j, cerr ? NULL : cr);
+		ia_json_arr_open(j, "features");
+		for (i = 0; i < nf; i++) {
+			nd = feature_diffs(cerr ? NULL : cr, feat[i]);
+			ia_json_obj_open(j, NULL);
+			ia_json_str(j, "name", feat[i]);
+			ia_json_str(j, "state", cerr || !cr->has_btf ? "unknown" : nd ? "differs" :
+				    feature_absent(feat[i], cr->series) ? "absent" :
+				    feature_unread(cr, feat[i]) ? "not_read" : "as_recorded");
+			ia_json_u64(j, "functions_differ", nd);
+			ia_json_obj_close(j);
+		}
+		ia_json_arr_close(j);
+		ia_json_obj_close(j);
+		printf("\n");
+		free(cr);
+		return 0;
+	}
+	printf("module          not loaded\nkernel release  %s\nmodule file     %s\n", d.krel,
+	       d.path[0] ? ia_sx(d.path) : "none installed for this kernel");
+	contract_text(cr, cerr);
+	printf("features, if it were loaded (the hooks of each against the contract):\n");
+	for (i = 0; i < nf; i++) {
+		const char *unread = cerr ? NULL : feature_unread(cr, feat[i]);
+
+		nd = feature_diffs(cerr ? NULL : cr, feat[i]);
+		printf("  %-18s ", feat[i]);
+		if (cerr || !cr->has_btf)
+			printf("not known (no BTF read)");
+		else if (nd)
+			printf("%u function(s) differ (above): the module says what it does "
+			       "without them", nd);
+		else if (feature_absent(feat[i], cr->series))
+			printf("not on this kernel: the contract records its functions absent "
+			       "from %s", cr->series);
+		else if (unread)
+			printf("not read: %s is not loaded (its functions are in its BTF)", unread);
+		else
+			printf("its functions as recorded");
+		printf("\n");
+	}
+	free(cr);
+	return 0;
 }
 
 static int cmd_status(struct ia_ctx *ctx)
@@ -89,6 +225,8 @@ static int cmd_status(struct ia_ctx *ctx)
 	unsigned int i;
 	int err, cerr;
 
+	if (ctx->offline)
+		return status_without_module(ctx);
 	err = ia_get_status(&ctx->cl, &st);
 	if (err)
 		return ia_ctl_error(ctx, "status", err);
@@ -183,6 +321,8 @@ static int cmd_status(struct ia_ctx *ctx)
 const struct ia_ctl_cmd ia_cmd_status = {
 	.name = "status",
 	.fn = cmd_status,
-	.help = "module version, kernel, features and their state",
+	.without_module = true,
+	.help = "module version, kernel, features and their state; without the module, what "
+		"this kernel would give it",
 	.example = "iommu-accountctl status\niommu-accountctl -j status",
 };

@@ -30,7 +30,7 @@ static void series_of(const char *release, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)n, release);
 }
 
-static bool names_series(const char *kernels, const char *series)
+bool ia_contract_names(const char *kernels, const char *series)
 {
 	size_t n = strlen(series);
 	const char *p;
@@ -141,7 +141,7 @@ int ia_contract_check(const char *release, const char *btf_dir, bool all_modules
 		for (k = i; k < ia_contract_n; k++) {
 			if (strcmp(ia_contract[k].sym, row->sym))
 				continue;
-			if (!named && names_series(ia_contract[k].kernels, r->series))
+			if (!named && ia_contract_names(ia_contract[k].kernels, r->series))
 				named = &ia_contract[k];
 			any |= !strcmp(ia_contract[k].proto, got);
 		}

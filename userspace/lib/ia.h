@@ -1052,5 +1052,7 @@ struct ia_contract_result {
  */
 int ia_contract_check(const char *release, const char *btf_dir, bool all_modules,
 		      struct ia_contract_result *r);
+/* Whether a row's @kernels ("6.1 6.12 7.3") name @series. */
+bool ia_contract_names(const char *kernels, const char *series);
 
 #endif
