@@ -168,7 +168,7 @@ static const struct metric {
 		      "Where the kernel refuses (absent: no limit applies).", PER_UNIT },
 	[M_UTIL] = { "iommu_account_quota_utilization_ratio", "gauge", "used / limit.", 0 },
 	[M_ETA] = { "iommu_account_quota_exhaustion_seconds", "gauge",
-		    "Predicted seconds until used reaches limit at the rate of the daemon's window (absent: not growing).",
+		    "Predicted seconds until used reaches limit, from the floor's trend (absent: not filling, or too early to tell a leak from a cycle).",
 		    0 },
 	[M_REFUSALS] = { "iommu_account_quota_refusals_total", "counter",
 			 "Charges or mappings the kernel refused for lack of this quota (since the module loaded).",
@@ -199,7 +199,8 @@ static bool obj_has(const struct iad_obj *ob, int m)
 	case M_UTIL:
 		return iad_obj_util(ob) >= 0;
 	case M_ETA:
-		return ob->has_eta;
+		/* A forecast the daemon stands by: what the shipped rules alert on. */
+		return ob->has_eta && ob->trusted;
 	default:
 		return true;
 	}

@@ -325,7 +325,7 @@ static void predict(struct iad_obj *ob, double t, const struct iad_thr *thr)
 {
 	const struct iad_sample *first;
 	unsigned int k, kl, i;
-	double lim;
+	double lim, z;
 	bool soon;
 
 	ob->peak = ob->q_max;
@@ -352,11 +352,12 @@ static void predict(struct iad_obj *ob, double t, const struct iad_thr *thr)
 	 * rise over it is a drift, not a walk's excursion.
 	 */
 	lim = thr->horizon_s + persist(thr) + quarter_s(thr);
-	soon = ob->has_eta && k >= 3 && ob->eta_s < lim && ob->long_rate > 0 &&
-	       ((double)ob->limit - ob->peak) / ob->long_rate < LONG_AGREE * lim &&
-	       floor_climbs(ob, THIRDS_WINDOWS * thr->window_s) &&
-	       floor_drift_z(ob, trend_window(thr), thr->window_s) >=
-	       (ob->soon ? DRIFT_Z_HOLD : DRIFT_Z);
+	z = ob->has_eta && k >= 3 && ob->long_rate > 0 &&
+	    floor_climbs(ob, THIRDS_WINDOWS * thr->window_s) ?
+	    floor_drift_z(ob, trend_window(thr), thr->window_s) : -INFINITY;
+	soon = ob->eta_s < lim && ((double)ob->limit - ob->peak) / ob->long_rate < LONG_AGREE * lim &&
+	       z >= (ob->soon ? DRIFT_Z_HOLD : DRIFT_Z);
+	ob->trusted = z >= (ob->trusted ? DRIFT_Z_HOLD : DRIFT_Z);
 	if (soon && !ob->soon)
 		ob->soon_since = t;
 	ob->soon = soon;
@@ -365,7 +366,7 @@ static void predict(struct iad_obj *ob, double t, const struct iad_thr *thr)
 static void flat(struct iad_obj *ob)
 {
 	ob->rate = ob->long_rate = ob->rise = ob->rise_span = 0;
-	ob->has_eta = ob->soon = false;
+	ob->has_eta = ob->soon = ob->trusted = false;
 	ob->peak = ob->hist_v;
 }
 

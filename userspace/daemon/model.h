@@ -114,7 +114,14 @@ struct iad_obj {
 	double rise, rise_span;		/* how far the floor rose over how long (the short fit) */
 	bool has_eta;
 	double eta_s;			/* the peak to the limit at that rate */
-	bool soon;			/* the prediction: both fits rise, eta within the horizon */
+	/*
+	 * The trend is one the daemon stands by: enough floors, the trend
+	 * window's fit rising too, the floor climbing and drifting (not a
+	 * cycle's or a walk's excursion): the exporter publishes eta_s only
+	 * then, whatever the horizon, and the shipped rules alert on it.
+	 */
+	bool trusted;
+	bool soon;			/* the prediction: trusted, eta within the horizon, both fits agree */
 	double soon_since;		/* since when it holds (valid while soon) */
 	bool by_trend;			/* the WARNING came from the prediction */
 	bool is_below;			/* below warn - hysteresis, since below_since */

@@ -897,12 +897,15 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	snprintf(d.st.kernel_release, sizeof(d.st.kernel_release), "6.12.1-\"x");
 	a = pot_1000(&d, IAD_WARNING);
 	a->rate = 10;
-	a->has_eta = true;
+	a->has_eta = a->trusted = true;
 	a->eta_s = 409.6;
 	b = iad_obj_get(&d.objs, 0, 3);
 	b->used = 10;
 	b->has_limit = true;
 	b->limit = 100;
+	/* A forecast too early to stand by (a floor that may be a cycle's): not published. */
+	b->has_eta = true;
+	b->eta_s = 77;
 	b = iad_obj_get(&d.objs, 2, 5);
 	b->used = 7;
 	b->has_limit = true;

@@ -18,6 +18,13 @@
  *
  * Each run prints one line (TAP comment): trace, configuration, WARNINGs
  * per hour, lead time before the kernel's refusal and the deadline's.
+ *
+ * The shipped Prometheus rules are held to the same corpus, evaluated as
+ * Prometheus would on what the exporter publishes (the forecast only while
+ * the daemon stands by it, the alert state), under the default
+ * configuration: the filling-up rules never fire on a stationary trace, the
+ * state rule no more often than the daemon warns, and each leak that gives
+ * them the time is alerted by one of them before the refusal.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -39,7 +46,7 @@
 enum trace_id {
 	T_SAW_8S, T_SAW_40S, T_SAW_3MIN, T_SAW_15MIN, T_SQUARE_2MIN, T_WALK, T_WALK_SLOW,
 	T_WALK_128K, T_WALK_WIDE,
-	T_STEPS, T_SINE_10MIN, T_QPAIR_BURSTS, T_SAW_HIGH, T_SAW_20MIN,
+	T_STEPS, T_SINE_10MIN, T_QPAIR_BURSTS, T_SAW_HIGH, T_SAW_20MIN, T_SAW_30MIN,
 	T_LEAK_SLOW, T_LEAK_MEDIUM, T_LEAK_FAST, T_LEAK_UNDER_SAW, T_LEAK_UNDER_WALK,
 	T_LEAK_LATE, T_VFIO_LEAK, T_LEAK_STEPS, T_LEAK_15MIN, T_LEAK_OLD_FLAT,
 	T_NTRACES,
@@ -81,6 +88,8 @@ static const struct trace traces[T_NTRACES] = {
 			 false, "bytes", 8 * MiB, 4 * 3600 },
 	[T_SAW_20MIN] = { "saw-tooth 2-6 of 8 MiB, period 20 min: its first rise alone warned", false,
 			   "bytes", 8 * MiB, 8 * 3600 },
+	[T_SAW_30MIN] = { "ramp 2 to 6 of 8 MiB in 30 min, release, for 3 h: its first rise alone warned",
+			  false, "bytes", 8 * MiB, 3 * 3600 },
 	[T_LEAK_SLOW] = { "slow leak 0.5 to 8 MiB in 5 h", true, "bytes", 8 * MiB, 0, 0 },
 	[T_LEAK_MEDIUM] = { "leak 1 to 8 MiB in 40 min", true, "bytes", 8 * MiB, 0, 0 },
 	[T_LEAK_FAST] = { "fast leak 1 to 8 MiB in 4 min", true, "bytes", 8 * MiB, 0, 0 },
@@ -159,6 +168,8 @@ static double value(enum trace_id id, double t)
 		return saw(t, 20, 3 * MiB, 7.4 * MiB);
 	case T_SAW_20MIN:
 		return saw(t, 1200, 2 * MiB, 6 * MiB);
+	case T_SAW_30MIN:
+		return saw(t, 1800, 2 * MiB, 6 * MiB);
 	case T_LEAK_SLOW:
 		return 0.5 * MiB + 7.5 * MiB * t / (5 * 3600);
 	case T_LEAK_MEDIUM:
@@ -198,13 +209,65 @@ static const struct trace_cfg cfgs[] = {
 			      .horizon_s = 30, .window_s = 10 } },
 };
 
+/*
+ * The shipped Prometheus rules on the daemon's forecast
+ * (Documentation/prometheus/iommu-account.rules.yml), as Prometheus would
+ * evaluate them on what the exporter publishes: exhaustion_seconds (only
+ * while the trend is trusted) under HORIZON, used under the limit, for FOR
+ * seconds. Tuned for the default configuration: checked under it only.
+ */
+struct rule {
+	const char *name, *unit;
+	double horizon_s, for_s;
+};
+
+static const struct rule rules[] = {
+	{ "IommuAccountUidPotFillingUp", "bytes", 2 * 3600, 30 * 60 },
+	{ "IommuAccountVfioMappingsFillingUp", "entries", 8 * 3600, 30 * 60 },
+};
+/* IommuAccountQuotaWarning: the daemon's state WARNING or CRITICAL for FOR. */
+#define WARN_FOR_S (5 * 60)
+
+static const struct rule *rule_of(const char *unit)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (!strcmp(rules[i].unit, unit))
+			return &rules[i];
+	return NULL;
+}
+
 struct trace_result {
+	double rule_held;		/* the rule's condition's longest stretch */
+	double t_rule;			/* when the rule fired (-1: never) */
+	double high_held, t_high;	/* the same of IommuAccountQuotaWarning */
+	unsigned int high_fired;	/* how many times it fired */
 	unsigned int warnings;		/* OK -> WARNING or CRITICAL */
 	double hours;			/* run time, in the configuration's own time */
 	double t_warn, t_exh, deadline;	/* leaks, -1 when none */
 	double t80;			/* the first poll at or above 80 % */
 	char reason[256];		/* of the first WARNING */
 };
+
+/* IommuAccountQuotaWarning after a poll at @t: *@since, when its condition began (-1: not). */
+static void warn_rule(struct trace_result *r, const struct trace_cfg *c, const struct iad_obj *ob,
+		      double t, double *since)
+{
+	if (c->speed != 1 || (ob->state != IAD_WARNING && ob->state != IAD_CRITICAL)) {
+		*since = -1;
+		return;
+	}
+	if (*since < 0)
+		*since = t;
+	if (t - *since > r->high_held)
+		r->high_held = t - *since;
+	if (t - *since >= WARN_FOR_S && t - *since < WARN_FOR_S + c->interval_s) {
+		r->high_fired++;
+		if (r->t_high < 0)
+			r->t_high = t;
+	}
+}
 
 /* One trace under one configuration, with random seed number @seed. */
 static void run(enum trace_id id, const struct trace_cfg *c, unsigned int seed,
@@ -214,11 +277,13 @@ static void run(enum trace_id id, const struct trace_cfg *c, unsigned int seed,
 	struct iad_obj ob = { .has_limit = true, .limit = (uint64_t)tr->limit };
 	double t, v, t80 = -1, end = tr->leak ? 1e7 : tr->duration_s / c->speed;
 	double persist = c->thr.persist_s > 0 ? c->thr.persist_s : 3 * c->thr.window_s;
+	const struct rule *rule = c->speed == 1 ? rule_of(tr->unit) : NULL;
+	double held_since = -1, high_since = -1;
 	struct iad_alert a;
 	char reason[256];
 
 	memset(r, 0, sizeof(*r));
-	r->t_warn = r->t_exh = r->deadline = -1;
+	r->t_warn = r->t_exh = r->deadline = r->t_rule = r->t_high = -1;
 	rng_state = 0x9e3779b97f4a7c15ull * (2 * seed + 1);
 	walk_v = 2 * MiB;
 	for (t = 0; t < end; t += c->interval_s) {
@@ -232,8 +297,22 @@ static void run(enum trace_id id, const struct trace_cfg *c, unsigned int seed,
 		if (t80 < 0 && iad_obj_util(&ob) >= c->thr.warn)
 			t80 = t;
 		iad_obj_sample(&ob, t, &c->thr);
-		if (!iad_obj_evaluate(&ob, t, &c->thr, tr->unit, reason, sizeof(reason), &a))
+		if (rule && ob.has_eta && ob.trusted && ob.eta_s < rule->horizon_s) {
+			if (held_since < 0)
+				held_since = t;
+			if (t - held_since > r->rule_held)
+				r->rule_held = t - held_since;
+			if (r->t_rule < 0 && t - held_since >= rule->for_s)
+				r->t_rule = t;
+		} else {
+			held_since = -1;
+		}
+
+		if (!iad_obj_evaluate(&ob, t, &c->thr, tr->unit, reason, sizeof(reason), &a)) {
+			warn_rule(r, c, &ob, t, &high_since);
 			continue;
+		}
+		warn_rule(r, c, &ob, t, &high_since);
 		if (a.prev == IAD_OK && (a.state == IAD_WARNING || a.state == IAD_CRITICAL)) {
 			if (!r->warnings++)
 				snprintf(r->reason, sizeof(r->reason), "%s", reason);
@@ -257,6 +336,13 @@ static void run(enum trace_id id, const struct trace_cfg *c, unsigned int seed,
 	free(ob.reason);
 }
 
+/* "N s before" the refusal, in @buf. */
+static const char *fmt_before(double s, char *buf)
+{
+	snprintf(buf, 32, "%.0f s before", s);
+	return buf;
+}
+
 /*
  * @runs: how many seeds the figures cover (a stationary trace's sum, a
  * leak's least margin); @flapped: runs over their allowance, or leaks' runs
@@ -265,7 +351,8 @@ static void run(enum trace_id id, const struct trace_cfg *c, unsigned int seed,
 static void report(enum trace_id id, const struct trace_cfg *c, const struct trace_result *r,
 		   unsigned int runs, unsigned int flapped)
 {
-	char lead[32], seeds[64] = "";
+	const struct rule *rule = c->speed == 1 ? rule_of(traces[id].unit) : NULL;
+	char lead[32], seeds[64] = "", ruled[192] = "", b1[32], b2[32];
 
 	if (r->t_warn < 0)
 		snprintf(lead, sizeof(lead), "never");
@@ -276,14 +363,22 @@ static void report(enum trace_id id, const struct trace_cfg *c, const struct tra
 			 flapped);
 	else if (runs > 1)
 		snprintf(seeds, sizeof(seeds), " over %u seeds (%u with any)", runs, flapped);
+	if (rule && traces[id].leak)
+		snprintf(ruled, sizeof(ruled), " | rules: %s %s, QuotaWarning %s", rule->name,
+			 r->t_rule >= 0 ? fmt_before(r->t_exh - r->t_rule, b1) : "silent",
+			 r->t_high >= 0 ? fmt_before(r->t_exh - r->t_high, b2) : "silent");
+	else if (rule)
+		snprintf(ruled, sizeof(ruled), " | rules: %s %s (held %.0f s at most), QuotaWarning "
+			 "fired %u (held %.0f s)", rule->name, r->t_rule >= 0 ? "FIRED" : "silent",
+			 r->rule_held, r->high_fired, r->high_held);
 	if (traces[id].leak)
 		print_message("# trace | %s | %s | WARNING %s before the kernel's refusal "
-			      "(deadline: %.0f s before%s) | %s\n", traces[id].name, c->name, lead,
-			      r->t_exh - r->deadline, seeds, r->reason);
+			      "(deadline: %.0f s before%s)%s | %s\n", traces[id].name, c->name, lead,
+			      r->t_exh - r->deadline, seeds, ruled, r->reason);
 	else
-		print_message("# trace | %s | %s | %u false WARNINGs in %.1f h (%.2f/h)%s%s%s\n",
+		print_message("# trace | %s | %s | %u false WARNINGs in %.1f h (%.2f/h)%s%s%s%s\n",
 			      traces[id].name, c->name, r->warnings, r->hours,
-			      r->warnings / r->hours, seeds, r->warnings ? ": " : "", r->reason);
+			      r->warnings / r->hours, seeds, ruled, r->warnings ? ": " : "", r->reason);
 }
 
 /*
@@ -304,6 +399,26 @@ static bool leak_in_time(enum trace_id id, unsigned int c, const struct trace_re
 	return id == T_LEAK_UNDER_WALK && c == 1 && r->t_warn <= r->t80 && r->t_warn < r->t_exh;
 }
 
+/*
+ * A leak's verdict under the shipped rules: one with the time for it (the
+ * detection time, then the trend rule's FOR, before the kernel refuses) is
+ * alerted before the refusal by the trend rule or, where the trend is not
+ * one the daemon stands by (a leak in steps, under a walk), by
+ * IommuAccountQuotaWarning (the daemon's own state). A faster one is the daemon's own and
+ * IommuAccountQuotaCritical's.
+ */
+static bool rule_in_time(enum trace_id id, const struct trace_cfg *c,
+			 const struct trace_result *r)
+{
+	const struct rule *rule = c->speed == 1 ? rule_of(traces[id].unit) : NULL;
+	double persist = c->thr.persist_s > 0 ? c->thr.persist_s : 3 * c->thr.window_s;
+
+	if (!rule || r->t_exh < 0 ||
+	    r->t_exh - traces[id].start_s < persist + 8.25 * c->thr.window_s + rule->for_s)
+		return true;
+	return (r->t_rule >= 0 && r->t_rule < r->t_exh) || (r->t_high >= 0 && r->t_high < r->t_exh);
+}
+
 static void corpus(bool leaks)
 {
 	struct trace_result r, sum, worst;
@@ -315,6 +430,7 @@ static void corpus(bool leaks)
 		runs = traces[i].seeds ? traces[i].seeds : 1;
 		for (c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
 			memset(&sum, 0, sizeof(sum));
+			sum.t_rule = sum.t_high = -1;
 			for (s = flapped = late = 0; s < runs; s++) {
 				run(i, &cfgs[c], s, &r);
 				/*
@@ -323,12 +439,37 @@ static void corpus(bool leaks)
 				 * a leak until it drops (T_LEAK_MEDIUM rises so): one
 				 * WARNING, then the trend window remembers the drop.
 				 */
-				if (!leaks && r.warnings > (i == T_SAW_HIGH || i == T_SAW_20MIN))
+				if (!leaks && r.warnings > (i == T_SAW_HIGH || i == T_SAW_20MIN ||
+							    i == T_SAW_30MIN))
 					flapped++;
+				/*
+				 * The shipped rules: the trend's never on a stationary
+				 * trace; the daemon's state's no more often than the
+				 * daemon warns (once at most, above).
+				 */
+				if (!leaks && (r.t_rule >= 0 || r.high_fired > r.warnings))
+					flapped++;
+				if (leaks && !rule_in_time(i, &cfgs[c], &r)) {
+					print_message("# trace | %s | %s | seed %u: no rule before the "
+						      "refusal (at %.0f s; trend rule held %.0f s, "
+						      "QuotaWarning %.0f s)\n", traces[i].name,
+						      cfgs[c].name, s, r.t_exh, r.rule_held,
+						      r.high_held);
+					bad++;
+				}
 				if (!s || (!sum.warnings && r.warnings))
 					snprintf(sum.reason, sizeof(sum.reason), "%s", r.reason);
 				sum.warnings += r.warnings;
 				sum.hours += r.hours;
+				if (r.rule_held > sum.rule_held)
+					sum.rule_held = r.rule_held;
+				if (r.t_rule >= 0)
+					sum.t_rule = r.t_rule;
+				if (r.high_held > sum.high_held)
+					sum.high_held = r.high_held;
+				sum.high_fired += r.high_fired;
+				if (r.t_high >= 0)
+					sum.t_high = r.t_high;
 				if (leaks && !leak_in_time(i, c, &r))
 					bad++;
 				/* The leak's report: its least lead over the deadline's. */
