@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -738,6 +740,80 @@ static void exec_hook_gets_the_alert_as_json(void **state)
 	assert_non_null(strstr(buf, "\"utilization\":0.900000"));
 	assert_non_null(strstr(buf, "\"reason\":\"utilisation 90.0% >= warning 80%\""));
 	ob_rings_free(&ob);
+}
+
+/*
+ * The DaemonSet's daemon runs as uid 65532 with CAP_SYS_ADMIN ambient (issue
+ * 68): its exec hooks run with no capability. In a child of uid 1000
+ * holding CAP_SYS_ADMIN in its permitted, effective, inheritable and
+ * ambient sets, a hook started as the daemon starts it writes its own sets:
+ * permitted, effective and ambient empty. The same hook run by plain
+ * system() from that child keeps the ambient capability: what the daemon's
+ * clearing takes away. (A daemon running as root hands its hooks root's;
+ * the unit and the DaemonSet run it as a user of its own.)
+ */
+static void exec_hook_runs_without_the_daemons_capability(void **state)
+{
+	char dir[] = "/tmp/iad-cap-XXXXXX", hook[160], out[160], plain[160], buf[2048];
+	struct iad_obj ob = { .kind = 1, .id = 1000, .used = 900, .has_limit = true,
+			      .limit = 1000, .uid = 1000 };
+	struct iad_alert a = { .state = IAD_WARNING, .prev = IAD_OK, .obj = &ob, .reason = "r" };
+	char cmd[512];
+	int st;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	if (geteuid())
+		skip();		/* becoming uid 1000 with a capability needs root */
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0777), 0);
+	snprintf(hook, sizeof(hook), "%s/caps.sh", dir);
+	snprintf(out, sizeof(out), "%s/caps.out", dir);
+	snprintf(plain, sizeof(plain), "%s/plain.out", dir);
+	f = fopen(hook, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\ncat >/dev/null\ngrep -E '^Cap(Prm|Eff|Amb):' /proc/self/status >\"${1:-%s}\"\n",
+		out);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(hook, 0755), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct c[2];
+		struct iad *d;
+
+		memset(c, 0, sizeof(c));
+		if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
+		    setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			_exit(10);
+		c[0].effective = c[0].permitted = c[0].inheritable = 1u << CAP_SYS_ADMIN;
+		if (syscall(SYS_capset, &h, c) ||
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_SYS_ADMIN, 0, 0))
+			_exit(11);
+		snprintf(cmd, sizeof(cmd), "%s %s </dev/null", hook, plain);
+		if (system(cmd))
+			_exit(12);
+		d = exec_iad(hook, 5, 1);
+		d->now = now_s();
+		iad_exec_alert(d, &a);
+		exec_drain(d, 5);
+		_exit(d->exec.started == 1 && !d->exec.failed ? 0 : 13);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	slurp(plain, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "CapAmb:\t0000000000200000"));
+	slurp(out, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "CapPrm:\t0000000000000000"));
+	assert_non_null(strstr(buf, "CapEff:\t0000000000000000"));
+	assert_non_null(strstr(buf, "CapAmb:\t0000000000000000"));
+	unlink(hook);
+	unlink(out);
+	unlink(plain);
+	rmdir(dir);
 }
 
 static void exec_hung_hook_is_killed_and_alerting_goes_on(void **state)
@@ -3831,6 +3907,7 @@ int main(void)
 		cmocka_unit_test(config_long_lines_whole_and_lines_counted),
 		cmocka_unit_test(config_every_error_with_its_own_line),
 		cmocka_unit_test(exec_hook_gets_the_alert_as_json),
+		cmocka_unit_test(exec_hook_runs_without_the_daemons_capability),
 		cmocka_unit_test(exec_hung_hook_is_killed_and_alerting_goes_on),
 		cmocka_unit_test(exec_one_uids_flood_does_not_crowd_out_anothers),
 		cmocka_unit_test(exec_missing_program_is_said_once),
