@@ -309,5 +309,7 @@ check "readiness says not ready and why (the module is not loaded)" \
 check "liveness stays healthy (a restart would not bring the module)" \
 	eval 'podman healthcheck run $daemon >/dev/null 2>&1'
 check "the daemon was never restarted (running, restart count 0)" \
-	eval '[ "$(state $daemon | cut -d" " -f1,3)" = "running 0" ]'
+	eval '[ "$(state $daemon | cut -d" " -f1,3)" = "running 0" ]' ||
+	shows state="$(podman inspect --format '{{.State.Status}} exit {{.State.ExitCode}} restarts {{.RestartCount}} started {{.State.StartedAt}} health {{json .State.Health}}' $daemon >"$tmp/state" 2>&1
+		podman logs --tail 20 $daemon >>"$tmp/state" 2>&1; echo "$tmp/state")"
 ktap_finish
