@@ -202,12 +202,8 @@ int main(int argc, char **argv)
 		cmd_usage(cmd);
 		return IA_EXIT_OK;
 	}
-	if (ctx.json && cmd->no_json) {
-		char name[64];
-
-		snprintf(name, sizeof(name), "%s", cmd->name);
-		return ia_ctl_usage_error("%s prints text only: no --json", name);
-	}
+	if (ctx.json && cmd->no_json)
+		return ia_ctl_usage_error("%s prints text only: no --json", cmd->name);
 	ctx.cmd = cmd->name;
 	for (i = 0; i < ngiven; i++)
 		if (!cmd_takes(cmd, given[i])) {
