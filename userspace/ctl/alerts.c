@@ -353,11 +353,28 @@ static unsigned long long u64_of(const struct ia_jv *o, const char *key)
 	return v && v->t == IA_JV_NUM ? strtoull(v->s, NULL, 10) : 0;
 }
 
+const char *ia_ctl_full_in(const char *const *f, char *buf, size_t len)
+{
+	const char *trend = f[IA_AL_TREND];
+
+	if (!strcmp(f[IA_AL_STATE], "FAILURE"))
+		snprintf(buf, len, "refused");
+	else if (strcmp(f[IA_AL_ETA], "-") && (!strcmp(trend, "-") || !strcmp(trend, "filling")))
+		ia_duration_str(strtod(f[IA_AL_ETA], NULL), buf, len);
+	else if (!strcmp(trend, "rising"))
+		snprintf(buf, len, "rising");
+	else if (!strcmp(trend, "too_early"))
+		snprintf(buf, len, "too early");
+	else
+		snprintf(buf, len, "not filling");
+	return buf;
+}
+
 int ia_ctl_alerts_get(const char *addr, struct ia_alert_rows *r)
 {
 	static const char *const keys[IA_AL_FIELDS] = {
 		"kind", "object", "state", "since_s", "used", "limit", "unit", "utilization",
-		"rate", "eta_s", "uid", "pid", "comm", "reason",
+		"rate", "eta_s", "uid", "pid", "comm", "reason", "trend",
 	};
 	const struct ia_jv *list, *e, *hl, *up, *ver;
 	char *body, err[128];
@@ -523,6 +540,8 @@ static int cmd_alerts(struct ia_ctx *ctx)
 			json_num_or_null(j, "utilization", f[IA_AL_UTIL]);
 			json_num_or_null(j, "rate", f[IA_AL_RATE]);
 			json_num_or_null(j, "eta_s", f[IA_AL_ETA]);
+			if (strcmp(f[IA_AL_TREND], "-"))
+				ia_json_str(j, "trend", f[IA_AL_TREND]);
 			json_num_or_null(j, "uid", f[IA_AL_UID]);
 			if (strcmp(f[IA_AL_PID], "-") && strcmp(f[IA_AL_PID], "0"))
 				json_num_or_null(j, "pid", f[IA_AL_PID]);
@@ -537,11 +556,7 @@ static int cmd_alerts(struct ia_ctx *ctx)
 		if (!n)
 			printf("%-15s %8s %-9s %11s %11s %6s %16s %11s  %s\n", "KIND", "OBJECT",
 			       "STATE", "USED", "LIMIT", "UTIL", "RATE", "FULL IN", "REASON");
-		/* In the kind's unit per second; a flat or falling trend is "not filling". */
-		if (strcmp(f[IA_AL_ETA], "-"))
-			ia_duration_str(strtod(f[IA_AL_ETA], NULL), eta, sizeof(eta));
-		else
-			snprintf(eta, sizeof(eta), "not filling");
+		ia_ctl_full_in(f, eta, sizeof(eta));
 		if (strcmp(f[IA_AL_RATE], "-"))
 			ia_rate_str(ia_tx(f[IA_AL_UNIT]), strtod(f[IA_AL_RATE], NULL), rate, sizeof(rate));
 		else

@@ -157,7 +157,16 @@ const struct ia_jv *ia_jv_get(const struct ia_jv *obj, const char *key);
 /* The fields of an entry of iommu-accountd's /alerts, as text ("-": none). */
 enum { IA_AL_KIND, IA_AL_OBJECT, IA_AL_STATE, IA_AL_SINCE, IA_AL_USED, IA_AL_LIMIT,
        IA_AL_UNIT, IA_AL_UTIL, IA_AL_RATE, IA_AL_ETA, IA_AL_UID, IA_AL_PID, IA_AL_COMM,
-       IA_AL_REASON, IA_AL_FIELDS };
+       IA_AL_REASON, IA_AL_TREND, IA_AL_FIELDS };
+
+/*
+ * An entry's FULL IN, from its fields: at a FAILURE "refused" (no
+ * forecast); the time to exhaustion the daemon stands by; "rising" (a rise
+ * not yet told from a cycle's), "too early" (under four windows of
+ * history) or "not filling". A daemon without trend: the time, or "not
+ * filling".
+ */
+const char *ia_ctl_full_in(const char *const *f, char *buf, size_t len);
 
 /* A holder of its last FAILURE's flight record; comm: its bytes. */
 struct ia_alert_holder {

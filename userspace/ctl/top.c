@@ -26,6 +26,7 @@
 struct row {
 	const char *kind, *object, *state, *unit;	/* into the document */
 	double used, limit, util, rate, eta;	/* limit/util/eta < 0: none */
+	const char *const *f;			/* its fields, for ia_ctl_full_in */
 };
 
 static volatile sig_atomic_t stop;
@@ -74,15 +75,6 @@ static void amount(const struct row *r, double v, char *buf, size_t len)
 		ia_amount(r->unit, v, buf, len);
 }
 
-/* When it fills: "3 min", or "not filling" for a flat or falling trend. */
-static void eta_str(double eta, char *buf, size_t len)
-{
-	if (eta < 0)
-		snprintf(buf, len, "not filling");
-	else
-		ia_duration_str(eta, buf, len);
-}
-
 static bool frame(const char *addr, bool tty, int height)
 {
 	char used[32], limit[32], rate[48], eta[32], bar[32], now[32];
@@ -111,6 +103,7 @@ static bool frame(const char *addr, bool tty, int height)
 			.kind = f[IA_AL_KIND], .object = f[IA_AL_OBJECT], .state = f[IA_AL_STATE],
 			.unit = f[IA_AL_UNIT], .used = num(f[IA_AL_USED]), .limit = num(f[IA_AL_LIMIT]),
 			.util = num(f[IA_AL_UTIL]), .rate = num(f[IA_AL_RATE]), .eta = num(f[IA_AL_ETA]),
+			.f = f,
 		};
 	}
 	qsort(rows, n, sizeof(*rows), cmp);
@@ -128,7 +121,7 @@ static bool frame(const char *addr, bool tty, int height)
 		amount(r, r->used, used, sizeof(used));
 		amount(r, r->limit, limit, sizeof(limit));
 		ia_rate_str(ia_tx(r->unit), r->rate, rate, sizeof(rate));
-		eta_str(r->eta, eta, sizeof(eta));
+		ia_ctl_full_in(r->f, eta, sizeof(eta));
 		printf("%s%-9s%s %-15s %8s  [%s] %5.1f%% %11s %11s %16s %11s\n",
 		       tty ? colour(r->state) : "", ia_tx(r->state), tty ? "\033[0m" : "", ia_tx(r->kind),
 		       ia_tx(r->object), bar, r->util >= 0 ? r->util * 100 : 0.0, used, limit, rate, eta);

@@ -451,7 +451,9 @@ char *iad_metrics_text(struct iad *d, size_t *len)
  * /alerts (format 2), JSON: {"version":2,"up":BOOL,"alerts":[...]}, one
  * object per line. Each: kind, object, state, since_s (null before its
  * first alert), used, limit (null: none), unit, utilization (null without
- * a limit), rate, eta_s (null: not filling), uid; with [exporter] detail =
+ * a limit), rate, eta_s (null: not filling), trend (too_early, not_filling,
+ * rising: not yet told from a cycle's rise, filling: eta_s stood by), uid;
+ * with [exporter] detail =
  * full also pid and comm (of its owner, when it has one), reason, and
  * holders: the last FAILURE's flight record, most first ([] when none).
  * Names by libia's JSON rule (esc.c): valid UTF-8 always, and KEY_hex with
@@ -493,6 +495,7 @@ char *iad_alerts_text(struct iad *d, size_t *len)
 		ia_json_double(&j, "utilization", "%.6f", u >= 0 ? u : NAN);
 		ia_json_double(&j, "rate", "%.6g", ob->rate);
 		ia_json_double(&j, "eta_s", "%.1f", ob->has_eta ? ob->eta_s : NAN);
+		ia_json_str(&j, "trend", iad_trend_name(ob->trend));
 		ia_json_u64(&j, "uid", ob->uid);
 		/* [exporter] detail = objects: no process, no reason naming one. */
 		if (!d->cfg.objects_only && ob->owner.present) {

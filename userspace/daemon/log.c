@@ -239,7 +239,7 @@ static void holders_text(struct iad *d, const struct iad_alert *a, char **buf, c
 void iad_log_alert(struct iad *d, const struct iad_alert *a)
 {
 	const struct iad_obj *ob = a->obj;
-	char kb[24], used[32], limit[32], rate[32], eta[32], *msg, who[96], rawlimit[24];
+	char kb[24], used[32], limit[32], rate[32], eta[96], *msg, who[96], rawlimit[24];
 	char memlock[24], locked[24], *holders, *hpids, idtext[IA_IDENTITY_TEXT] = "";
 	char in[IA_IDENTITY_TEXT + 16] = "";
 	char cg[IA_CGROUP_MAX] = "", fixes[1024];
@@ -262,9 +262,24 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		ia_amount(unit, (double)ob->limit, limit, sizeof(limit));
 	else
 		snprintf(limit, sizeof(limit), "no limit");
-	/* "floor rising 2.8 MiB/s, full in 3 min", or "not filling (floor 0 B/s)". */
+	/*
+	 * ", floor rising 2.8 MiB/s, full in 3 min" (a forecast the daemon
+	 * stands by), ", floor rising 33 entries/s, too early to tell" (not yet
+	 * told from a cycle's rise), ", too early to tell" (under four windows
+	 * of history), ", not filling"; none at a FAILURE.
+	 */
 	ia_rate_str(unit, ob->rate, rate, sizeof(rate));
-	ia_fill_str(ob->has_eta ? ob->eta_s : -1, eta, sizeof(eta));
+	if (a->state == IAD_FAILURE)
+		eta[0] = 0;
+	else if (ob->trend == IAD_TREND_FILLING)
+		snprintf(eta, sizeof(eta), ", floor rising %s, ", rate);
+	else if (ob->trend == IAD_TREND_RISING)
+		snprintf(eta, sizeof(eta), ", floor rising %s, too early to tell", rate);
+	else
+		snprintf(eta, sizeof(eta), ", %s", ob->trend == IAD_TREND_EARLY ?
+			 "too early to tell" : "not filling");
+	if (ob->trend == IAD_TREND_FILLING && a->state != IAD_FAILURE)
+		ia_fill_str(ob->eta_s, eta + strlen(eta), sizeof(eta) - strlen(eta));
 	if (a->who.present)
 		snprintf(who, sizeof(who), "%s[%u] uid %u", ia_tx(a->who.comm), a->who.pid,
 			 a->who.uid);
@@ -275,10 +290,8 @@ void iad_log_alert(struct iad *d, const struct iad_alert *a)
 		snprintf(in, sizeof(in), " in %s", idtext);
 	}
 	/* Whole: an identity's names can be long (a machine's, escaped). */
-	if (asprintf(&msg, "%s %s %u: %s; used %s of %s, %s%s%s%s; %s%s",
-		     iad_alert_name(a), kind, ob->id, a->reason, used, limit,
-		     ob->has_eta ? "floor rising " : "", ob->has_eta ? rate : "",
-		     ob->has_eta ? ", " : "", eta, who, in) < 0)
+	if (asprintf(&msg, "%s %s %u: %s; used %s of %s%s; %s%s",
+		     iad_alert_name(a), kind, ob->id, a->reason, used, limit, eta, who, in) < 0)
 		return;
 	if (resolved != IAD_LOG_JOURNAL) {
 		emit(alert_prio(a), msg);

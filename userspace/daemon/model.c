@@ -31,6 +31,13 @@ const char *iad_state_name(enum iad_state s)
 	return s < IAD_NSTATES ? n[s] : "?";
 }
 
+const char *iad_trend_name(enum iad_trend t)
+{
+	static const char *const n[] = { "too_early", "not_filling", "rising", "filling" };
+
+	return t <= IAD_TREND_FILLING ? n[t] : "too_early";
+}
+
 const char *iad_alert_name(const struct iad_alert *a)
 {
 	return a->state == IAD_OK ? "CLEARED" : iad_state_name(a->state);
@@ -361,12 +368,23 @@ static void predict(struct iad_obj *ob, double t, const struct iad_thr *thr)
 	if (soon && !ob->soon)
 		ob->soon_since = t;
 	ob->soon = soon;
+	/* Four windows of floors before "not filling" or "rising" is said. */
+	if (ob->has_eta && ob->trusted)
+		ob->trend = IAD_TREND_FILLING;
+	else if (ob->nfloor < 2 ||
+		 ob->floor[(ob->fhead + IAD_FLOORS - 1) % IAD_FLOORS].t -
+		 ob->floor[(ob->fhead + IAD_FLOORS - ob->nfloor) % IAD_FLOORS].t < 4 * thr->window_s)
+		ob->trend = IAD_TREND_EARLY;
+	else
+		ob->trend = ob->rate > 0 ? IAD_TREND_RISING : IAD_TREND_FLAT;
 }
 
-static void flat(struct iad_obj *ob)
+static void flat(struct iad_obj *ob, const struct iad_thr *thr)
 {
 	ob->rate = ob->long_rate = ob->rise = ob->rise_span = 0;
 	ob->has_eta = ob->soon = ob->trusted = false;
+	ob->trend = ob->flat_t1 - ob->flat_t0 >= 4 * thr->window_s ? IAD_TREND_FLAT :
+		    IAD_TREND_EARLY;
 	ob->peak = ob->hist_v;
 }
 
@@ -380,11 +398,11 @@ void iad_obj_sample(struct iad_obj *ob, double t, const struct iad_thr *thr)
 				ob->flat_t0 = t;
 			ob->flat_t1 = t;
 			ob->hist_v = v;
-			flat(ob);
+			flat(ob, thr);
 			return;
 		}
 		if (!unflatten(ob, thr)) {
-			flat(ob);	/* no memory for a trend: levels still work */
+			flat(ob, thr);	/* no memory for a trend: levels still work */
 			return;
 		}
 	}

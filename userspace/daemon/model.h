@@ -25,6 +25,17 @@ enum iad_state {
 /* The alert names: "OK" (never sent: an OK that follows an alert is CLEARED). */
 const char *iad_state_name(enum iad_state s);
 
+/* What the floor's trend says, in words (alerts, top, the journal). */
+enum iad_trend {
+	IAD_TREND_EARLY,	/* under four windows of floors: too early to tell */
+	IAD_TREND_FLAT,		/* the floor flat or falling over them: not filling */
+	IAD_TREND_RISING,	/* the floor rising, not yet told from a cycle's rise */
+	IAD_TREND_FILLING,	/* a rise the daemon stands by (trusted): eta_s */
+};
+
+/* "too_early", "not_filling", "rising", "filling": /alerts' trend. */
+const char *iad_trend_name(enum iad_trend t);
+
 /* Thresholds of one kind, fractions of the limit (0.80 = 80 %). */
 struct iad_thr {
 	double warn, crit;
@@ -121,6 +132,7 @@ struct iad_obj {
 	 * then, whatever the horizon, and the shipped rules alert on it.
 	 */
 	bool trusted;
+	enum iad_trend trend;		/* what is said of it, from the above */
 	bool soon;			/* the prediction: trusted, eta within the horizon, both fits agree */
 	double soon_since;		/* since when it holds (valid while soon) */
 	bool by_trend;			/* the WARNING came from the prediction */

@@ -2313,6 +2313,126 @@ static int ctl_run(const char *args, uint16_t port, char *out, size_t olen, char
 }
 
 /*
+ * Issue 70 item 6: the daemon's words follow what its model can say. A pot
+ * sampled every second (the default window, 60 s): "too early" under four
+ * windows of history, then flat: "not filling"; a leak of 4 KiB/s that
+ * starts at 10 min is "rising" (its floor rises, not yet told from a
+ * cycle's) before it is "filling" (the forecast the daemon stands by and
+ * publishes), and that before the kernel would refuse it.
+ */
+static void trend_words_follow_the_floor(void **state)
+{
+	struct iad_thr thr = thr80();
+	struct iad_obj ob = { .has_limit = true, .limit = 8u << 20 };
+	enum iad_trend seen[8];
+	unsigned int nseen = 0;
+	double t;
+
+	(void)state;
+	for (t = 0; t < 3600 && ob.used < ob.limit; t += 1) {
+		ob.used = (1u << 20) + (t > 600 ? (uint64_t)((t - 600) * 4096) : 0);
+		iad_obj_sample(&ob, t, &thr);
+		if (t == 30)
+			assert_string_equal(iad_trend_name(ob.trend), "too_early");
+		if (t == 300)
+			assert_string_equal(iad_trend_name(ob.trend), "not_filling");
+		if (!nseen || seen[nseen - 1] != ob.trend) {
+			assert_true(nseen < 8);
+			seen[nseen++] = ob.trend;
+		}
+		if (ob.trend == IAD_TREND_FILLING)
+			break;
+	}
+	/* In order, each once: early, flat, rising, filling; the pot not yet full. */
+	assert_int_equal(nseen, 4);
+	assert_int_equal(seen[0], IAD_TREND_EARLY);
+	assert_int_equal(seen[1], IAD_TREND_FLAT);
+	assert_int_equal(seen[2], IAD_TREND_RISING);
+	assert_int_equal(seen[3], IAD_TREND_FILLING);
+	assert_true(ob.used < ob.limit && ob.has_eta && ob.trusted);
+	print_message("# trend: rising, then filling at %.0f s (%.0f s after the leak began), "
+		      "full in %.0f s\n", t, t - 600, ob.eta_s);
+	free(ob.hist);
+	free(ob.floor);
+	free(ob.reason);
+}
+
+/* What iad_log_alert says of @a (stderr, the test's log), in @buf. */
+static void logged(struct iad *d, const struct iad_alert *a, char *buf, size_t cap)
+{
+	int p[2], saved;
+	ssize_t n;
+
+	fflush(stderr);
+	assert_int_equal(pipe(p), 0);
+	saved = dup(STDERR_FILENO);
+	assert_true(saved >= 0);
+	dup2(p[1], STDERR_FILENO);
+	iad_log_alert(d, a);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(p[1]);
+	n = read(p[0], buf, cap - 1);
+	buf[n > 0 ? n : 0] = 0;
+	close(p[0]);
+}
+
+/*
+ * The same words where they are read: the journal's sentence and
+ * iommu-accountctl alerts's FULL IN (and /alerts' trend), for a forecast
+ * stood by, a rise not yet told from a cycle's, too early, flat, and at a
+ * FAILURE none.
+ */
+static void trend_words_in_the_log_and_in_alerts(void **state)
+{
+	static const struct { enum iad_trend trend; enum iad_state st; const char *log, *full; }
+	cases[] = {
+		{ IAD_TREND_FILLING, IAD_WARNING,
+		  "; used 4096 of 8192, floor rising 10 units/s, full in 3 min; ", "3 min" },
+		{ IAD_TREND_RISING, IAD_WARNING,
+		  "; used 4096 of 8192, floor rising 10 units/s, too early to tell; ", "rising" },
+		{ IAD_TREND_EARLY, IAD_WARNING, "; used 4096 of 8192, too early to tell; ",
+		  "too early" },
+		{ IAD_TREND_FLAT, IAD_WARNING, "; used 4096 of 8192, not filling; ", "not filling" },
+		{ IAD_TREND_FILLING, IAD_FAILURE, "; used 4096 of 8192; ", "refused" },
+	};
+	char buf[4096], out[4096], err[4096], want[160];
+	struct iad_alert a = { .prev = IAD_OK, .reason = "r" };
+	struct iad_obj *ob;
+	unsigned int i;
+	uint16_t port;
+
+	(void)state;
+	port = http_up();
+	http_d.up = true;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ob = pot_1000(&http_d, cases[i].st);
+		ob->rate = 10;
+		ob->eta_s = 180;
+		ob->has_eta = ob->trusted = cases[i].trend == IAD_TREND_FILLING;
+		ob->trend = cases[i].trend;
+		a.obj = ob;
+		a.state = cases[i].st;
+		logged(&http_d, &a, buf, sizeof(buf));
+		if (!strstr(buf, cases[i].log))
+			fail_msg("case %u: '%s' not in: %s", i, cases[i].log, buf);
+		if (cases[i].st == IAD_FAILURE)
+			assert_null(strstr(buf, "full in"));
+		assert_int_equal(ctl_run("alerts", port, out, sizeof(out), err, sizeof(err)), 0);
+		snprintf(want, sizeof(want), " %s  -\n", cases[i].full);
+		if (!strstr(out, want))
+			fail_msg("case %u: FULL IN '%s' not in: %s", i, cases[i].full, out);
+		assert_int_equal(ctl_run("-j alerts", port, out, sizeof(out), err, sizeof(err)), 0);
+		snprintf(want, sizeof(want), "\"trend\":\"%s\"", iad_trend_name(cases[i].trend));
+		assert_non_null(strstr(out, want));
+	}
+	http_down();
+	iad_objs_free(&http_d.objs);
+}
+
+
+/*
  * Whoever answers at the daemon's address may not be the daemon (issue 68:
  * a process took the port first). `iommu-accountctl` reads its answer with
  * a bound: an error page's bytes are shown escaped (no ESC or BEL reaches
@@ -3942,6 +4062,8 @@ int main(void)
 		cmocka_unit_test(exporter_http_fuzzed),
 		cmocka_unit_test(history_enospc_said_truly_and_retried),
 		cmocka_unit_test(cgroup_identity_of_real_paths),
+		cmocka_unit_test(trend_words_follow_the_floor),
+		cmocka_unit_test(trend_words_in_the_log_and_in_alerts),
 		cmocka_unit_test(traces_stationary_raise_no_warning),
 		cmocka_unit_test(traces_leaks_warned_by_their_deadline),
 	};
