@@ -105,7 +105,8 @@ def daemonset(name):
             return "the namespace has no Pod Security enforce label (privileged: hostPID, hostNetwork)"
         # sh -c: the chown, then exec of nsenter, of setpriv, of the daemon.
         sh = main["command"]
-        start = ("chown 65532:65532 /var/lib/iommu-accountd /run/iommu-accountd && "
+        start = ("chown 0:0 /run/iommu-accountd && mkdir -p /run/iommu-accountd/daemon && "
+                 "chown 65532:65532 /var/lib/iommu-accountd /run/iommu-accountd/daemon && "
                  "exec nsenter --cgroup=/proc/1/ns/cgroup -- "
                  "setpriv --reuid=65532 --regid=65532 --clear-groups "
                  "--inh-caps=-all,+sys_admin --ambient-caps=-all,+sys_admin "
@@ -125,7 +126,7 @@ def daemonset(name):
         listen = key_of("listen") or ""
         sock = listen[len("unix:"):]
         run = [v for v in ps["volumes"] if v["name"] == "run"]
-        if not listen.startswith("unix:/run/iommu-accountd/") or main.get("ports") or \
+        if not listen.startswith("unix:/run/iommu-accountd/daemon/") or main.get("ports") or \
            len(run) != 1 or run[0].get("emptyDir") is None:
             return f"the daemon listens on {listen}, not a Unix socket in the emptyDir run"
         for c in (main, proxy):

@@ -184,7 +184,7 @@ check "it runs as uid 65532 with CAP_SYS_ADMIN alone (effective, permitted, boun
 	shows status="$st"
 check "its history directory, the host's /var/lib/iommu-accountd, is uid 65532's (chown before setpriv)" \
 	eval '[ "$(stat -c %u /var/lib/iommu-accountd)" = 65532 ]'
-sock=/run/iommu-accountd/exporter.sock
+sock=/run/iommu-accountd/daemon/exporter.sock
 check "no new privileges, seccomp filtering (RuntimeDefault)" \
 	eval 'grep -q "^NoNewPrivs:[[:space:]]*1$" $st && grep -q "^Seccomp:[[:space:]]*2$" $st'
 check "its root is mounted read-only" \
