@@ -37,10 +37,11 @@ static void diag_addr(const struct sockaddr_storage *sa, __be32 addr[4], __be16 
 
 /*
  * The owner of the TCP socket whose own address is @them and whose peer is
- * @us, if this network namespace has it: one exact lookup (not a dump).
+ * @us, if this network namespace has it: one exact lookup (not a dump), on
+ * the sock_diag socket @fd.
  */
-static int tcp_owner(const struct sockaddr_storage *us, const struct sockaddr_storage *them,
-		     uint32_t *uid)
+static int tcp_owner(int fd, const struct sockaddr_storage *us,
+		     const struct sockaddr_storage *them, uint32_t *uid)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -66,26 +67,16 @@ static int tcp_owner(const struct sockaddr_storage *us, const struct sockaddr_st
 	} rsp;
 	const struct inet_diag_msg *m;
 	struct nlmsghdr *h;
-	struct timeval tv = { .tv_sec = 1 };
 	ssize_t n;
-	int fd, ret = -ENOENT;
+	int ret = -ENOENT;
 
 	diag_addr(them, req.r.id.idiag_src, &req.r.id.idiag_sport);
 	diag_addr(us, req.r.id.idiag_dst, &req.r.id.idiag_dport);
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (fd < 0)
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&nl, sizeof(nl)) < 0)
 		return -errno;
-	/* The kernel answers an exact lookup within sendto; the timeout is a guard. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&nl, sizeof(nl)) < 0) {
-		ret = -errno;
-		goto out;
-	}
 	n = recv(fd, &rsp, sizeof(rsp), 0);
-	if (n < 0) {
-		ret = -errno;
-		goto out;
-	}
+	if (n < 0)
+		return -errno;
 	for (h = &rsp.h; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
 		if (h->nlmsg_type == NLMSG_ERROR) {
 			const struct nlmsgerr *e = NLMSG_DATA(h);
@@ -111,8 +102,6 @@ static int tcp_owner(const struct sockaddr_storage *us, const struct sockaddr_st
 		ret = 0;
 		break;
 	}
-out:
-	close(fd);
 	return ret;
 }
 
@@ -122,8 +111,9 @@ int ia_sock_peer_uid(int fd, uint32_t *uid)
 	socklen_t ul = sizeof(us), tl = sizeof(them);
 	struct ucred cr;
 	socklen_t cl = sizeof(cr);
+	struct timeval tv = { .tv_sec = 1 };
 	uint32_t own;
-	int err;
+	int err, dfd;
 
 	if (getsockname(fd, (struct sockaddr *)&us, &ul) ||
 	    getpeername(fd, (struct sockaddr *)&them, &tl))
@@ -143,8 +133,16 @@ int ia_sock_peer_uid(int fd, uint32_t *uid)
 	 * it is not there at all (no tcp_diag): this end, which must be
 	 * found, tells the two apart.
 	 */
-	err = tcp_owner(&them, &us, &own);
+	dfd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (dfd < 0)
+		return -errno;
+	/* The kernel answers an exact lookup within sendto; the timeout is a guard. */
+	setsockopt(dfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	err = tcp_owner(dfd, &them, &us, &own);
 	if (err)
-		return err == -ENOENT || err == -ENOTCONN ? -EPROTONOSUPPORT : err;
-	return tcp_owner(&us, &them, uid);
+		err = err == -ENOENT || err == -ENOTCONN ? -EPROTONOSUPPORT : err;
+	else
+		err = tcp_owner(dfd, &us, &them, uid);
+	close(dfd);
+	return err;
 }
