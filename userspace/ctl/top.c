@@ -24,9 +24,8 @@
 
 /* A row of /alerts with its figures as numbers, for sorting. */
 struct row {
-	const char *kind, *object, *state, *unit;	/* into the document */
+	const char *const *f;			/* its fields (IA_AL_*), into the document */
 	double used, limit, util, rate, eta;	/* limit/util/eta < 0: none */
-	const char *const *f;			/* its fields, for ia_ctl_full_in */
 };
 
 static volatile sig_atomic_t stop;
@@ -53,7 +52,9 @@ static int cmp(const void *a, const void *b)
 		return x->eta < y->eta ? -1 : 1;
 	if (x->util != y->util)
 		return x->util > y->util ? -1 : 1;
-	return strcmp(x->kind, y->kind) ? strcmp(x->kind, y->kind) : strcmp(x->object, y->object);
+	if (strcmp(x->f[IA_AL_KIND], y->f[IA_AL_KIND]))
+		return strcmp(x->f[IA_AL_KIND], y->f[IA_AL_KIND]);
+	return strcmp(x->f[IA_AL_OBJECT], y->f[IA_AL_OBJECT]);
 }
 
 static const char *colour(const char *state)
@@ -72,7 +73,7 @@ static void amount(const struct row *r, double v, char *buf, size_t len)
 	if (v < 0)
 		snprintf(buf, len, "-");
 	else
-		ia_amount(r->unit, v, buf, len);
+		ia_amount(r->f[IA_AL_UNIT], v, buf, len);
 }
 
 static bool frame(const char *addr, bool tty, int height)
@@ -100,10 +101,8 @@ static bool frame(const char *addr, bool tty, int height)
 	for (n = 0; n < (int)ar.n; n++) {
 		f = ar.f[n];
 		rows[n] = (struct row){
-			.kind = f[IA_AL_KIND], .object = f[IA_AL_OBJECT], .state = f[IA_AL_STATE],
-			.unit = f[IA_AL_UNIT], .used = num(f[IA_AL_USED]), .limit = num(f[IA_AL_LIMIT]),
+			.f = f, .used = num(f[IA_AL_USED]), .limit = num(f[IA_AL_LIMIT]),
 			.util = num(f[IA_AL_UTIL]), .rate = num(f[IA_AL_RATE]), .eta = num(f[IA_AL_ETA]),
-			.f = f,
 		};
 	}
 	qsort(rows, n, sizeof(*rows), cmp);
@@ -120,11 +119,12 @@ static bool frame(const char *addr, bool tty, int height)
 		bar[20] = 0;
 		amount(r, r->used, used, sizeof(used));
 		amount(r, r->limit, limit, sizeof(limit));
-		ia_rate_str(ia_tx(r->unit), r->rate, rate, sizeof(rate));
+		ia_rate_str(ia_tx(r->f[IA_AL_UNIT]), r->rate, rate, sizeof(rate));
 		ia_ctl_full_in(r->f, eta, sizeof(eta));
 		printf("%s%-9s%s %-15s %8s  [%s] %5.1f%% %11s %11s %16s %11s\n",
-		       tty ? colour(r->state) : "", ia_tx(r->state), tty ? "\033[0m" : "", ia_tx(r->kind),
-		       ia_tx(r->object), bar, r->util >= 0 ? r->util * 100 : 0.0, used, limit, rate, eta);
+		       tty ? colour(r->f[IA_AL_STATE]) : "", ia_tx(r->f[IA_AL_STATE]),
+		       tty ? "\033[0m" : "", ia_tx(r->f[IA_AL_KIND]), ia_tx(r->f[IA_AL_OBJECT]), bar,
+		       r->util >= 0 ? r->util * 100 : 0.0, used, limit, rate, eta);
 	}
 	fflush(stdout);
 	free(rows);
