@@ -6,9 +6,6 @@
 
 #include "htab.h"
 
-/* Largest table: 2^24 buckets (128 MiB of heads), past which chains grow. */
-#define IA_HTAB_MAX_BITS 24
-
 static struct hlist_head *ia_htab_alloc(unsigned int bits, gfp_t gfp)
 {
 	struct hlist_head *b = kvmalloc_array(1u << bits, sizeof(*b), gfp);

@@ -30,6 +30,9 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+/* Largest table: 2^24 buckets (128 MiB of heads), past which chains grow. */
+#define IA_HTAB_MAX_BITS 24
+
 /* Buckets moved per hold of the lock while a table grows. */
 #define IA_HTAB_BATCH 64
 

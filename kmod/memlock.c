@@ -57,34 +57,58 @@
 #include "source.h"
 #include "wrapper/kallsyms.h"
 
-DEFINE_SPINLOCK(ia_ml_lock);
 bool ia_ml_exiting;
 bool ia_ml_iommufd_on;
-/* A refused process's cgroup path is built here, under ia_ml_lock. */
-static char ia_ml_cgbuf[IA_CGPATH_BUF];
 
-/* The ledger's tables (htab.h: they grow with what they hold). */
-static struct ia_htab ia_ml_users;	/* struct ia_ml_user, by uid */
-static struct ia_htab ia_ml_recs;	/* struct ia_ml_rec, by key */
-static struct ia_htab ia_ml_holders;	/* struct ia_ml_holder, by pid */
-static struct ia_htab ia_ml_rings;	/* struct ia_ml_ring, by ctx, while open */
+/* The parts (memlock.h), each with its users' table, idle lists and spares. */
+static struct ia_ml_part ia_ml_partv[IA_ML_PARTS];
+
+/* A table found by key without the uid: stripes, each with its own lock (a leaf). */
+struct ia_ml_stripe {
+	spinlock_t lock;		/* the table's (a leaf), not its entries' */
+	struct ia_htab t;
+} ____cacheline_aligned_in_smp;
+
+static struct ia_ml_stripe ia_ml_recs[IA_ML_PARTS];	/* struct ia_ml_rec, by key */
+static struct ia_ml_stripe ia_ml_holders[IA_ML_PARTS];	/* struct ia_ml_holder, by pid */
+static struct ia_ml_stripe ia_ml_rings[IA_ML_PARTS];	/* struct ia_ml_ring, by ctx, while open */
+
+/*
+ * Stripes and parts by bits of the hash that a table's buckets do not use
+ * (those take its top bits, IA_HTAB_MAX_BITS at most): a stripe's entries
+ * spread over all its buckets.
+ */
+static unsigned int ia_ml_slot(u64 key)
+{
+	return (key * GOLDEN_RATIO_64) >> (64 - IA_HTAB_MAX_BITS - IA_ML_PART_BITS) &
+	       (IA_ML_PARTS - 1);
+}
+
+struct ia_ml_part *ia_ml_part_of(kuid_t uid)
+{
+	return &ia_ml_partv[ia_ml_slot(__kuid_val(uid))];
+}
+
+static struct ia_ml_stripe *ia_ml_stripe_of(struct ia_ml_stripe *tab, const void *key)
+{
+	return &tab[ia_ml_slot((unsigned long)key)];
+}
+
+/* The list of users, in the order they came (a user is never removed before exit). */
+static DEFINE_SPINLOCK(ia_ml_list_lock);
 static LIST_HEAD(ia_ml_all_users);
 static unsigned int ia_ml_nusers;
-static LIST_HEAD(ia_ml_pend_users);	/* users with a refusal report held */
+/* Users with a refusal report held. */
+static DEFINE_SPINLOCK(ia_ml_pend_lock);
+static LIST_HEAD(ia_ml_pend_users);
+/* The pot's threshold lines. */
+static DEFINE_SPINLOCK(ia_ml_thr_lock);
 static struct ia_thresholds ia_ml_thr = { 800, 950 };
 static u32 ia_ml_margin = 50;
 u32 ia_ml_thr_gen;
-
-/*
- * Records given back (ia.h: struct ia_spare), under ia_ml_lock: a register
- * and its unregister cost a slab allocation and a free otherwise, about a
- * fifth of what the hooks add to them.
- */
-static struct ia_spare ia_ml_spare = IA_SPARE_INIT(32);
-/* So are holders, rings and links: a ring's first buffer makes all three. */
-static struct ia_spare ia_ml_spare_h = IA_SPARE_INIT(32);
-static struct ia_spare ia_ml_spare_r = IA_SPARE_INIT(32);
-static struct ia_spare ia_ml_spare_l = IA_SPARE_INIT(32);
+/* A refused process's cgroup path is built here (a refusal is not the hot path). */
+static DEFINE_SPINLOCK(ia_ml_cg_lock);
+static char ia_ml_cgbuf[IA_CGPATH_BUF];
 
 /* An object of @size (zeroed) whose spare-list node is at @off: a spare, or a new one. */
 static void *ia_ml_obj_get(struct ia_spare *s, size_t size, size_t off)
@@ -128,15 +152,20 @@ static unsigned long ia_ml_ring_hash(const struct hlist_node *n)
 	return (unsigned long)hlist_entry(n, struct ia_ml_ring, hnode)->ctx;
 }
 
-/* --- the ledger (ia_ml_lock held) ---------------------------------------------- */
+/* --- the ledger (the uid's part held) ------------------------------------------- */
+
+/* Idle rings and holders kept per part (struct ia_ml_ring says why). */
+#define IA_ML_IDLE 16
 
 struct ia_ml_user *ia_ml_user_get(kuid_t uid)
 {
+	struct ia_ml_part *part = ia_ml_part_of(uid);
 	struct hlist_head *head;
 	struct ia_ml_user *u;
 	int t;
 
-	for (t = 0; (head = ia_htab_chain(&ia_ml_users, __kuid_val(uid), t)); t++)
+	lockdep_assert_held(&part->lock);
+	for (t = 0; (head = ia_htab_chain(&part->users, __kuid_val(uid), t)); t++)
 		hlist_for_each_entry(u, head, hnode)
 			if (uid_eq(u->uid, uid))
 				return u;
@@ -144,41 +173,148 @@ struct ia_ml_user *ia_ml_user_get(kuid_t uid)
 	if (!u)
 		return NULL;
 	u->uid = uid;
+	u->part = part;
 	INIT_LIST_HEAD(&u->holders);
 	INIT_LIST_HEAD(&u->pend);
-	ia_htab_add(&ia_ml_users, &u->hnode, __kuid_val(uid));
+	ia_htab_add(&part->users, &u->hnode, __kuid_val(uid));
+	spin_lock(&ia_ml_list_lock);
 	list_add_tail(&u->all, &ia_ml_all_users);
 	ia_ml_nusers++;
+	spin_unlock(&ia_ml_list_lock);
 	return u;
 }
 
-struct ia_ml_rec *ia_ml_rec_of(const void *key)
+/* Under @st's lock: the record of @key and @ops, of @uid's (any: NULL). */
+static struct ia_ml_rec *ia_ml_recs_find(struct ia_ml_stripe *st, const void *key,
+					 const struct ia_ml_rec_ops *ops, const kuid_t *uid)
 {
 	struct hlist_head *head;
 	struct ia_ml_rec *r;
 	int t;
 
-	for (t = 0; (head = ia_htab_chain(&ia_ml_recs, (unsigned long)key, t)); t++)
+	for (t = 0; (head = ia_htab_chain(&st->t, (unsigned long)key, t)); t++)
 		hlist_for_each_entry(r, head, hnode)
-			if (r->key == key)
+			if (r->key == key && r->ops == ops && (!uid || uid_eq(r->uid, *uid)))
 				return r;
 	return NULL;
 }
 
-/* Idle rings and holders kept (struct ia_ml_ring says why). */
-#define IA_ML_IDLE 64
-static LIST_HEAD(ia_ml_idle_holders);
-static LIST_HEAD(ia_ml_idle_rings);
-static unsigned int ia_ml_nidle_holders, ia_ml_nidle_rings;
+struct ia_ml_rec *ia_ml_rec_of(struct ia_ml_user *u, const void *key,
+			       const struct ia_ml_rec_ops *ops)
+{
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
+	struct ia_ml_rec *r;
+
+	lockdep_assert_held(&u->part->lock);
+	spin_lock(&st->lock);
+	r = ia_ml_recs_find(st, key, ops, &u->uid);
+	spin_unlock(&st->lock);
+	return r;
+}
+
+/*
+ * The record of @key made by @ops' consumer, whatever its uid, returned
+ * with its uid's part locked (@flags: the saved interrupt state), or NULL
+ * with nothing locked. Takes no part: called with none held.
+ */
+static struct ia_ml_rec *ia_ml_rec_lock(const void *key, const struct ia_ml_rec_ops *ops,
+					unsigned long *flags)
+{
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
+	struct ia_ml_part *part;
+	struct ia_ml_rec *r;
+	unsigned long f;
+	int tries;
+	kuid_t uid;
+
+	/*
+	 * Its uid read under the stripe, then the record found again under
+	 * that uid's part: it may have gone, or (an object at the address of
+	 * one whose release was not seen) be another uid's, meanwhile.
+	 */
+	for (tries = 0; tries < 4; tries++) {
+		spin_lock_irqsave(&st->lock, f);
+		r = ia_ml_recs_find(st, key, ops, NULL);
+		if (r)
+			uid = r->uid;
+		spin_unlock_irqrestore(&st->lock, f);
+		if (!r)
+			return NULL;
+		part = ia_ml_part_of(uid);
+		spin_lock_irqsave(&part->lock, *flags);
+		spin_lock(&st->lock);
+		r = ia_ml_recs_find(st, key, ops, &uid);
+		spin_unlock(&st->lock);
+		if (r)
+			return r;
+		spin_unlock_irqrestore(&part->lock, *flags);
+	}
+	return NULL;
+}
+
+struct ia_ml_rec *ia_ml_rec_outer(const void *key, const struct ia_ml_rec_ops *ops)
+{
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
+	unsigned long flags;
+	struct ia_ml_rec *r;
+
+	lockdep_assert_held(ops->outer);
+	spin_lock_irqsave(&st->lock, flags);
+	r = ia_ml_recs_find(st, key, ops, NULL);
+	spin_unlock_irqrestore(&st->lock, flags);
+	return r;
+}
+
+void ia_ml_release_other(const void *key, const struct ia_ml_rec_ops *ops, kuid_t uid)
+{
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
+	unsigned long flags, oflags = 0;
+	struct ia_ml_part *part = NULL;
+	struct hlist_head *head;
+	struct ia_ml_rec *r;
+	kuid_t other;
+	int t;
+
+	spin_lock_irqsave(&st->lock, flags);
+	for (t = 0; !part && (head = ia_htab_chain(&st->t, (unsigned long)key, t)); t++)
+		hlist_for_each_entry(r, head, hnode)
+			if (r->key == key && r->ops == ops && !uid_eq(r->uid, uid)) {
+				other = r->uid;
+				part = ia_ml_part_of(other);
+				break;
+			}
+	spin_unlock_irqrestore(&st->lock, flags);
+	if (!part)
+		return;		/* the usual case: one leaf lock */
+	if (ops->outer)
+		spin_lock_irqsave(ops->outer, oflags);
+	spin_lock_irqsave(&part->lock, flags);
+	spin_lock(&st->lock);
+	r = ia_ml_recs_find(st, key, ops, &other);
+	spin_unlock(&st->lock);
+	if (r && !READ_ONCE(ia_ml_exiting)) {
+		r->acct->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;
+		r->keep = false;
+		ia_ml_release(r, r->pages);
+	}
+	spin_unlock_irqrestore(&part->lock, flags);
+	if (ops->outer)
+		spin_unlock_irqrestore(ops->outer, oflags);
+}
 
 static void ia_ml_holder_free(struct ia_ml_holder *h)
 {
+	struct ia_ml_part *part = h->u->part;
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_holders, h->pid);
+
 	list_del(&h->idle);
-	ia_ml_nidle_holders--;
-	ia_htab_del(&ia_ml_holders, &h->hnode);
+	part->nidle_holders--;
+	spin_lock(&st->lock);
+	ia_htab_del(&st->t, &h->hnode);
+	spin_unlock(&st->lock);
 	list_del(&h->unode);
 	put_pid(h->pid);
-	ia_ml_obj_put(&ia_ml_spare_h, h, offsetof(struct ia_ml_holder, hnode));
+	ia_ml_obj_put(&part->spare_h, h, offsetof(struct ia_ml_holder, hnode));
 }
 
 /* One reference more on @h, which leaves the idle list if it was idle. */
@@ -186,28 +322,45 @@ static void ia_ml_holder_pin(struct ia_ml_holder *h)
 {
 	if (!h->refs++ && !list_empty(&h->idle)) {
 		list_del_init(&h->idle);
-		ia_ml_nidle_holders--;
+		h->u->part->nidle_holders--;
 	}
 }
 
-/* @pid's holding of @u's pot, made if it is not there yet (NULL: no memory); one reference. */
-static struct ia_ml_holder *ia_ml_holder_get(struct pid *pid, struct ia_ml_user *u)
+/* Under @st's lock: @pid's holding of @uid's pot (any uid's: NULL). */
+static struct ia_ml_holder *ia_ml_holders_find(struct ia_ml_stripe *st, struct pid *pid,
+					       const struct ia_ml_user *u)
 {
 	struct hlist_head *head;
 	struct ia_ml_holder *h;
 	int t;
 
-	for (t = 0; (head = ia_htab_chain(&ia_ml_holders, (unsigned long)pid, t)); t++)
+	for (t = 0; (head = ia_htab_chain(&st->t, (unsigned long)pid, t)); t++)
 		hlist_for_each_entry(h, head, hnode)
-			if (h->pid == pid && h->u == u)
-				goto found;
-	h = IA_ML_GET(&ia_ml_spare_h, struct ia_ml_holder, hnode);
+			if (h->pid == pid && (!u || h->u == u))
+				return h;
+	return NULL;
+}
+
+/* @pid's holding of @u's pot, made if it is not there yet (NULL: no memory); one reference. */
+static struct ia_ml_holder *ia_ml_holder_get(struct pid *pid, struct ia_ml_user *u)
+{
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_holders, pid);
+	struct ia_ml_holder *h;
+
+	spin_lock(&st->lock);
+	h = ia_ml_holders_find(st, pid, u);
+	spin_unlock(&st->lock);
+	if (h)
+		goto found;
+	h = IA_ML_GET(&u->part->spare_h, struct ia_ml_holder, hnode);
 	if (!h)
 		return NULL;
 	h->pid = get_pid(pid);
 	h->u = u;
 	INIT_LIST_HEAD(&h->idle);
-	ia_htab_add(&ia_ml_holders, &h->hnode, (unsigned long)pid);
+	spin_lock(&st->lock);
+	ia_htab_add(&st->t, &h->hnode, (unsigned long)pid);
+	spin_unlock(&st->lock);
 	list_add_tail(&h->unode, &u->holders);
 found:
 	ia_ml_holder_pin(h);
@@ -216,70 +369,92 @@ found:
 
 static void ia_ml_holder_put(struct ia_ml_holder *h)
 {
+	struct ia_ml_part *part = h->u->part;
+
 	if (--h->refs)
 		return;
-	list_add_tail(&h->idle, &ia_ml_idle_holders);
-	if (++ia_ml_nidle_holders > IA_ML_IDLE)
-		ia_ml_holder_free(list_first_entry(&ia_ml_idle_holders, struct ia_ml_holder, idle));
+	list_add_tail(&h->idle, &part->idle_holders);
+	if (++part->nidle_holders > IA_ML_IDLE)
+		ia_ml_holder_free(list_first_entry(&part->idle_holders, struct ia_ml_holder, idle));
+}
+
+static void ia_ml_ring_unlist(struct ia_ml_ring *ring)
+{
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_rings, ring->ctx);
+
+	spin_lock(&st->lock);
+	ia_htab_del(&st->t, &ring->hnode);
+	spin_unlock(&st->lock);
 }
 
 /* The ring goes with its links (all idle), which give back their holders. */
 static void ia_ml_ring_free(struct ia_ml_ring *ring)
 {
+	struct ia_ml_part *part = ring->u->part;
 	struct ia_ml_link *l, *tmp;
 
 	list_for_each_entry_safe(l, tmp, &ring->links, rnode) {
 		list_del(&l->rnode);
 		ia_ml_holder_put(l->h);
-		ia_ml_obj_put(&ia_ml_spare_l, l, offsetof(struct ia_ml_link, snode));
+		ia_ml_obj_put(&part->spare_l, l, offsetof(struct ia_ml_link, snode));
 	}
 	if (!list_empty(&ring->idle)) {
 		list_del(&ring->idle);
-		ia_ml_nidle_rings--;
+		part->nidle_rings--;
 	}
 	if (!ring->closed)
-		ia_htab_del(&ia_ml_rings, &ring->hnode);
-	ia_ml_obj_put(&ia_ml_spare_r, ring, offsetof(struct ia_ml_ring, hnode));
+		ia_ml_ring_unlist(ring);
+	ia_ml_obj_put(&part->spare_r, ring, offsetof(struct ia_ml_ring, hnode));
 }
 
-/* The open ring @ctx, or NULL. */
-static struct ia_ml_ring *ia_ml_ring_of(const void *ctx)
+/* Under @st's lock: the open ring @ctx of @u (any uid's: NULL), or NULL. */
+static struct ia_ml_ring *ia_ml_rings_find(struct ia_ml_stripe *st, const void *ctx,
+					   const struct ia_ml_user *u)
 {
 	struct hlist_head *head;
 	struct ia_ml_ring *ring;
 	int t;
 
-	for (t = 0; (head = ia_htab_chain(&ia_ml_rings, (unsigned long)ctx, t)); t++)
+	for (t = 0; (head = ia_htab_chain(&st->t, (unsigned long)ctx, t)); t++)
 		hlist_for_each_entry(ring, head, hnode)
-			if (ring->ctx == ctx)
+			if (ring->ctx == ctx && (!u || ring->u == u))
 				return ring;
 	return NULL;
 }
 
-/* @h's link on the open ring @ctx, made if need be, with one record more (NULL: no memory). */
-static struct ia_ml_link *ia_ml_link_get(const void *ctx, struct ia_ml_holder *h)
+/* @h's link on @u's open ring @ctx, made if need be, with one record more (NULL: no memory). */
+static struct ia_ml_link *ia_ml_link_get(const void *ctx, struct ia_ml_holder *h,
+					 struct ia_ml_user *u)
 {
-	struct ia_ml_ring *ring = ia_ml_ring_of(ctx);
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_rings, ctx);
+	struct ia_ml_part *part = u->part;
+	struct ia_ml_ring *ring;
 	struct ia_ml_link *l;
 
+	spin_lock(&st->lock);
+	ring = ia_ml_rings_find(st, ctx, u);
+	spin_unlock(&st->lock);
 	if (ring)
 		goto found;
-	ring = IA_ML_GET(&ia_ml_spare_r, struct ia_ml_ring, hnode);
+	ring = IA_ML_GET(&part->spare_r, struct ia_ml_ring, hnode);
 	if (!ring)
 		return NULL;
 	ring->ctx = ctx;
+	ring->u = u;
 	INIT_LIST_HEAD(&ring->links);
 	INIT_LIST_HEAD(&ring->idle);
-	ia_htab_add(&ia_ml_rings, &ring->hnode, (unsigned long)ctx);
+	spin_lock(&st->lock);
+	ia_htab_add(&st->t, &ring->hnode, (unsigned long)ctx);
+	spin_unlock(&st->lock);
 	/* Idle until it has a record, as it would be were it kept. */
-	list_add_tail(&ring->idle, &ia_ml_idle_rings);
-	ia_ml_nidle_rings++;
+	list_add_tail(&ring->idle, &part->idle_rings);
+	part->nidle_rings++;
 found:
 	/* One link per holder of the ring's records: a few at most. */
 	list_for_each_entry(l, &ring->links, rnode)
 		if (l->h == h)
 			goto linked;
-	l = IA_ML_GET(&ia_ml_spare_l, struct ia_ml_link, snode);
+	l = IA_ML_GET(&part->spare_l, struct ia_ml_link, snode);
 	if (!l) {
 		if (list_empty(&ring->links))
 			ia_ml_ring_free(ring);
@@ -292,7 +467,7 @@ found:
 linked:
 	if (!l->nrec++ && !ring->busy++) {
 		list_del_init(&ring->idle);
-		ia_ml_nidle_rings--;
+		part->nidle_rings--;
 	}
 	return l;
 }
@@ -300,6 +475,7 @@ linked:
 static void ia_ml_link_put(struct ia_ml_link *l)
 {
 	struct ia_ml_ring *ring = l->ring;
+	struct ia_ml_part *part = ring->u->part;
 
 	if (--l->nrec || --ring->busy)
 		return;
@@ -307,18 +483,19 @@ static void ia_ml_link_put(struct ia_ml_link *l)
 		ia_ml_ring_free(ring);
 		return;
 	}
-	list_add_tail(&ring->idle, &ia_ml_idle_rings);
-	if (++ia_ml_nidle_rings > IA_ML_IDLE)
-		ia_ml_ring_free(list_first_entry(&ia_ml_idle_rings, struct ia_ml_ring, idle));
+	list_add_tail(&ring->idle, &part->idle_rings);
+	if (++part->nidle_rings > IA_ML_IDLE)
+		ia_ml_ring_free(list_first_entry(&part->idle_rings, struct ia_ml_ring, idle));
 }
 
-/* Every idle ring and holder goes (exit, after the records). */
-static void ia_ml_idle_free(void)
+/* Every idle ring and holder of @part goes (exit, after the records). */
+static void ia_ml_idle_free(struct ia_ml_part *part)
 {
-	while (!list_empty(&ia_ml_idle_rings))
-		ia_ml_ring_free(list_first_entry(&ia_ml_idle_rings, struct ia_ml_ring, idle));
-	while (!list_empty(&ia_ml_idle_holders))
-		ia_ml_holder_free(list_first_entry(&ia_ml_idle_holders, struct ia_ml_holder, idle));
+	while (!list_empty(&part->idle_rings))
+		ia_ml_ring_free(list_first_entry(&part->idle_rings, struct ia_ml_ring, idle));
+	while (!list_empty(&part->idle_holders))
+		ia_ml_holder_free(list_first_entry(&part->idle_holders, struct ia_ml_holder,
+						   idle));
 }
 
 /* @pages of @r's more (@add) or fewer in its holder's and its link's figures. */
@@ -354,18 +531,18 @@ static void ia_ml_hold(struct ia_ml_rec *r, u64 pages, bool add)
 		h->rings += l->pages ? 1 : -1;
 }
 
-struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
+struct ia_ml_rec *ia_ml_rec_new(struct ia_ml_user *u, const void *key, const void *ctx,
 				enum ia_consumer consumer, const struct ia_ml_rec_ops *ops)
 {
-	struct ia_ml_user *u = ia_ml_user_get(uid);
-	struct ia_ml_holder *h = u ? ia_ml_holder_get(task_tgid(current), u) : NULL;
+	struct ia_ml_holder *h = ia_ml_holder_get(task_tgid(current), u);
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
 	struct ia_ml_link *l = NULL;
 	struct ia_ml_rec *r;
 
 	if (!h)
 		return NULL;
 	if (ctx) {
-		l = ia_ml_link_get(ctx, h);
+		l = ia_ml_link_get(ctx, h, u);
 		if (!l) {
 			ia_ml_holder_put(h);
 			return NULL;
@@ -373,7 +550,7 @@ struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 	}
 	/* A consumer's own record embeds the ledger's at its start (no spares of those). */
 	r = ops->size ? kzalloc(ops->size, GFP_ATOMIC) :
-			IA_ML_GET(&ia_ml_spare, struct ia_ml_rec, hnode);
+			IA_ML_GET(&u->part->spare, struct ia_ml_rec, hnode);
 	if (!r) {
 		if (l)
 			ia_ml_link_put(l);
@@ -383,43 +560,48 @@ struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
 	r->ops = ops;
 	r->key = key;
 	r->ctx = ctx;
-	r->uid = uid;
+	r->uid = u->uid;
 	r->consumer = consumer;
 	r->pid = h->pid;	/* the holder's reference, which outlives the record */
 	r->acct = u;
 	r->h = h;
 	r->link = l;
-	ia_htab_add(&ia_ml_recs, &r->hnode, (unsigned long)key);
+	spin_lock(&st->lock);
+	ia_htab_add(&st->t, &r->hnode, (unsigned long)key);
+	spin_unlock(&st->lock);
 	return r;
 }
 
 static void ia_ml_rec_del(struct ia_ml_rec *r)
 {
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, r->key);
+	struct ia_ml_part *part = r->acct->part;
+
 	if (r->ops->del)
 		r->ops->del(r);
 	ia_ml_hold(r, r->pages, false);
-	ia_htab_del(&ia_ml_recs, &r->hnode);
+	spin_lock(&st->lock);
+	ia_htab_del(&st->t, &r->hnode);
+	spin_unlock(&st->lock);
 	if (r->link)
 		ia_ml_link_put(r->link);
 	ia_ml_holder_put(r->h);
 	if (r->ops->size)
 		kfree(r);
 	else
-		ia_ml_obj_put(&ia_ml_spare, r, offsetof(struct ia_ml_rec, hnode));
-}
-
-/* The ledger entry of @r's uid (set when it was made). */
-static struct ia_ml_user *ia_ml_rec_user(struct ia_ml_rec *r)
-{
-	return r->acct;
+		ia_ml_obj_put(&part->spare, r, offsetof(struct ia_ml_rec, hnode));
 }
 
 void ia_ml_flag(kuid_t uid, u32 bit)
 {
-	struct ia_ml_user *u = ia_ml_user_get(uid);
+	struct ia_ml_user *u;
+	unsigned long flags;
 
+	ia_ml_lock_uid(uid, flags);
+	u = READ_ONCE(ia_ml_exiting) ? NULL : ia_ml_user_get(uid);
 	if (u)
 		u->inexact |= bit;
+	ia_ml_unlock_uid(uid, flags);
 }
 
 /* Where @r's pages are counted in @u, by its mode. */
@@ -446,57 +628,106 @@ void ia_ml_set_mode(struct ia_ml_rec *r, enum ia_ml_mode mode)
 
 void ia_ml_release(struct ia_ml_rec *r, u64 pages)
 {
-	struct ia_ml_user *u = ia_ml_rec_user(r);
+	struct ia_ml_user *u = r->acct;
+	u64 *c;
 
+	lockdep_assert_held(&u->part->lock);
 	if (pages > r->pages) {
-		if (u)
-			u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS;
+		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS;
 		pages = r->pages;
 	}
 	ia_ml_hold(r, pages, false);
 	r->pages -= pages;
 	if (r->ops->unpinned)
 		r->ops->unpinned(r, pages);
-	if (u) {
-		u64 *c = ia_ml_mode_pages(r, u);
-
-		*c -= min(*c, pages);
-	}
+	c = ia_ml_mode_pages(r, u);
+	*c -= min(*c, pages);
 	if (!r->pages && !r->keep)
 		ia_ml_rec_del(r);
 }
 
-void ia_ml_release_key(const void *key)
+/*
+ * @pages of the record of @key go (U64_MAX: all, and the record with
+ * them); even while exiting when @forget (the ledger's own walk).
+ */
+static void ia_ml_drop_key(const void *key, const struct ia_ml_rec_ops *ops, u64 pages,
+			   bool forget)
 {
+	unsigned long flags, oflags = 0;
+	struct ia_ml_part *part;
 	struct ia_ml_rec *r;
-	unsigned long flags;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	r = ia_ml_rec_of(key);
+	if (ops->outer)
+		spin_lock_irqsave(ops->outer, oflags);
+	r = ia_ml_rec_lock(key, ops, &flags);
 	if (r) {
-		r->keep = false;
-		ia_ml_release(r, r->pages);
+		part = r->acct->part;
+		if (pages == U64_MAX && (forget || !READ_ONCE(ia_ml_exiting))) {
+			r->keep = false;
+			ia_ml_release(r, r->pages);
+		} else if (!READ_ONCE(ia_ml_exiting)) {
+			ia_ml_release(r, pages);
+		}
+		spin_unlock_irqrestore(&part->lock, flags);
 	}
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	if (ops->outer)
+		spin_unlock_irqrestore(ops->outer, oflags);
+}
+
+void ia_ml_release_key(const void *key, const struct ia_ml_rec_ops *ops)
+{
+	ia_ml_drop_key(key, ops, U64_MAX, false);
+}
+
+void ia_ml_release_key_pages(const void *key, const struct ia_ml_rec_ops *ops, u64 pages)
+{
+	ia_ml_drop_key(key, ops, pages, false);
 }
 
 /*
  * Ring @ctx was closed: its links' pages wait for release, and it leaves the
- * table of open rings (a new ring at its address is another ring).
+ * table of open rings (a new ring at its address is another ring). Its uid
+ * read under its stripe, then the ring found again under that uid's part.
  */
 void ia_ml_ring_closed(const void *ctx)
 {
-	struct ia_ml_ring *ring = ia_ml_ring_of(ctx);
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_rings, ctx);
+	struct ia_ml_ring *ring;
+	struct ia_ml_part *part;
 	struct ia_ml_link *l;
+	struct ia_ml_user *u;
+	unsigned long flags;
+	int tries;
 
-	if (!ring)
-		return;
-	ring->closed = true;
-	ia_htab_del(&ia_ml_rings, &ring->hnode);
-	list_for_each_entry(l, &ring->links, rnode)
-		l->h->closed_pages += l->pages;
-	if (!ring->busy)
-		ia_ml_ring_free(ring);	/* idle: nothing of it is left to release */
+	for (tries = 0; tries < 4; tries++) {
+		spin_lock_irqsave(&st->lock, flags);
+		ring = ia_ml_rings_find(st, ctx, NULL);
+		u = ring ? ring->u : NULL;	/* users live until exit */
+		spin_unlock_irqrestore(&st->lock, flags);
+		if (!u)
+			return;
+		part = u->part;
+		spin_lock_irqsave(&part->lock, flags);
+		if (READ_ONCE(ia_ml_exiting)) {
+			spin_unlock_irqrestore(&part->lock, flags);
+			return;
+		}
+		spin_lock(&st->lock);
+		ring = ia_ml_rings_find(st, ctx, u);
+		if (ring)
+			ia_htab_del(&st->t, &ring->hnode);
+		spin_unlock(&st->lock);
+		if (ring) {
+			ring->closed = true;
+			list_for_each_entry(l, &ring->links, rnode)
+				l->h->closed_pages += l->pages;
+			if (!ring->busy)
+				ia_ml_ring_free(ring);	/* idle: nothing of it is left to release */
+		}
+		spin_unlock_irqrestore(&part->lock, flags);
+		if (ring)
+			return;
+	}
 }
 
 /* --- events ------------------------------------------------------------------ */
@@ -518,36 +749,51 @@ static void ia_ml_event_init(struct ia_event *ev, enum ia_event_type type, kuid_
 }
 
 /* For a process whose limit is @limit (bytes; RLIM_INFINITY: no level). */
-static void ia_ml_levels_bounds(struct ia_ml_user *u, u64 limit)
+static void ia_ml_levels_bounds(struct ia_ml_user *u, u64 limit,
+				const struct ia_thresholds *thr, u32 margin)
 {
 	u->bnd_limit = limit;
-	ia_levels_bounds(&u->bnd, &u->levels, &ia_ml_thr, ia_ml_margin,
+	ia_levels_bounds(&u->bnd, &u->levels, thr, margin,
 			 limit == RLIM_INFINITY ? 0 : limit, PAGE_SHIFT);
+}
+
+/* The pot's lines, as set now. */
+static void ia_ml_lines(struct ia_thresholds *thr, u32 *margin)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ia_ml_thr_lock, flags);
+	*thr = ia_ml_thr;
+	*margin = ia_ml_margin;
+	spin_unlock_irqrestore(&ia_ml_thr_lock, flags);
 }
 
 /* ia_ml_thresholds() found a bound crossed, or none computed for @limit. */
 void ia_ml_thresholds_cross(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
 			    u64 pot, u64 limit)
 {
+	struct ia_thresholds thr;
 	unsigned int raised;
 	struct ia_event ev;
+	u32 margin;
 
-	lockdep_assert_held(&ia_ml_lock);
+	lockdep_assert_held(&u->part->lock);
+	ia_ml_lines(&thr, &margin);
 	if (limit == RLIM_INFINITY || !limit) {
-		ia_ml_levels_bounds(u, limit);
+		ia_ml_levels_bounds(u, limit, &thr, margin);
 		return;
 	}
 	/* Re-armed from the pot before this charge, raised from the pot after. */
-	ia_levels_rearm(&u->levels, &ia_ml_thr, ia_ml_margin,
+	ia_levels_rearm(&u->levels, &thr, margin,
 			ia_per_mille((pot - min(pot, pages)) << PAGE_SHIFT, limit));
-	raised = ia_levels_raise(&u->levels, &ia_ml_thr, ia_per_mille(pot << PAGE_SHIFT, limit),
+	raised = ia_levels_raise(&u->levels, &thr, ia_per_mille(pot << PAGE_SHIFT, limit),
 				 true);
-	ia_ml_levels_bounds(u, limit);
+	ia_ml_levels_bounds(u, limit, &thr, margin);
 	if (!raised || !ia_events_wanted())
 		return;
 	ia_ml_event_init(&ev, IA_EV_THRESHOLD, u->uid, consumer, pages, pot, limit);
 	ev.level = fls(raised) - 1;
-	ev.threshold = ia_level_line(&ia_ml_thr, ev.level);
+	ev.threshold = ia_level_line(&thr, ev.level);
 	ia_event_queue(&ev);
 }
 
@@ -563,7 +809,7 @@ void ia_ml_refused_in(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages
 	struct ia_event ev;
 	u32 count;
 
-	lockdep_assert_held(&ia_ml_lock);
+	lockdep_assert_held(&u->part->lock);
 	u->refusals++;
 	ia_kind_refused(IA_KIND_UID_POT, 1);
 	ia_ml_event_init(&ev, IA_EV_FAILURE, u->uid, consumer, pages, pot, limit);
@@ -573,11 +819,12 @@ void ia_ml_refused_in(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages
 	u->last = (struct ia_failure){ .time_ns = ev.time_ns, .err = err, .size = ev.size,
 				       .who = ev.who, .cgroup_id = ev.cgroup_id, .ioas = ioas };
 	/*
-	 * Under ia_ml_lock (which also guards the scratch buffer): the path is
-	 * taken now, the cgroup may go soon. Unknown, rather than an earlier
-	 * refusal's path, when it cannot be had.
+	 * The path is taken now, the cgroup may go soon. Unknown, rather than
+	 * an earlier refusal's path, when it cannot be had.
 	 */
+	spin_lock(&ia_ml_cg_lock);
 	cgp = ia_task_cgpath(current, ia_ml_cgbuf, u->last_cgpath, GFP_ATOMIC);
+	spin_unlock(&ia_ml_cg_lock);
 	ia_cgpath_put(u->last_cgpath);
 	u->last_cgpath = cgp;
 	if (ia_coalesce_fail(&u->co, now, &count)) {
@@ -587,42 +834,65 @@ void ia_ml_refused_in(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages
 		return;
 	}
 	u->pending_ev = ev;
+	spin_lock(&ia_ml_pend_lock);
 	if (list_empty(&u->pend))
 		list_add_tail(&u->pend, &ia_ml_pend_users);
 	ia_coalesce_schedule(&ia_ml_flush_work, &ia_ml_flush_pending);
+	spin_unlock(&ia_ml_pend_lock);
 }
 
 static void ia_ml_flush_fn(struct work_struct *w)
 {
 	u64 now = ktime_get_ns();
-	struct ia_ml_user *u, *tmp;
+	struct ia_ml_part *part;
+	struct ia_ml_user *u;
 	unsigned long flags;
 	bool again = false;
+	LIST_HEAD(todo);
 	u32 count;
 
-	/* Only the users with a report held (a refusal put each on the list). */
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	/*
+	 * Only the users with a report held (a refusal put each on the list),
+	 * one at a time under its part: taken off the list there, and put
+	 * back there while it still holds one (a refusal meanwhile finds it
+	 * listed, on @todo, and leaves it to this walk).
+	 */
+	spin_lock_irqsave(&ia_ml_pend_lock, flags);
 	ia_ml_flush_pending = false;
-	list_for_each_entry_safe(u, tmp, &ia_ml_pend_users, pend) {
-		if (!u->co.pending) {
-			list_del_init(&u->pend);
-			continue;
+	list_splice_init(&ia_ml_pend_users, &todo);
+	spin_unlock_irqrestore(&ia_ml_pend_lock, flags);
+	for (;;) {
+		spin_lock_irqsave(&ia_ml_pend_lock, flags);
+		u = list_first_entry_or_null(&todo, struct ia_ml_user, pend);
+		spin_unlock_irqrestore(&ia_ml_pend_lock, flags);
+		if (!u)
+			break;
+		part = u->part;
+		spin_lock_irqsave(&part->lock, flags);
+		spin_lock(&ia_ml_pend_lock);
+		list_del_init(&u->pend);
+		spin_unlock(&ia_ml_pend_lock);
+		count = u->co.pending ? ia_coalesce_due(&u->co, now) : 0;
+		if (count) {
+			u->pending_ev.count = count;
+			u->pending_ev.time_ns = ktime_get_real_ns();
+			if (ia_events_wanted())
+				ia_event_queue(&u->pending_ev);
 		}
-		count = ia_coalesce_due(&u->co, now);
-		if (!count) {
+		if (u->co.pending) {
+			spin_lock(&ia_ml_pend_lock);
+			list_add_tail(&u->pend, &ia_ml_pend_users);
+			spin_unlock(&ia_ml_pend_lock);
 			again = true;
-			continue;
 		}
-		if (!u->co.pending)
-			list_del_init(&u->pend);
-		u->pending_ev.count = count;
-		u->pending_ev.time_ns = ktime_get_real_ns();
-		if (ia_events_wanted())
-			ia_event_queue(&u->pending_ev);
+		spin_unlock_irqrestore(&part->lock, flags);
+		cond_resched();
 	}
-	if (again)
+	if (again) {
+		spin_lock_irqsave(&ia_ml_pend_lock, flags);
 		ia_coalesce_schedule(&ia_ml_flush_work, &ia_ml_flush_pending);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+		spin_unlock_irqrestore(&ia_ml_pend_lock, flags);
+	}
 }
 
 /* --- init / exit ---------------------------------------------------------------- */
@@ -632,7 +902,7 @@ static const struct ia_source *const *ia_ml_parts;
 static struct ia_hook_set *ia_ml_sets[IA_CONS_COUNT];
 static unsigned int ia_ml_nsets;
 
-static const struct ia_source *ia_ml_part_of(const struct ia_hook_set *s)
+static const struct ia_source *ia_ml_source_of(const struct ia_hook_set *s)
 {
 	const struct ia_source *const *p;
 
@@ -644,36 +914,64 @@ static const struct ia_source *ia_ml_part_of(const struct ia_hook_set *s)
 
 /*
  * Every record a set's hooks made (@s; NULL: every record) goes, its pages
- * leaving the uid's parts (unattributed from then on): a batch of buckets
- * per hold of the lock. A table whose entries moved meanwhile is read
- * again from its start (what went is no longer in it).
+ * leaving the uid's parts (unattributed from then on). Each stripe of the
+ * records is read a batch of buckets per hold of its lock, the keys found
+ * there released after, each under its consumer's outer lock and its uid's
+ * part (ia_ml_release_key()). A stripe whose entries moved meanwhile is
+ * read again from its start (what went is no longer in it).
  */
+#define IA_ML_FORGET_MAX 64
+
+struct ia_ml_forget_one {
+	const void *key;
+	const struct ia_ml_rec_ops *ops;
+};
+
 static void ia_ml_forget(const struct ia_hook_set *s)
 {
-	unsigned long gen = 0, flags;
-	unsigned int bkt = 0, end;
-	struct hlist_node *tmp;
+	struct ia_ml_forget_one few[8], *batch;
+	unsigned int i, n, max, bkt, end;
+	struct ia_ml_stripe *st;
+	unsigned long gen, flags;
 	struct ia_ml_rec *r;
-	bool done;
+	bool full;
 
-	do {
-		spin_lock_irqsave(&ia_ml_lock, flags);
-		if (!bkt || gen != ia_ml_recs.gen) {
-			gen = ia_ml_recs.gen;
-			bkt = 0;
-		}
-		end = min(bkt + IA_HTAB_BATCH, ia_htab_buckets(&ia_ml_recs));
-		for (; bkt < end; bkt++)
-			hlist_for_each_entry_safe(r, tmp, ia_htab_bucket_at(&ia_ml_recs, bkt),
-						  hnode)
-				if (!s || r->ops->hooks == s) {
-					r->keep = false;
-					ia_ml_release(r, r->pages);
+	batch = kmalloc_array(IA_ML_FORGET_MAX, sizeof(*batch), GFP_KERNEL);
+	max = batch ? IA_ML_FORGET_MAX : ARRAY_SIZE(few);
+	if (!batch)
+		batch = few;
+	for (st = ia_ml_recs; st < ia_ml_recs + IA_ML_PARTS; st++) {
+		bkt = 0;
+		gen = 0;
+		do {
+			n = 0;
+			full = false;
+			spin_lock_irqsave(&st->lock, flags);
+			if (gen != st->t.gen) {
+				gen = st->t.gen;
+				bkt = 0;
+			}
+			end = min(bkt + IA_HTAB_BATCH, ia_htab_buckets(&st->t));
+			/* A bucket whose records fill the batch is read again after it. */
+			for (; bkt < end && !full; bkt += !full)
+				hlist_for_each_entry(r, ia_htab_bucket_at(&st->t, bkt), hnode) {
+					if (s && r->ops->hooks != s)
+						continue;
+					if (n == max) {
+						full = true;
+						break;
+					}
+					batch[n].key = r->key;
+					batch[n++].ops = r->ops;
 				}
-		done = bkt >= ia_htab_buckets(&ia_ml_recs);
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		cond_resched();
-	} while (!done);
+			spin_unlock_irqrestore(&st->lock, flags);
+			for (i = 0; i < n; i++)
+				ia_ml_drop_key(batch[i].key, batch[i].ops, U64_MAX, true);
+			cond_resched();
+		} while (bkt < ia_htab_buckets(&st->t));
+	}
+	if (batch != few)
+		kfree(batch);
 }
 
 /*
@@ -684,7 +982,7 @@ static void ia_ml_forget(const struct ia_hook_set *s)
  */
 static void ia_ml_hooks_changed(struct ia_hook_set *s)
 {
-	const struct ia_source *part = ia_ml_part_of(s);
+	const struct ia_source *part = ia_ml_source_of(s);
 
 	if (!part)
 		return;
@@ -707,21 +1005,54 @@ static void ia_ml_spares_free(struct ia_spare *s, size_t off)
 
 static void ia_ml_tables_destroy(void)
 {
-	ia_htab_destroy(&ia_ml_rings);
-	ia_htab_destroy(&ia_ml_holders);
-	ia_htab_destroy(&ia_ml_recs);
-	ia_htab_destroy(&ia_ml_users);
+	unsigned int i;
+
+	for (i = 0; i < IA_ML_PARTS; i++) {
+		ia_htab_destroy(&ia_ml_rings[i].t);
+		ia_htab_destroy(&ia_ml_holders[i].t);
+		ia_htab_destroy(&ia_ml_recs[i].t);
+		ia_htab_destroy(&ia_ml_partv[i].users);
+	}
+}
+
+/* Lock classes named as lockdep and /proc/lock_stat show them. */
+static struct lock_class_key ia_ml_part_key, ia_ml_recs_key, ia_ml_holders_key, ia_ml_rings_key;
+
+static int ia_ml_stripe_init(struct ia_ml_stripe *st, unsigned int bits,
+			     unsigned long (*hash_of)(const struct hlist_node *n),
+			     struct lock_class_key *key, const char *name)
+{
+	spin_lock_init(&st->lock);
+	lockdep_set_class_and_name(&st->lock, key, name);
+	return ia_htab_init(&st->t, bits, &st->lock, hash_of);
 }
 
 static int ia_ml_tables_init(void)
 {
-	/* Sized for a few hundred of each; they grow with what they hold. */
-	if (ia_htab_init(&ia_ml_users, 6, &ia_ml_lock, ia_ml_user_hash) ||
-	    ia_htab_init(&ia_ml_recs, 8, &ia_ml_lock, ia_ml_rec_hash) ||
-	    ia_htab_init(&ia_ml_holders, 6, &ia_ml_lock, ia_ml_holder_hash) ||
-	    ia_htab_init(&ia_ml_rings, 6, &ia_ml_lock, ia_ml_ring_hash)) {
-		ia_ml_tables_destroy();
-		return -ENOMEM;
+	struct ia_ml_part *part;
+	unsigned int i;
+
+	for (i = 0; i < IA_ML_PARTS; i++) {
+		part = &ia_ml_partv[i];
+		spin_lock_init(&part->lock);
+		lockdep_set_class_and_name(&part->lock, &ia_ml_part_key, "ia_ml_part");
+		INIT_LIST_HEAD(&part->idle_holders);
+		INIT_LIST_HEAD(&part->idle_rings);
+		part->spare = (struct ia_spare)IA_SPARE_INIT(32);
+		part->spare_h = (struct ia_spare)IA_SPARE_INIT(8);
+		part->spare_r = (struct ia_spare)IA_SPARE_INIT(8);
+		part->spare_l = (struct ia_spare)IA_SPARE_INIT(8);
+		/* Sized for a few of each; they grow with what they hold. */
+		if (ia_htab_init(&part->users, 2, &part->lock, ia_ml_user_hash) ||
+		    ia_ml_stripe_init(&ia_ml_recs[i], 4, ia_ml_rec_hash, &ia_ml_recs_key,
+				      "ia_ml_recs") ||
+		    ia_ml_stripe_init(&ia_ml_holders[i], 2, ia_ml_holder_hash, &ia_ml_holders_key,
+				      "ia_ml_holders") ||
+		    ia_ml_stripe_init(&ia_ml_rings[i], 2, ia_ml_ring_hash, &ia_ml_rings_key,
+				      "ia_ml_rings")) {
+			ia_ml_tables_destroy();
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -770,11 +1101,14 @@ void ia_memlock_exit(const struct ia_source *self)
 {
 	const struct ia_source *const *p;
 	struct ia_ml_user *u, *utmp;
+	struct ia_ml_part *part;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	ia_ml_exiting = true;
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	for (part = ia_ml_partv; part < ia_ml_partv + IA_ML_PARTS; part++) {
+		spin_lock_irqsave(&part->lock, flags);
+		WRITE_ONCE(ia_ml_exiting, true);
+		spin_unlock_irqrestore(&part->lock, flags);
+	}
 	/* Every set at once: their wrappers share the grace periods. */
 	ia_hook_sets_unregister(ia_ml_sets, ia_ml_nsets);
 	for (p = ia_ml_parts; p && *p; p++)
@@ -783,16 +1117,21 @@ void ia_memlock_exit(const struct ia_source *self)
 	cancel_delayed_work_sync(&ia_ml_flush_work);
 	/* The records, a batch at a time (and with them holders, links, rings). */
 	ia_ml_forget(NULL);
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	ia_ml_spares_free(&ia_ml_spare, offsetof(struct ia_ml_rec, hnode));
-	ia_ml_idle_free();
-	ia_ml_spares_free(&ia_ml_spare_h, offsetof(struct ia_ml_holder, hnode));
-	ia_ml_spares_free(&ia_ml_spare_r, offsetof(struct ia_ml_ring, hnode));
-	ia_ml_spares_free(&ia_ml_spare_l, offsetof(struct ia_ml_link, snode));
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	/* No hook, no reader is left: the users go without the lock. */
+	for (part = ia_ml_partv; part < ia_ml_partv + IA_ML_PARTS; part++) {
+		spin_lock_irqsave(&part->lock, flags);
+		ia_ml_spares_free(&part->spare, offsetof(struct ia_ml_rec, hnode));
+		ia_ml_idle_free(part);
+		ia_ml_spares_free(&part->spare_h, offsetof(struct ia_ml_holder, hnode));
+		ia_ml_spares_free(&part->spare_r, offsetof(struct ia_ml_ring, hnode));
+		ia_ml_spares_free(&part->spare_l, offsetof(struct ia_ml_link, snode));
+		spin_unlock_irqrestore(&part->lock, flags);
+	}
+	/* No hook, no reader is left: the users go. */
 	list_for_each_entry_safe(u, utmp, &ia_ml_all_users, all) {
 		list_del(&u->all);
+		spin_lock_irqsave(&u->part->lock, flags);
+		ia_htab_del(&u->part->users, &u->hnode);
+		spin_unlock_irqrestore(&u->part->lock, flags);
 		ia_cgpath_put(u->last_cgpath);
 		kfree(u);
 	}
@@ -838,13 +1177,12 @@ static int ia_ml_uid_cmp(const void *a, const void *b)
 /*
  * What @u's holders hold that waits for release, into @o: a walk of its
  * holders (one uid's processes may be 100,000), IA_HTAB_BATCH a hold of
- * the lock, counted in @done across the users of one fill (so a batch of
- * users with a few holders each is one hold too). Where a batch ends, that
- * holder is pinned (a reference keeps it, and on its uid's list) while the
- * lock is dropped, and the walk goes on after it; holders that came
- * meanwhile (at the list's tail) are summed too: either is right for a
- * snapshot. Called and returns with ia_ml_lock held (@flags: its saved
- * interrupt state).
+ * its part's lock, counted in @done across the users of one fill. Where a
+ * batch ends, that holder is pinned (a reference keeps it, and on its
+ * uid's list) while the lock is dropped, and the walk goes on after it;
+ * holders that came meanwhile (at the list's tail) are summed too: either
+ * is right for a snapshot. Called and returns with @u's part held (@flags:
+ * its saved interrupt state).
  */
 static void ia_ml_uid_pending(struct ia_memlock_uid *o, struct ia_ml_user *u,
 			      unsigned long *flags, unsigned int *done)
@@ -860,9 +1198,9 @@ static void ia_ml_uid_pending(struct ia_memlock_uid *o, struct ia_ml_user *u,
 		if (++*done % IA_HTAB_BATCH || pos == &u->holders)
 			continue;
 		ia_ml_holder_pin(h);
-		spin_unlock_irqrestore(&ia_ml_lock, *flags);
+		spin_unlock_irqrestore(&u->part->lock, *flags);
 		cond_resched();
-		spin_lock_irqsave(&ia_ml_lock, *flags);
+		spin_lock_irqsave(&u->part->lock, *flags);
 		/*
 		 * Unpinned first: idle, it goes to the idle list's tail, and
 		 * only the list's head can be freed by it, so @h stays (a
@@ -889,40 +1227,42 @@ static void ia_ml_uid_copy(struct ia_memlock_uid *o, const struct ia_ml_user *u)
 }
 
 /*
- * Users, IA_HTAB_BATCH a hold of the lock: they are never deleted before
- * exit and only added at the list's tail, so the cursor stays valid while
- * the lock is dropped. Users that came meanwhile are taken while there is
- * room (they were not there when the snapshot began: either is right).
+ * Users, each under its part, the list read a user at a time: users are
+ * never deleted before exit and only added at the list's tail, so the
+ * cursor stays valid between. Users that came meanwhile are taken while
+ * there is room (they were not there when the snapshot began: either is
+ * right).
  */
 static unsigned int ia_ml_uids_fill(void *buf, unsigned int cap, void *arg)
 {
 	struct ia_memlock_uids *s = buf;
-	unsigned int n = 0, k, done = 0;
+	unsigned int n = 0, done = 0;
 	struct list_head *pos;
+	struct ia_ml_user *u;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_ml_list_lock, flags);
 	if (ia_ml_nusers > cap) {
 		n = ia_ml_nusers;
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		spin_unlock_irqrestore(&ia_ml_list_lock, flags);
 		return n;
 	}
-	pos = ia_ml_all_users.next;
-	for (;;) {
-		for (k = 0; k < IA_HTAB_BATCH && pos != &ia_ml_all_users && n < cap;
-		     k++, pos = pos->next) {
-			struct ia_ml_user *u = list_entry(pos, struct ia_ml_user, all);
-
-			ia_ml_uid_copy(&s->u[n], u);
-			ia_ml_uid_pending(&s->u[n++], u, &flags, &done);
-		}
-		if (pos == &ia_ml_all_users || n == cap)
+	pos = &ia_ml_all_users;
+	spin_unlock_irqrestore(&ia_ml_list_lock, flags);
+	while (n < cap) {
+		spin_lock_irqsave(&ia_ml_list_lock, flags);
+		pos = pos->next;
+		spin_unlock_irqrestore(&ia_ml_list_lock, flags);
+		if (pos == &ia_ml_all_users)
 			break;
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		cond_resched();
-		spin_lock_irqsave(&ia_ml_lock, flags);
+		u = list_entry(pos, struct ia_ml_user, all);
+		spin_lock_irqsave(&u->part->lock, flags);
+		ia_ml_uid_copy(&s->u[n], u);
+		ia_ml_uid_pending(&s->u[n++], u, &flags, &done);
+		spin_unlock_irqrestore(&u->part->lock, flags);
+		if (!(n % IA_HTAB_BATCH))
+			cond_resched();
 	}
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
 	return n;
 }
 
@@ -970,39 +1310,67 @@ const struct ia_memlock_uid *ia_memlock_uid_find(const struct ia_memlock_uids *s
 	return NULL;
 }
 
+/*
+ * The uids @pid holds pots of are read under its stripe of the holders,
+ * then each holder found again under its uid's part, whose lock guards
+ * its figures. One uid, almost always; an array for more, made outside
+ * the lock (and again if more came meanwhile); without memory for it the
+ * process is not listed as a holder (GFP_ATOMIC: callers hold RCU).
+ */
 bool ia_memlock_proc_of(struct pid *pid, struct ia_memlock_proc *out)
 {
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_holders, pid);
+	struct ia_ml_user *few[4], **users = few;
+	unsigned int i, c, n, max = ARRAY_SIZE(few);
 	struct hlist_head *head;
 	struct ia_ml_holder *h;
 	unsigned long flags;
-	unsigned int c;
 	int t;
 
 	memset(out, 0, sizeof(*out));
 	out->pid = pid_nr(pid);
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	/* One holder per uid the process charged as: usually one. */
-	for (t = 0; (head = ia_htab_chain(&ia_ml_holders, (unsigned long)pid, t)); t++)
-		hlist_for_each_entry(h, head, hnode) {
-			if (h->pid != pid || !h->total)
-				continue;
+	for (;;) {
+		n = 0;
+		spin_lock_irqsave(&st->lock, flags);
+		for (t = 0; (head = ia_htab_chain(&st->t, (unsigned long)pid, t)); t++)
+			hlist_for_each_entry(h, head, hnode)
+				if (h->pid == pid) {
+					if (n < max)
+						users[n] = h->u;	/* users live until exit */
+					n++;
+				}
+		spin_unlock_irqrestore(&st->lock, flags);
+		if (n <= max)
+			break;
+		if (users != few)
+			kfree(users);
+		/* Called under RCU (a walk of the task list): no sleeping. */
+		max = n + 4;
+		users = kmalloc_array(max, sizeof(*users), GFP_ATOMIC | __GFP_NOWARN);
+		if (!users)
+			return false;
+	}
+	for (i = 0; i < n; i++) {
+		spin_lock_irqsave(&users[i]->part->lock, flags);
+		spin_lock(&st->lock);
+		h = ia_ml_holders_find(st, pid, users[i]);
+		spin_unlock(&st->lock);
+		if (h && h->total) {
 			for (c = 0; c < IA_CONS_COUNT; c++)
 				out->pages[c] += h->pages[c];
 			out->rings += h->rings;
 			out->holds = true;
 		}
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+		spin_unlock_irqrestore(&users[i]->part->lock, flags);
+	}
+	if (users != few)
+		kfree(users);
 	return out->holds;
 }
 
 void ia_memlock_thresholds_get(struct ia_thresholds *t, u32 *margin)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	*t = ia_ml_thr;
-	*margin = ia_ml_margin;
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	ia_ml_lines(t, margin);
 }
 
 /* New lines: every level re-arms; the next charge raises what it reaches. */
@@ -1011,9 +1379,9 @@ void ia_memlock_thresholds_set(const struct ia_thresholds *t, u32 margin)
 	unsigned long flags;
 
 	/* Each user's levels re-arm at its next charge (ia_ml_thresholds()). */
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_ml_thr_lock, flags);
 	ia_ml_thr = *t;
 	ia_ml_margin = margin;
-	ia_ml_thr_gen++;
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	WRITE_ONCE(ia_ml_thr_gen, ia_ml_thr_gen + 1);
+	spin_unlock_irqrestore(&ia_ml_thr_lock, flags);
 }

@@ -7,18 +7,34 @@
  * (iommufd's pinned pages). Consumers call the ledger; the ledger knows
  * them only through their struct ia_source and their records' ops.
  *
- * Locking: ia_ml_lock (a spinlock, irqsave: the hooks run in atomic
- * context) guards the users, the records and io_uring's calls in flight. Taken with
- * it, in this order: the kernel's kernfs lock inside cgroup_path() (a
- * failure's cgroup path), then ia_evq_lock (events are queued under
- * ia_ml_lock, and ia_event_queue() takes nothing else). Nothing that
- * sleeps, allocates other than GFP_ATOMIC or calls into netlink runs under
- * it; no other lock of this module is held when it is taken. Every
- * function named *_locked below, or documented "under ia_ml_lock", needs it.
+ * Locking: the ledger is split by uid. A uid's entry and everything of it
+ * (its holders, records, rings and links, its levels and refusals) is
+ * guarded by its part's lock: one of IA_ML_PARTS, chosen by a hash of the
+ * uid (ia_ml_part_of()). The tables that find a record by its key, an open
+ * ring by its context and a holder by its process are split in stripes,
+ * each with its own lock, a leaf held for one lookup, addition or removal:
+ * release hooks know a buffer, a ring or a umem, not its uid, so they find
+ * the entry under its stripe, read its uid, then take that uid's part and
+ * find it again (memlock.c's ia_ml_rec_lock()). Two uids share a lock
+ * only when their hashes meet; nothing of the ledger is global but the
+ * list of users (taken when a uid is first seen and, a user at a time, by
+ * snapshots), the list of users holding a refusal report, the thresholds'
+ * lines, and the scratch buffer of a refusal's cgroup path.
+ *
+ * Order: iommufd's ia_fd_lock (its records' ops need it), a part, then
+ * leaves: a stripe, ia_ml_list_lock, ia_ml_pend_lock, ia_ml_thr_lock,
+ * ia_ml_cg_lock (with the kernel's kernfs lock inside cgroup_path()),
+ * ia_evq_lock. All are taken irqsave (kprobe handlers run with interrupts
+ * off); each hold is bounded: a lookup and an update, or a batch of
+ * IA_HTAB_BATCH. Nothing that sleeps, allocates other than GFP_ATOMIC or
+ * calls into netlink runs under them. The ledger's functions below need
+ * the part of the uid (or record) they are given held, unless they say
+ * they take it themselves.
  */
 #ifndef _IA_MEMLOCK_H
 #define _IA_MEMLOCK_H
 
+#include <linux/bits.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 
@@ -26,11 +42,29 @@
 #include "ia.h"
 #include "wrapper/hook.h"
 
-extern spinlock_t ia_ml_lock;
+/* The parts of the ledger: what a lock guards is the uids that hash to it. */
+#define IA_ML_PART_BITS 6
+#define IA_ML_PARTS BIT(IA_ML_PART_BITS)
+
+struct ia_ml_part {
+	spinlock_t lock;		/* its uids' entries and all they hold */
+	struct ia_htab users;		/* struct ia_ml_user of its uids, by uid */
+	/* Idle rings and holders kept (struct ia_ml_ring says why). */
+	struct list_head idle_holders, idle_rings;
+	unsigned int nidle_holders, nidle_rings;
+	/* Records, holders, rings and links given back (ia.h: struct ia_spare). */
+	struct ia_spare spare, spare_h, spare_r, spare_l;
+} ____cacheline_aligned_in_smp;
+
+struct ia_ml_part *ia_ml_part_of(kuid_t uid);
+
+#define ia_ml_lock_uid(uid, flags) spin_lock_irqsave(&ia_ml_part_of(uid)->lock, flags)
+#define ia_ml_unlock_uid(uid, flags) spin_unlock_irqrestore(&ia_ml_part_of(uid)->lock, flags)
+
 /*
- * Set (under the lock) before the hooks go: from then on no handler
- * touches io_uring's calls in flight, whose nodes live in kretprobe instances that
- * an unregistered probe no longer unlinks, or on wrappers' stacks.
+ * Set (under every part's lock) before the hooks go: from then on no
+ * handler changes the ledger. (The calls in flight are killed with their
+ * hook sets: wrapper/hook.h.)
  */
 extern bool ia_ml_exiting;
 
@@ -45,8 +79,9 @@ extern bool ia_ml_exiting;
  * are its links with pages.
  */
 struct ia_ml_user {
-	struct hlist_node hnode;	/* ia_ml_users, by uid */
+	struct hlist_node hnode;	/* its part's users, by uid */
 	struct list_head all;		/* ia_ml_all_users, in the order they came */
+	struct ia_ml_part *part;	/* whose lock guards it */
 	struct list_head holders;	/* its holders (struct ia_ml_holder) */
 	struct list_head pend;		/* on ia_ml_pend_users: a refusal report is held */
 	kuid_t uid;
@@ -73,7 +108,7 @@ struct ia_ml_user {
 
 /* A process (its thread group) holding pages of one uid's pot. */
 struct ia_ml_holder {
-	struct hlist_node hnode;	/* ia_ml_holders, by pid */
+	struct hlist_node hnode;	/* a stripe of ia_ml_holders, by pid */
 	struct list_head unode;		/* its user's holders */
 	struct pid *pid;		/* a reference */
 	struct ia_ml_user *u;
@@ -82,7 +117,7 @@ struct ia_ml_holder {
 	u64 closed_pages;		/* of @total: in rings that were closed */
 	u32 rings;			/* its links with pages */
 	u32 refs;			/* records and links that name it */
-	struct list_head idle;		/* on ia_ml_idle_holders while @refs is 0 */
+	struct list_head idle;		/* on its part's idle holders while @refs is 0 */
 };
 
 /*
@@ -92,12 +127,13 @@ struct ia_ml_holder {
  * registered and unregistered in turn makes them once, not per buffer.
  */
 struct ia_ml_ring {
-	struct hlist_node hnode;	/* ia_ml_rings, by ctx, while open */
+	struct hlist_node hnode;	/* a stripe of ia_ml_rings, by ctx, while open */
 	const void *ctx;
+	struct ia_ml_user *u;		/* the uid its records are charged to */
 	bool closed;
 	u32 busy;			/* its links with records */
 	struct list_head links;		/* one per holder of its records */
-	struct list_head idle;		/* on ia_ml_idle_rings while @busy is 0 */
+	struct list_head idle;		/* on its part's idle rings while @busy is 0 */
 };
 
 /* The records of one holder on one ring. */
@@ -123,7 +159,12 @@ struct ia_ml_rec;
 struct ia_ml_rec_ops {
 	struct ia_hook_set *hooks;	/* the consumer's hooks, which make them */
 	size_t size;			/* a record of its own that embeds one; 0: none */
-	/* Under ia_ml_lock: @pages of @r were released; @r goes (NULL: nothing). */
+	/* Held around a release the ledger starts (the callbacks below need it). */
+	spinlock_t *outer;
+	/*
+	 * Under its part (and @outer): @pages of @r were released; @r goes
+	 * (NULL: nothing).
+	 */
 	void (*unpinned)(struct ia_ml_rec *r, u64 pages);
 	void (*del)(struct ia_ml_rec *r);
 };
@@ -133,7 +174,7 @@ struct ia_ml_rec_ops {
  * umem, an iommufd pages object).
  */
 struct ia_ml_rec {
-	struct hlist_node hnode;	/* ia_ml_recs, by key (a spare: on the spare list) */
+	struct hlist_node hnode;	/* in ia_ml_recs by key, or on a spare list */
 	const void *key;		/* the buffer, the ring in per-ring mode, the umem */
 	const void *ctx;		/* the ring (NULL: a umem) */
 	kuid_t uid;
@@ -148,14 +189,23 @@ struct ia_ml_rec {
 	const struct ia_ml_rec_ops *ops;
 };
 
-/* The ledger (memlock.c), every function under ia_ml_lock. */
+/* The ledger (memlock.c), every function under the part of the uid it is given. */
 struct ia_ml_user *ia_ml_user_get(kuid_t uid);
-struct ia_ml_rec *ia_ml_rec_of(const void *key);
+/* @u's record of @key made by @ops' consumer, or NULL. */
+struct ia_ml_rec *ia_ml_rec_of(struct ia_ml_user *u, const void *key,
+			       const struct ia_ml_rec_ops *ops);
 /*
- * A new record of @consumer (made as @ops say) under @key, charged by the
- * current process; NULL when there is no memory for it.
+ * The record of @key made by @ops' consumer, whatever its uid, for a
+ * consumer with an outer lock, held: every change to its records is made
+ * under it too, so what it finds stays, and its figures can be read.
  */
-struct ia_ml_rec *ia_ml_rec_new(const void *key, const void *ctx, kuid_t uid,
+struct ia_ml_rec *ia_ml_rec_outer(const void *key, const struct ia_ml_rec_ops *ops);
+
+/*
+ * A new record of @consumer (made as @ops say) under @key for @u, charged
+ * by the current process; NULL when there is no memory for it.
+ */
+struct ia_ml_rec *ia_ml_rec_new(struct ia_ml_user *u, const void *key, const void *ctx,
 				enum ia_consumer consumer, const struct ia_ml_rec_ops *ops);
 /* @pages more charged to @r, where its mode says (@u: @r's uid's entry). */
 void ia_ml_charged(struct ia_ml_rec *r, struct ia_ml_user *u, u64 pages);
@@ -172,10 +222,22 @@ static inline bool ia_ml_rec_closed(const struct ia_ml_rec *r)
  * goes when it is empty, unless it is kept for its object.
  */
 void ia_ml_release(struct ia_ml_rec *r, u64 pages);
-/* The whole record of @key goes, if there is one (takes ia_ml_lock). */
-void ia_ml_release_key(const void *key);
-/* Every record of ring @ctx waits for its deferred release. */
+/*
+ * The whole record of @key (of @ops' consumer) goes, if there is one; with
+ * no part held (takes @ops' outer lock, then the record's part).
+ */
+void ia_ml_release_key(const void *key, const struct ia_ml_rec_ops *ops);
+/* @pages of that record go (the record, when it is empty and not kept). */
+void ia_ml_release_key_pages(const void *key, const struct ia_ml_rec_ops *ops, u64 pages);
+/* Every record of ring @ctx waits for its deferred release (no part held). */
 void ia_ml_ring_closed(const void *ctx);
+/*
+ * A record of @key (of @ops' consumer) of a uid other than @uid goes, if
+ * there is one: an object at the address of one whose release was not
+ * seen (flagged on its uid). With no part held; takes @ops' outer lock.
+ */
+void ia_ml_release_other(const void *key, const struct ia_ml_rec_ops *ops, kuid_t uid);
+/* @uid's figures may be wrong (@bit says why): with no part held. */
 void ia_ml_flag(kuid_t uid, u32 bit);
 /* ia_ml_thresholds() past @u's bounds (or with none for @limit). */
 void ia_ml_thresholds_cross(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
@@ -192,8 +254,10 @@ extern u32 ia_ml_thr_gen;
 static inline void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consumer, u64 pages,
 				    u64 pot, u64 limit)
 {
-	if (unlikely(u->thr_gen != ia_ml_thr_gen)) {
-		u->thr_gen = ia_ml_thr_gen;
+	u32 gen = READ_ONCE(ia_ml_thr_gen);
+
+	if (unlikely(u->thr_gen != gen)) {
+		u->thr_gen = gen;
 		u->levels.raised = 0;
 		u->bnd.raise_at = 0;	/* the bounds, at this charge */
 	}

@@ -76,7 +76,11 @@
  * An IOAS's pinned figure is read from the records of the pages objects
  * its areas map, each once.
  *
- * Locking: memlock.h; the calls in flight are under ia_ml_lock too.
+ * Locking: ia_fd_lock guards iommufd's own state (contexts, IOAS, areas)
+ * and, with their uid's part (memlock.h), its records: every change to one
+ * is made under both, so iommufd reads its records' figures under its own
+ * lock. The ledger takes it (the records' outer lock) before a part when it
+ * releases one itself. The calls in flight are the hook set's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -125,6 +129,7 @@ struct ia_ml_fd_pin {
 };
 
 static struct ia_calls ia_ml_fd_calls;
+static DEFINE_SPINLOCK(ia_fd_lock);
 
 /* Kinds of calls in flight. */
 enum { IA_FD_CALL_PIN, IA_FD_CALL_MAP };
@@ -146,7 +151,7 @@ struct ia_fd_map {
 };
 
 /*
- * One iommufd context, under ia_ml_lock. It is listed from its open to its
+ * One iommufd context, under ia_fd_lock. It is listed from its open to its
  * release, and lives while a record refers to it.
  */
 struct ia_fd_ctx {
@@ -170,7 +175,7 @@ static u32 ia_fd_ctx_seq;
 static bool ia_fd_ctx_on;
 
 /*
- * One IOAS of a listed context, under ia_ml_lock, from the first
+ * One IOAS of a listed context, under ia_fd_lock, from the first
  * iopt_map_pages on it to iommufd_ioas_destroy (or its context's release):
  * keyed by its io_pagetable, which the IOAS embeds; @obj is the object the
  * ioctl looked up by @id (0: not seen, as for the compat container's IOAS,
@@ -250,7 +255,7 @@ static void ia_fd_area_drop(struct ia_fd_area *e)
 	kfree(e);
 }
 
-/* Under ia_ml_lock: the IOAS record goes, with its areas. */
+/* Under ia_fd_lock: the IOAS record goes, with its areas. */
 static void ia_fd_ioas_drop(struct ia_fd_ioas *x)
 {
 	struct ia_fd_area *e, *t;
@@ -263,7 +268,7 @@ static void ia_fd_ioas_drop(struct ia_fd_ioas *x)
 	kfree(x);
 }
 
-/* Under ia_ml_lock: the IOAS records of @c (all: NULL) go. */
+/* Under ia_fd_lock: the IOAS records of @c (all: NULL) go. */
 static void ia_fd_ioas_drop_ctx(const struct ia_fd_ctx *c)
 {
 	struct ia_fd_ioas *x;
@@ -275,7 +280,7 @@ static void ia_fd_ioas_drop_ctx(const struct ia_fd_ctx *c)
 			ia_fd_ioas_drop(x);
 }
 
-/* Under ia_ml_lock: the iommufd ioctl in flight on this task. */
+/* Under ia_fd_lock: the iommufd ioctl in flight on this task. */
 static struct ia_fd_map *ia_fd_map_current(void)
 {
 	struct ia_call *call = ia_call_find(&ia_ml_fd_calls, IA_FD_CALL_MAP);
@@ -284,7 +289,7 @@ static struct ia_fd_map *ia_fd_map_current(void)
 }
 
 /*
- * Under ia_ml_lock: the id of the IOAS an iommufd ioctl in flight on this
+ * Under ia_fd_lock: the id of the IOAS an iommufd ioctl in flight on this
  * task is mapping into (iopt_map_pages), 0 when none or not known.
  */
 static u32 ia_fd_ioas_mapping(void)
@@ -303,7 +308,7 @@ struct ia_fd_rec {
 	u32 seen;			/* counted in the IOAS being read */
 };
 
-/* Under ia_ml_lock: the record goes, and its reference on its context. */
+/* Under ia_fd_lock: the record goes, and its reference on its context. */
 static void ia_fd_rec_del(struct ia_ml_rec *r)
 {
 	struct ia_fd_rec *fr = container_of(r, struct ia_fd_rec, r);
@@ -325,16 +330,17 @@ static void ia_fd_rec_unpinned(struct ia_ml_rec *r, u64 pages)
 static const struct ia_ml_rec_ops ia_fd_recs = {
 	.hooks = &ia_ml_iommufd_hooks,
 	.size = sizeof(struct ia_fd_rec),
+	.outer = &ia_fd_lock,
 	.unpinned = ia_fd_rec_unpinned,
 	.del = ia_fd_rec_del,
 };
 
-/* Under ia_ml_lock: iommufd's record of pages object @pages, if there is one. */
+/* Under ia_fd_lock: iommufd's record of pages object @pages, if there is one. */
 static struct ia_fd_rec *ia_fd_rec_of(const void *pages)
 {
-	struct ia_ml_rec *r = ia_ml_rec_of(pages);
+	struct ia_ml_rec *r = ia_ml_rec_outer(pages, &ia_fd_recs);
 
-	return r && r->ops == &ia_fd_recs ? container_of(r, struct ia_fd_rec, r) : NULL;
+	return r ? container_of(r, struct ia_fd_rec, r) : NULL;
 }
 
 static u32 ia_fd_mode_uapi(const struct ia_fd_ctx *c)
@@ -365,7 +371,7 @@ static u64 ia_fd_rlimit_of(pid_t pid)
 	return limit;
 }
 
-/* @c as a quota object, under ia_ml_lock; its devices are counted after. */
+/* @c as a quota object, under ia_fd_lock; its devices are counted after. */
 static void ia_fd_ctx_fill(struct ia_quota_rec *q, const struct ia_fd_ctx *c)
 {
 	u64 limit;
@@ -429,7 +435,7 @@ static void ia_fd_ctx_refused(struct ia_fd_ctx *c, const struct ia_ml_rec *r, u6
 		ia_event_queue(&ev);
 }
 
-/* Under ia_ml_lock: @c leaves the listing. */
+/* Under ia_fd_lock: @c leaves the listing. */
 static void ia_fd_ctx_unlist(struct ia_fd_ctx *c)
 {
 	ia_fd_ioas_drop_ctx(c);
@@ -477,9 +483,9 @@ static void ia_fd_open_ret(void *data, unsigned long rv)
 	c->mode_known = d->compat;
 	c->mode = d->compat ? IA_ML_MM : IA_ML_POT;
 	ia_owner_current(&c->owner);
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	if (ia_ml_exiting) {
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		spin_unlock_irqrestore(&ia_fd_lock, flags);
 		kfree(c);
 		return;
 	}
@@ -489,7 +495,7 @@ static void ia_fd_open_ret(void *data, unsigned long rv)
 	if (old)
 		ia_fd_ctx_unlist(old);
 	hash_add(ia_fd_ctxs, &c->hnode, (unsigned long)c->ictx);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /* iommufd_fops_release(inode, file): the context leaves the listing. */
@@ -502,26 +508,18 @@ static void ia_fd_release_ctx(unsigned long a0, unsigned long a1, unsigned long 
 
 	if (!READ_ONCE(ia_fd_ctx_on))
 		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	c = ia_ml_exiting ? NULL : ia_fd_ctx_of(file->private_data);
 	if (c)
 		ia_fd_ctx_unlist(c);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /* iommufd_fops_ioctl(file, cmd, arg): in flight, for iopt_alloc_pages inside it. */
 /* @c is in flight on this task as @kind, unless the module is going (false). */
 static bool ia_fd_call_enter(struct ia_call *c, unsigned int kind)
 {
-	unsigned long flags;
-	bool on;
-
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	on = !ia_ml_exiting;
-	if (on)
-		ia_call_add(&ia_ml_fd_calls, c, kind);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return on;
+	return ia_call_add(&ia_ml_fd_calls, c, kind);
 }
 
 static bool ia_fd_map_entry(void *data, const unsigned long *a, unsigned long caller)
@@ -537,7 +535,7 @@ static bool ia_fd_map_entry(void *data, const unsigned long *a, unsigned long ca
 }
 
 /*
- * Under ia_ml_lock: the iopt_map_pages of @d is over. It mapped its length
+ * Under ia_fd_lock: the iopt_map_pages of @d is over. It mapped its length
  * when an area it filled is still there: a failed fill undoes those before
  * it, and once all are filled it cannot fail.
  */
@@ -555,12 +553,12 @@ static void ia_fd_map_ret(void *data, unsigned long rv)
 	struct ia_fd_map *d = data;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	if (!ia_ml_exiting) {
 		ia_fd_map_settle(d);
 		ia_call_del(&ia_ml_fd_calls, &d->call);
 	}
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /* iommufd_get_object(ictx, id, type): an ioctl looks an object up by its id. */
@@ -586,13 +584,13 @@ static void ia_fd_get_ret(void *data, unsigned long rv)
 
 	if (IS_ERR_OR_NULL((const void *)rv))
 		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	m = ia_ml_exiting ? NULL : ia_fd_map_current();
 	if (m) {
 		m->obj = (const void *)rv;
 		m->obj_id = d->id;
 	}
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /*
@@ -615,7 +613,7 @@ static void ia_fd_iopt_map(unsigned long a0, unsigned long a1, unsigned long a2,
 
 	if (!READ_ONCE(ia_fd_ioas_on) || ia_calls_none(&ia_ml_fd_calls))
 		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	m = ia_ml_exiting ? NULL : ia_fd_map_current();
 	c = m ? ia_fd_ctx_of(m->ictx) : NULL;
 	if (!c)
@@ -649,7 +647,7 @@ static void ia_fd_iopt_map(unsigned long a0, unsigned long a1, unsigned long a2,
 	m->len = a2;
 	m->net = 0;
 out:
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /* iopt_area_fill_domains(area, pages): an area of the map in flight, on return 0. */
@@ -678,7 +676,7 @@ static void ia_fd_fill_ret(void *data, unsigned long rv)
 
 	if ((int)rv)
 		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	m = ia_ml_exiting ? NULL : ia_fd_map_current();
 	x = m && m->iopt ? ia_fd_ioas_of(m->iopt) : NULL;
 	if (!x)
@@ -699,7 +697,7 @@ static void ia_fd_fill_ret(void *data, unsigned long rv)
 	x->areas++;
 	m->net++;
 out:
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /* iopt_area_unfill_domains(area, pages): the area goes (unmapped, or a failed map undone). */
@@ -712,7 +710,7 @@ static void ia_fd_unfill(unsigned long a0, unsigned long a1, unsigned long a2,
 
 	if (!READ_ONCE(ia_fd_ioas_on))
 		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	e = ia_ml_exiting ? NULL : ia_fd_area_of((const void *)a0);
 	if (e) {
 		m = ia_fd_map_current();
@@ -720,7 +718,7 @@ static void ia_fd_unfill(unsigned long a0, unsigned long a1, unsigned long a2,
 			m->net--;
 		ia_fd_area_drop(e);
 	}
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /*
@@ -758,11 +756,11 @@ static void ia_fd_unmap_ret(void *data, unsigned long rv)
 	struct ia_fd_ioas *x;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	x = ia_ml_exiting ? NULL : ia_fd_ioas_of(d->iopt);
 	if (x)
 		x->bytes -= READ_ONCE(*d->unmapped);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /* iommufd_ioas_destroy(obj): the IOAS goes, with whatever it still maps. */
@@ -776,15 +774,15 @@ static void ia_fd_ioas_destroy(unsigned long a0, unsigned long a1, unsigned long
 
 	if (!READ_ONCE(ia_fd_ioas_on))
 		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	if (!ia_ml_exiting)
 		hash_for_each_safe(ia_fd_ioases, bkt, t, x, hnode)
 			if (x->obj == (const void *)a0)
 				ia_fd_ioas_drop(x);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
-/* Under ia_ml_lock: the context of the ioctl in flight on this task, if listed. */
+/* Under ia_fd_lock: the context of the ioctl in flight on this task, if listed. */
 static struct ia_fd_ctx *ia_fd_ctx_mapping(void)
 {
 	const struct ia_fd_map *m = ia_fd_map_current();
@@ -807,26 +805,33 @@ static void ia_ml_fd_alloc_ret(void *data, unsigned long rv)
 {
 	struct ia_ml_fd_alloc *d = data;
 	const void *pages = (const void *)rv;
+	kuid_t uid = current_uid();
+	unsigned long flags, pflags;
 	struct ia_fd_rec *fr;
+	struct ia_ml_user *u;
 	struct ia_ml_rec *r;
-	unsigned long flags;
 
 	if (IS_ERR_OR_NULL(pages))
 		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	/* An object at the address of one whose release we did not see. */
+	ia_ml_release_other(pages, &ia_fd_recs, uid);
+	spin_lock_irqsave(&ia_fd_lock, flags);
+	ia_ml_lock_uid(uid, pflags);
 	if (ia_ml_exiting)
 		goto out;
-	r = ia_ml_rec_of(pages);
+	u = ia_ml_user_get(uid);
+	if (!u)
+		goto out;
+	r = ia_ml_rec_of(u, pages, &ia_fd_recs);
 	if (r) {
-		/* An object at the address of one whose release we did not see. */
 		if (r->pages)
-			ia_ml_flag(r->uid, IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED);
+			u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;
 		r->keep = false;
 		ia_ml_release(r, r->pages);
 	}
-	r = ia_ml_rec_new(pages, NULL, current_uid(), IA_CONS_IOMMUFD, &ia_fd_recs);
+	r = ia_ml_rec_new(u, pages, NULL, IA_CONS_IOMMUFD, &ia_fd_recs);
 	if (!r) {
-		ia_ml_flag(current_uid(), IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
+		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY;
 		goto out;
 	}
 	r->keep = true;
@@ -839,7 +844,8 @@ static void ia_ml_fd_alloc_ret(void *data, unsigned long rv)
 		ia_owner_current(&fr->fdctx->owner);
 	}
 out:
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	ia_ml_unlock_uid(uid, pflags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /* __account_locked_vm(mm, pages, inc, task, bypass): inside do_update_pinned, mm mode. */
@@ -850,11 +856,11 @@ static void ia_ml_fd_mm(unsigned long a0, unsigned long a1, unsigned long a2, un
 
 	if (ia_calls_none(&ia_ml_fd_calls))
 		return;		/* VFIO type1 and the others */
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	c = ia_ml_exiting ? NULL : ia_call_find(&ia_ml_fd_calls, IA_FD_CALL_PIN);
 	if (c)
 		container_of(c, struct ia_ml_fd_pin, call)->mm = true;
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 static bool ia_ml_fd_pin_entry(void *data, const unsigned long *a, unsigned long caller)
@@ -886,24 +892,27 @@ static u64 ia_ml_fd_limit(const struct ia_ml_rec *r)
 static void ia_ml_fd_pin_ret(void *data, unsigned long rv)
 {
 	struct ia_ml_fd_pin *d = data;
+	unsigned long flags, pflags;
 	int err = (int)rv;
 	struct ia_ml_user *u;
 	struct ia_fd_rec *fr;
 	struct ia_ml_rec *r;
-	unsigned long flags;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	if (ia_ml_exiting)
-		goto out;	/* the calls in flight are forgotten at exit */
 	ia_call_del(&ia_ml_fd_calls, &d->call);
-	fr = ia_fd_rec_of(d->pages);
-	if (!fr)
-		goto out;	/* made before the module loaded: unattributed */
+	spin_lock_irqsave(&ia_fd_lock, flags);
+	fr = ia_ml_exiting ? NULL : ia_fd_rec_of(d->pages);
+	if (!fr) {
+		/* made before the module loaded: unattributed */
+		spin_unlock_irqrestore(&ia_fd_lock, flags);
+		return;
+	}
 	r = &fr->r;
+	u = r->acct;
+	ia_ml_lock_uid(u->uid, pflags);
 	if (d->mm && r->mode != IA_ML_MM) {
 		/* The first pin of an object of a per-process context. */
 		if (r->pages)
-			ia_ml_flag(r->uid, IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED);
+			u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;
 		ia_ml_set_mode(r, IA_ML_MM);
 	}
 	if (fr->fdctx) {
@@ -913,11 +922,6 @@ static void ia_ml_fd_pin_ret(void *data, unsigned long rv)
 	if (!d->inc) {
 		if (!err)
 			ia_ml_release(r, d->npages);
-		goto out;
-	}
-	u = ia_ml_user_get(r->uid);
-	if (!u) {
-		ia_ml_flag(r->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
 		goto out;
 	}
 	if (err) {
@@ -939,7 +943,8 @@ static void ia_ml_fd_pin_ret(void *data, unsigned long rv)
 				 atomic_long_read(&fr->user->locked_vm), ia_ml_fd_limit(r));
 	}
 out:
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	ia_ml_unlock_uid(u->uid, pflags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 }
 
 /* iopt_release_pages(kref): the object goes (its kref is its first member). */
@@ -947,7 +952,7 @@ static void ia_ml_fd_release(unsigned long a0, unsigned long a1, unsigned long a
 			     unsigned long a3)
 {
 	if (READ_ONCE(ia_ml_iommufd_on))
-		ia_ml_release_key((const void *)a0);
+		ia_ml_release_key((const void *)a0, &ia_fd_recs);
 }
 
 /* iommufd_device_bind(ictx, dev, id): the context and the device, for the return. */
@@ -1035,7 +1040,7 @@ static int ia_fd_rec_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Under ia_ml_lock: how many listed contexts @f passes, filled into @l up to @max. */
+/* Under ia_fd_lock: how many listed contexts @f passes, filled into @l up to @max. */
 static unsigned int ia_fd_ctx_fill_all(const struct ia_filter *f, struct ia_quota_list *l,
 				       const void **ictx, unsigned int max)
 {
@@ -1062,7 +1067,7 @@ static int ia_fd_ioas_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Under ia_ml_lock: @x as its figures; its pages objects' pins, each once. */
+/* Under ia_fd_lock: @x as its figures; its pages objects' pins, each once. */
 static void ia_fd_ioas_info(struct ia_ioas_info *o, const struct ia_fd_ioas *x)
 {
 	const struct ia_fd_area *e;
@@ -1084,7 +1089,7 @@ static void ia_fd_ioas_info(struct ia_ioas_info *o, const struct ia_fd_ioas *x)
 }
 
 /*
- * Under ia_ml_lock: the IOAS records of each context in @l (the one at
+ * Under ia_fd_lock: the IOAS records of each context in @l (the one at
  * @ictx[i] with @l->rec[i]'s id) into its array, which has room for
  * @room[i]. How many each has goes to @need; false when one lacked room.
  */
@@ -1151,9 +1156,9 @@ static int ia_fd_ioas_snapshot(struct ia_quota_list *l, const void **ictx)
 				goto out;
 			}
 		}
-		spin_lock_irqsave(&ia_ml_lock, flags);
+		spin_lock_irqsave(&ia_fd_lock, flags);
 		fits = !ia_ml_exiting && ia_fd_ioas_fill_all(l, ictx, room, need);
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		spin_unlock_irqrestore(&ia_fd_lock, flags);
 	}
 	if (!fits)
 		goto out;
@@ -1180,9 +1185,9 @@ static struct ia_quota_list *ia_iommufd_ctx_snapshot(const struct ia_quota_query
 	int tries, err;
 
 	for (tries = 0; tries < 4; tries++) {
-		spin_lock_irqsave(&ia_ml_lock, flags);
+		spin_lock_irqsave(&ia_fd_lock, flags);
 		want = ia_fd_ctx_on && !ia_ml_exiting ? ia_fd_ctx_fill_all(f, l, ictx, n) : 0;
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
+		spin_unlock_irqrestore(&ia_fd_lock, flags);
 		if (l && want <= n)
 			break;
 		kvfree(l);
@@ -1265,6 +1270,7 @@ static struct ia_hook_set ia_ml_iommufd_hooks = {
 	.name = "iommufd",
 	.hooks = ia_ml_iommufd_list,
 	.n = ARRAY_SIZE(ia_ml_iommufd_list),
+	.calls = &ia_ml_fd_calls,
 };
 
 static int ia_ml_iommufd_init(const struct ia_source *self)
@@ -1285,13 +1291,13 @@ static void ia_ml_iommufd_exit(const struct ia_source *self)
 	unsigned long flags;
 	unsigned int bkt;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
+	spin_lock_irqsave(&ia_fd_lock, flags);
 	ia_calls_forget(&ia_ml_fd_calls);
 	ia_fd_ioas_drop_ctx(NULL);
 	/* The records still referring to one free it when they go. */
 	hash_for_each_safe(ia_fd_ctxs, bkt, t, c, hnode)
 		ia_fd_ctx_unlist(c);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	spin_unlock_irqrestore(&ia_fd_lock, flags);
 	spin_lock_irqsave(&ia_fd_dev_lock, flags);
 	hash_for_each_safe(ia_fd_devs, bkt, t, b, hnode) {
 		hash_del(&b->hnode);

@@ -7,7 +7,7 @@
  * of every io_uring function hooked here, so on such CPUs the return hooks
  * are kretprobes, not wrapped.
  *
- * Locking: memlock.h (ia_ml_lock guards the calls in flight too).
+ * Locking: memlock.h; the calls in flight are the hook set's (wrapper/hook.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -90,7 +90,7 @@ static enum ia_consumer ia_ml_site_of(unsigned long addr)
 	return IA_CONS_URING_OTHER;
 }
 
-/* The current task's call of @kind in flight (ia_ml_lock held), or NULL. */
+/* The current task's call of @kind in flight, or NULL. */
 static struct ia_ml_active *ia_ml_active_of(enum ia_ml_act kind)
 {
 	struct ia_call *c = ia_call_find(&ia_ml_calls, kind);
@@ -117,8 +117,6 @@ struct ia_ml_charge {
 static bool ia_ml_charge_start(struct ia_ml_charge *c, const unsigned long *a,
 			       unsigned long caller, int pages_arg, bool outer)
 {
-	unsigned long flags;
-
 	c->user = (struct user_struct *)a[0];
 	c->pages = a[pages_arg];
 	c->caller = caller;
@@ -128,20 +126,10 @@ static bool ia_ml_charge_start(struct ia_ml_charge *c, const unsigned long *a,
 	/* No outer hook: no call of it to look for (the return checks exiting). */
 	if (!outer && !READ_ONCE(ia_ml_outer_on))
 		return true;
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	if (ia_ml_exiting) {
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		return false;
-	}
-	if (!outer && ia_ml_active_of(IA_ACT_CHARGE)) {
-		/* Inside io_account_mem: that hook counts this charge. */
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		return false;
-	}
-	if (outer)
-		ia_call_add(&ia_ml_calls, &c->act.call, IA_ACT_CHARGE);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return true;
+	/* Inside io_account_mem: that hook counts this charge. */
+	if (!outer)
+		return !ia_ml_active_of(IA_ACT_CHARGE) && !READ_ONCE(ia_ml_exiting);
+	return ia_call_add(&ia_ml_calls, &c->act.call, IA_ACT_CHARGE);
 }
 
 static bool ia_ml_charge_entry(void *data, const unsigned long *a, unsigned long caller)
@@ -161,18 +149,19 @@ static void ia_ml_charge_ret(void *data, unsigned long rv)
 	u64 limit = task_rlimit(current, RLIMIT_MEMLOCK);
 	u64 pot = atomic_long_read(&c->user->locked_vm);
 	enum ia_consumer consumer;
+	kuid_t uid = c->user->uid;
 	struct ia_ml_active *a;
 	struct ia_ml_user *u;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	if (ia_ml_exiting)
-		goto out;
 	if (c->outer)
 		ia_call_del(&ia_ml_calls, &c->act.call);
 	a = ia_ml_active_of(IA_ACT_REGISTER);
 	consumer = a ? IA_CONS_URING_BUFFERS : ia_ml_site_of(c->caller);
-	u = ia_ml_user_get(c->user->uid);
+	ia_ml_lock_uid(uid, flags);
+	if (ia_ml_exiting)
+		goto out;
+	u = ia_ml_user_get(uid);
 	if (!u)
 		goto out;
 	if (ret) {
@@ -181,13 +170,14 @@ static void ia_ml_charge_ret(void *data, unsigned long rv)
 	}
 	u->charges++;
 	if (a) {
+		/* The registration's own, on this task: no lock needed. */
 		a->pages += c->pages;
-		a->uid = c->user->uid;
+		a->uid = uid;
 		a->u = u;
 	}
 	ia_ml_thresholds(u, consumer, c->pages, pot, limit);
 out:
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	ia_ml_unlock_uid(uid, flags);
 }
 
 /* --- registrations and releases ------------------------------------------------- */
@@ -195,22 +185,13 @@ out:
 /* io_sqe_buffer_register(ctx, iov, [pimu, last_hpage]) and io_free_rsrc_node(ctx, node). */
 static bool ia_ml_scope_entry(struct ia_ml_active *a, const unsigned long *args, bool release)
 {
-	unsigned long flags;
-
 	if (!READ_ONCE(ia_ml_attrib))
 		return false;
 	memset(a, 0, sizeof(*a));
 	a->ctx = (const void *)args[0];
 	if (!release && !ia_ml_per_ring)
 		a->pimu = (void **)args[2];
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	if (ia_ml_exiting) {
-		spin_unlock_irqrestore(&ia_ml_lock, flags);
-		return false;
-	}
-	ia_call_add(&ia_ml_calls, &a->call, release ? IA_ACT_RELEASE : IA_ACT_REGISTER);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
-	return true;
+	return ia_call_add(&ia_ml_calls, &a->call, release ? IA_ACT_RELEASE : IA_ACT_REGISTER);
 }
 
 static bool ia_ml_reg_entry(void *data, const unsigned long *a, unsigned long caller)
@@ -226,12 +207,8 @@ static bool ia_ml_free_node_entry(void *data, const unsigned long *a, unsigned l
 static void ia_ml_free_node_ret(void *data, unsigned long rv)
 {
 	struct ia_ml_active *a = data;
-	unsigned long flags;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	if (!ia_ml_exiting)
-		ia_call_del(&ia_ml_calls, &a->call);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	ia_call_del(&ia_ml_calls, &a->call);
 }
 
 static void ia_ml_reg_ret(void *data, unsigned long rv)
@@ -251,36 +228,36 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 	if (ok && a->pages && ia_ml_per_ring)
 		key = (void *)a->ctx;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	if (ia_ml_exiting)
-		goto out;
 	ia_call_del(&ia_ml_calls, &a->call);
 	if (!a->pages)
-		goto out;
+		return;
 	if (!key) {
 		/* Charged but not kept (or not found): we cannot follow it. */
 		ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
-		goto out;
+		return;
 	}
-	u = a->u;	/* set with a->pages, under this lock */
-	r = ia_ml_rec_of(key);
-	if (r && (!ia_ml_per_ring || ia_ml_rec_closed(r) || !uid_eq(r->uid, a->uid))) {
+	ia_ml_release_other(key, &ia_ml_uring_recs, a->uid);
+	ia_ml_lock_uid(a->uid, flags);
+	if (ia_ml_exiting)
+		goto out;
+	u = a->u;	/* set with a->pages, on this task */
+	r = ia_ml_rec_of(u, key, &ia_ml_uring_recs);
+	if (r && (!ia_ml_per_ring || ia_ml_rec_closed(r))) {
 		/* A buffer (or ring) at the address of one we never saw released. */
 		ia_ml_release(r, r->pages);
-		ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED);
+		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;
 		r = NULL;
 	}
 	if (!r) {
-		r = ia_ml_rec_new(key, a->ctx, a->uid, IA_CONS_URING_BUFFERS, &ia_ml_uring_recs);
+		r = ia_ml_rec_new(u, key, a->ctx, IA_CONS_URING_BUFFERS, &ia_ml_uring_recs);
 		if (!r) {
-			ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
+			u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY;
 			goto out;
 		}
-		r->acct = u;
 	}
 	ia_ml_charged(r, u, a->pages);
 out:
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	ia_ml_unlock_uid(a->uid, flags);
 }
 
 /* Per buffer: io_buffer_unmap(ctx, slot) releases *slot's charge. */
@@ -290,24 +267,16 @@ static void ia_ml_unmap(unsigned long a0, unsigned long a1, unsigned long a2, un
 	void *imu;
 
 	if (!get_kernel_nofault(imu, slot) && imu)
-		ia_ml_release_key(imu);
+		ia_ml_release_key(imu, &ia_ml_uring_recs);
 }
 
 /* Per ring: io_unaccount_mem(user, mm, nr_pages) inside io_free_rsrc_node(ctx, ..). */
 static void ia_ml_unacct(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3)
 {
-	struct ia_ml_active *a;
-	struct ia_ml_rec *r;
-	unsigned long flags;
+	struct ia_ml_active *a = ia_ml_active_of(IA_ACT_RELEASE);
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	a = ia_ml_exiting ? NULL : ia_ml_active_of(IA_ACT_RELEASE);
-	if (a) {
-		r = ia_ml_rec_of(a->ctx);
-		if (r)
-			ia_ml_release(r, a2);
-	}
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	if (a)
+		ia_ml_release_key_pages(a->ctx, &ia_ml_uring_recs, a2);
 }
 
 /*
@@ -326,7 +295,7 @@ static void ia_ml_unreg_ret(void *data, unsigned long rv)
 	const void *ctx = *(const void **)data;
 
 	if (!(int)rv)
-		ia_ml_release_key(ctx);
+		ia_ml_release_key(ctx, &ia_ml_uring_recs);
 }
 
 /* io_uring_release(inode, file): the ring's records wait for deferred release. */
@@ -334,14 +303,11 @@ static void ia_ml_ring_release(unsigned long a0, unsigned long a1, unsigned long
 			       unsigned long a3)
 {
 	struct file *file = (struct file *)a1;
-	unsigned long flags;
 	void *ctx;
 
 	if (get_kernel_nofault(ctx, &file->private_data))
 		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_ml_ring_closed(ctx);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
 /* io_register_clone_buffers: buffers now shared by two rings. */
@@ -352,13 +318,8 @@ static bool ia_ml_clone_entry(void *data, const unsigned long *a, unsigned long 
 
 static void ia_ml_clone_ret(void *data, unsigned long rv)
 {
-	unsigned long flags;
-
-	if ((int)rv)
-		return;
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	ia_ml_flag(current_uid(), IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
+	if (!(int)rv)
+		ia_ml_flag(current_uid(), IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS);
 }
 
 /* --- the hooks ---------------------------------------------------------------- */
@@ -389,6 +350,7 @@ static struct ia_hook_set ia_ml_uring_hooks = {
 	.name = "io_uring",
 	.hooks = ia_ml_uring_list,
 	.n = ARRAY_SIZE(ia_ml_uring_list),
+	.calls = &ia_ml_calls,
 };
 
 static bool ia_ml_have(const char *name)
@@ -468,11 +430,7 @@ static void ia_ml_uring_start(void)
  */
 static void ia_ml_uring_exit(const struct ia_source *self)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&ia_ml_lock, flags);
 	ia_calls_forget(&ia_ml_calls);
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
 const struct ia_source ia_ml_uring_source = {

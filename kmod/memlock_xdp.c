@@ -46,26 +46,24 @@ static bool ia_ml_xdp_create_entry(void *data, const unsigned long *a, unsigned 
 	return READ_ONCE(ia_ml_xdp_on);
 }
 
-static void ia_ml_xdp_charged(struct xdp_umem *umem)
+/* Under @user's part. */
+static void ia_ml_xdp_charged(struct xdp_umem *umem, struct user_struct *user)
 {
-	struct user_struct *user = READ_ONCE(umem->user);
 	u64 limit = task_rlimit(current, RLIMIT_MEMLOCK);
 	struct ia_ml_user *u;
 	struct ia_ml_rec *r;
 
-	if (!user)
-		return;		/* CAP_IPC_LOCK: nothing charged */
 	u = ia_ml_user_get(user->uid);
 	if (!u)
 		return;
 	u->charges++;
-	r = ia_ml_rec_of(umem);
+	r = ia_ml_rec_of(u, umem, &ia_ml_xdp_recs);
 	if (r) {
 		/* A umem at the address of one we never saw released. */
 		ia_ml_release(r, r->pages);
 		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;
 	}
-	r = ia_ml_rec_new(umem, NULL, user->uid, IA_CONS_XDP_UMEM, &ia_ml_xdp_recs);
+	r = ia_ml_rec_new(u, umem, NULL, IA_CONS_XDP_UMEM, &ia_ml_xdp_recs);
 	if (!r) {
 		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY;
 		return;
@@ -77,31 +75,38 @@ static void ia_ml_xdp_charged(struct xdp_umem *umem)
 
 static void ia_ml_xdp_create_ret(void *data, unsigned long rv)
 {
-	void *ret = (void *)rv;
+	struct xdp_umem *umem = (struct xdp_umem *)rv;
+	struct user_struct *user;
 	u64 pages = *(u64 *)data;
 	struct ia_ml_user *u;
 	unsigned long flags;
+	kuid_t uid;
 
-	spin_lock_irqsave(&ia_ml_lock, flags);
-	if (ia_ml_exiting)
-		goto out;
-	if (!IS_ERR_OR_NULL(ret)) {
-		ia_ml_xdp_charged(ret);
-	} else if (PTR_ERR(ret) == -ENOBUFS) {
+	if (!IS_ERR_OR_NULL(umem)) {
+		user = READ_ONCE(umem->user);
+		if (!user)
+			return;		/* CAP_IPC_LOCK: nothing charged */
+		ia_ml_release_other(umem, &ia_ml_xdp_recs, user->uid);
+		ia_ml_lock_uid(user->uid, flags);
+		if (!ia_ml_exiting)
+			ia_ml_xdp_charged(umem, user);
+		ia_ml_unlock_uid(user->uid, flags);
+	} else if (PTR_ERR(umem) == -ENOBUFS) {
 		/* The memlock check refused: charged to the current user. */
-		u = ia_ml_user_get(current_uid());
+		uid = current_uid();
+		ia_ml_lock_uid(uid, flags);
+		u = ia_ml_exiting ? NULL : ia_ml_user_get(uid);
 		if (u)
 			ia_ml_refused(u, IA_CONS_XDP_UMEM, pages,
 				      atomic_long_read(&current_user()->locked_vm),
 				      task_rlimit(current, RLIMIT_MEMLOCK), ENOBUFS);
+		ia_ml_unlock_uid(uid, flags);
 	}
-out:
-	spin_unlock_irqrestore(&ia_ml_lock, flags);
 }
 
 static void ia_ml_xdp_release(struct xdp_umem *umem)
 {
-	ia_ml_release_key(umem);
+	ia_ml_release_key(umem, &ia_ml_xdp_recs);
 }
 
 /* xdp_put_umem(umem, defer_cleanup): the last reference, released now. */

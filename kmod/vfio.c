@@ -702,6 +702,7 @@ struct ia_hook_set ia_vfio_hooks = {
 	.name = IA_TYPE1,
 	.hooks = ia_vfio_hook_list,
 	.n = ARRAY_SIZE(ia_vfio_hook_list),
+	.calls = &ia_vfio_calls,
 };
 
 /* Refusals coalesced during the interval: one event per container. */

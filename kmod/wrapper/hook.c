@@ -414,6 +414,8 @@ int ia_hook_set_register(struct ia_hook_set *s)
 	s->nkretprobe = 0;
 	s->fallback[0] = '\0';
 	s->why[0] = '\0';
+	if (s->calls)
+		ia_calls_init(s->calls);	/* no hook of the set runs yet */
 	if (!ftrace)
 		ia_hook_fallback(s, !ia_hooks_ftrace() ? "hooks=kprobes" :
 				 "no ftrace with arguments");
@@ -521,6 +523,10 @@ static void ia_hook_sets_unregister_locked(struct ia_hook_set **sets, unsigned i
 {
 	unsigned int i, j, wrapped = 0;
 
+	/* No handler walks a table of calls whose nodes may go with a probe. */
+	for (i = 0; i < n; i++)
+		if (sets[i]->registered && sets[i]->calls)
+			ia_calls_kill(sets[i]->calls);
 	for (i = 0; i < n; i++) {
 		struct ia_hook_set *s = sets[i];
 

@@ -44,6 +44,7 @@
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait_bit.h>
 
@@ -96,6 +97,8 @@ struct ia_hook {
 #define IA_HOOK_SET_MAX 12
 #define IA_HOOK_SLOT_BITS 5
 
+struct ia_calls;
+
 struct ia_hook_set {
 	const char *name;	/* for messages: "io_uring", "vfio_iommu_type1" */
 	struct ia_hook **hooks;
@@ -109,6 +112,11 @@ struct ia_hook_set {
 	 * detail is to be written again). May find the set unregistered.
 	 */
 	void (*changed)(struct ia_hook_set *s);
+	/*
+	 * The source's calls in flight, if it keeps some: made empty when
+	 * the set is registered, killed before any of its hooks goes.
+	 */
+	struct ia_calls *calls;
 	char why[160];		/* registration failed: which hook, what error */
 	/* Private. */
 	struct ftrace_ops ops;	/* the entry hooks on ftrace */
@@ -167,10 +175,15 @@ static inline bool ia_hook_on(const struct ia_hook *h)
 /*
  * A hooked call in flight on a task, so that hooks nested inside it find it
  * (a charge inside a registration, a pin inside a MAP_DMA). It lives in the
- * return hook's per-call data; the table is the source's, and every
- * function here runs under the source's lock. After its hooks are
- * unregistered a source forgets the calls still in flight (their return
- * handlers will not run), with ia_calls_forget().
+ * return hook's per-call data; the table is the source's. Its chains are
+ * hashed by task, each with its own lock (a leaf: taken alone or under a
+ * source's lock, never the other way), so calls on different tasks do not
+ * share one. Only the task itself adds, finds and removes its own calls,
+ * so a call found stays valid until that task removes it. A source going
+ * kills its table (ia_calls_kill) before its hooks are unregistered: from
+ * then on nothing is added or found, and no chain is walked (the nodes of
+ * calls whose return handlers will not run may be gone); after, it forgets
+ * them with ia_calls_forget().
  */
 struct ia_call {
 	struct hlist_node hnode;
@@ -181,33 +194,84 @@ struct ia_call {
 #define IA_CALLS_BITS 8
 
 struct ia_calls {
-	struct hlist_head h[1 << IA_CALLS_BITS];
+	struct ia_calls_chain {
+		spinlock_t lock;	/* the chain's, a leaf */
+		struct hlist_head h;
+	} c[1 << IA_CALLS_BITS];
 	atomic_t n;			/* read without the lock: none in flight */
+	bool dead;			/* killed: set under every chain's lock */
 };
 
-static inline void ia_call_add(struct ia_calls *t, struct ia_call *c, unsigned int kind)
+static inline void ia_calls_init(struct ia_calls *t)
 {
+	static struct lock_class_key key;	/* one class per source file: "ia_calls" */
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t->c); i++) {
+		spin_lock_init(&t->c[i].lock);
+		lockdep_set_class_and_name(&t->c[i].lock, &key, "ia_calls");
+		INIT_HLIST_HEAD(&t->c[i].h);
+	}
+	atomic_set(&t->n, 0);
+	t->dead = false;
+}
+
+static inline struct ia_calls_chain *ia_calls_chain(struct ia_calls *t)
+{
+	return &t->c[hash_ptr(current, IA_CALLS_BITS)];
+}
+
+/* @c is in flight on the current task as @kind; false (not added) once killed. */
+static inline bool ia_call_add(struct ia_calls *t, struct ia_call *c, unsigned int kind)
+{
+	struct ia_calls_chain *ch = ia_calls_chain(t);
+	unsigned long flags;
+	bool added;
+
 	c->task = current;
 	c->kind = kind;
-	hlist_add_head(&c->hnode, &t->h[hash_ptr(current, IA_CALLS_BITS)]);
-	atomic_inc(&t->n);
+	spin_lock_irqsave(&ch->lock, flags);
+	added = !t->dead;
+	if (added) {
+		hlist_add_head(&c->hnode, &ch->h);
+		atomic_inc(&t->n);
+	} else {
+		INIT_HLIST_NODE(&c->hnode);	/* a later ia_call_del() finds it unlisted */
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return added;
 }
 
+/* @c (added by the current task) is over; nothing once killed. */
 static inline void ia_call_del(struct ia_calls *t, struct ia_call *c)
 {
-	hlist_del_init(&c->hnode);
-	atomic_dec(&t->n);
+	struct ia_calls_chain *ch = ia_calls_chain(t);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (!t->dead) {
+		hlist_del_init(&c->hnode);
+		atomic_dec(&t->n);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
-/* The call of @kind in flight on the current task, or NULL. */
+/* The call of @kind in flight on the current task, or NULL (always, once killed). */
 static inline struct ia_call *ia_call_find(struct ia_calls *t, unsigned int kind)
 {
-	struct ia_call *c;
+	struct ia_calls_chain *ch = ia_calls_chain(t);
+	struct ia_call *c, *found = NULL;
+	unsigned long flags;
 
-	hlist_for_each_entry(c, &t->h[hash_ptr(current, IA_CALLS_BITS)], hnode)
-		if (c->task == current && c->kind == kind)
-			return c;
-	return NULL;
+	spin_lock_irqsave(&ch->lock, flags);
+	if (!t->dead)
+		hlist_for_each_entry(c, &ch->h, hnode)
+			if (c->task == current && c->kind == kind) {
+				found = c;
+				break;
+			}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return found;
 }
 
 /* No call in flight anywhere (a hint, without the lock). */
@@ -216,12 +280,29 @@ static inline bool ia_calls_none(struct ia_calls *t)
 	return !atomic_read(&t->n);
 }
 
-static inline void ia_calls_forget(struct ia_calls *t)
+static inline void ia_calls_kill(struct ia_calls *t)
 {
+	unsigned long flags;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(t->h); i++)
-		INIT_HLIST_HEAD(&t->h[i]);
+	for (i = 0; i < ARRAY_SIZE(t->c); i++) {
+		spin_lock_irqsave(&t->c[i].lock, flags);
+		t->dead = true;
+		spin_unlock_irqrestore(&t->c[i].lock, flags);
+	}
+}
+
+/* With no hook left (no handler runs): the calls still listed are dropped. */
+static inline void ia_calls_forget(struct ia_calls *t)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t->c); i++) {
+		spin_lock_irqsave(&t->c[i].lock, flags);
+		INIT_HLIST_HEAD(&t->c[i].h);
+		spin_unlock_irqrestore(&t->c[i].lock, flags);
+	}
 	atomic_set(&t->n, 0);
 }
 

@@ -154,7 +154,9 @@ out:
  * and are not bounded here), as lockdep names their classes.
  */
 static const char *const ia_spinlocks[] = {
-	"ia_ml_lock:", "ia_evq_lock:", "ia_vfio_lock:", "ia_feat_lock:", "ia_fd_dev_lock:",
+	"ia_ml_part:", "ia_ml_recs:", "ia_ml_holders:", "ia_ml_rings:", "ia_ml_list_lock:",
+	"ia_ml_pend_lock:", "ia_ml_thr_lock:", "ia_ml_cg_lock:", "ia_calls:", "ia_fd_lock:",
+	"ia_evq_lock:", "ia_vfio_lock:", "ia_feat_lock:", "ia_fd_dev_lock:",
 };
 
 static bool ia_spinlock(const char *name)
