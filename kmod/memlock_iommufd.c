@@ -200,7 +200,8 @@ struct ia_fd_area {
 };
 
 static DEFINE_HASHTABLE(ia_fd_ioases, 6);
-static DEFINE_HASHTABLE(ia_fd_areas, 10);
+/* Areas by address: one a mapping, so a table that grows (htab.h). */
+static struct ia_htab ia_fd_areas;
 static bool ia_fd_ioas_on;
 static u32 ia_fd_nr_ioas;	/* records in ia_fd_ioases */
 static u32 ia_fd_seen_gen;	/* a pages object counted once per IOAS in a snapshot */
@@ -237,19 +238,27 @@ static struct ia_fd_ioas *ia_fd_ioas_of(const void *iopt)
 	return NULL;
 }
 
+static unsigned long ia_fd_area_hash(const struct hlist_node *n)
+{
+	return (unsigned long)hlist_entry(n, struct ia_fd_area, hnode)->area;
+}
+
 static struct ia_fd_area *ia_fd_area_of(const void *area)
 {
+	struct hlist_head *head;
 	struct ia_fd_area *e;
+	int t;
 
-	hash_for_each_possible(ia_fd_areas, e, hnode, (unsigned long)area)
-		if (e->area == area)
-			return e;
+	for (t = 0; (head = ia_htab_chain(&ia_fd_areas, (unsigned long)area, t)); t++)
+		hlist_for_each_entry(e, head, hnode)
+			if (e->area == area)
+				return e;
 	return NULL;
 }
 
 static void ia_fd_area_drop(struct ia_fd_area *e)
 {
-	hash_del(&e->hnode);
+	ia_htab_del(&ia_fd_areas, &e->hnode);
 	list_del(&e->node);
 	e->ioas->areas--;
 	kfree(e);
@@ -692,7 +701,7 @@ static void ia_fd_fill_ret(void *data, unsigned long rv)
 	e->area = d->area;
 	e->pages = d->pages;
 	e->ioas = x;
-	hash_add(ia_fd_areas, &e->hnode, (unsigned long)e->area);
+	ia_htab_add(&ia_fd_areas, &e->hnode, (unsigned long)e->area);
 	list_add_tail(&e->node, &x->area_list);
 	x->areas++;
 	m->net++;
@@ -1279,7 +1288,7 @@ static int ia_ml_iommufd_init(const struct ia_source *self)
 
 	for (i = 0; i < IA_FD_REQUIRED; i++)
 		ia_ml_iommufd_list[i]->required = true;
-	return 0;
+	return ia_htab_init(&ia_fd_areas, 8, &ia_fd_lock, ia_fd_area_hash);
 }
 
 /* After unregistration: the calls in flight will not return to us; no binding is kept. */
@@ -1304,6 +1313,7 @@ static void ia_ml_iommufd_exit(const struct ia_source *self)
 		kfree(b);
 	}
 	spin_unlock_irqrestore(&ia_fd_dev_lock, flags);
+	ia_htab_destroy(&ia_fd_areas);	/* its areas went with their IOAS */
 }
 
 static void ia_ml_iommufd_start(void)
