@@ -24,10 +24,13 @@
  * Order: iommufd's ia_fd_lock (its records' ops need it), a part, then
  * leaves: a stripe, ia_ml_list_lock, ia_ml_pend_lock, ia_ml_thr_lock,
  * ia_ml_cg_lock (with the kernel's kernfs lock inside cgroup_path()),
- * ia_evq_lock. All are taken irqsave (kprobe handlers run with interrupts
- * off); each hold is bounded: a lookup and an update, or a batch of
- * IA_HTAB_BATCH. Nothing that sleeps, allocates other than GFP_ATOMIC or
- * calls into netlink runs under them. The ledger's functions below need
+ * ia_evq_lock. All are taken irqsave: kprobe handlers run with interrupts
+ * off, where disabling bottom halves is not allowed, and AF_XDP's
+ * xdp_put_umem() may run from an RCU callback (a socket freed after a
+ * grace period): the one primitive valid in both. Each hold is bounded:
+ * a lookup and an update, or a batch of IA_HTAB_BATCH. Nothing that
+ * sleeps, allocates other than GFP_ATOMIC or calls into netlink runs
+ * under them. The ledger's functions below need
  * the part of the uid (or record) they are given held, unless they say
  * they take it themselves.
  */
