@@ -200,25 +200,38 @@ static struct ia_ml_rec *ia_ml_recs_find(struct ia_ml_stripe *st, const void *ke
 }
 
 struct ia_ml_rec *ia_ml_rec_of(struct ia_ml_user *u, const void *key,
-			       const struct ia_ml_rec_ops *ops)
+			       const struct ia_ml_rec_ops *ops, bool *other)
 {
 	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
-	struct ia_ml_rec *r;
+	struct ia_ml_rec *r, *mine = NULL;
+	struct hlist_head *head;
+	int t;
 
 	lockdep_assert_held(&u->part->lock);
+	if (other)
+		*other = false;
 	spin_lock(&st->lock);
-	r = ia_ml_recs_find(st, key, ops, &u->uid);
+	for (t = 0; (head = ia_htab_chain(&st->t, (unsigned long)key, t)); t++)
+		hlist_for_each_entry(r, head, hnode) {
+			if (r->key != key || r->ops != ops)
+				continue;
+			if (r->acct == u)
+				mine = r;
+			else if (other)
+				*other = true;
+		}
 	spin_unlock(&st->lock);
-	return r;
+	return mine;
 }
 
 /*
  * The record of @key made by @ops' consumer, whatever its uid, returned
  * with its uid's part locked (@flags: the saved interrupt state), or NULL
- * with nothing locked. Takes no part: called with none held.
+ * with nothing locked; out of its stripe already when @going (the caller
+ * releases all of it). Takes no part: called with none held.
  */
 static struct ia_ml_rec *ia_ml_rec_lock(const void *key, const struct ia_ml_rec_ops *ops,
-					unsigned long *flags)
+					bool going, unsigned long *flags)
 {
 	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
 	struct ia_ml_part *part;
@@ -244,6 +257,8 @@ static struct ia_ml_rec *ia_ml_rec_lock(const void *key, const struct ia_ml_rec_
 		spin_lock_irqsave(&part->lock, *flags);
 		spin_lock(&st->lock);
 		r = ia_ml_recs_find(st, key, ops, &uid);
+		if (r && going)
+			ia_htab_del(&st->t, &r->hnode);
 		spin_unlock(&st->lock);
 		if (r)
 			return r;
@@ -422,18 +437,29 @@ static struct ia_ml_ring *ia_ml_rings_find(struct ia_ml_stripe *st, const void *
 	return NULL;
 }
 
-/* @h's link on @u's open ring @ctx, made if need be, with one record more (NULL: no memory). */
-static struct ia_ml_link *ia_ml_link_get(const void *ctx, struct ia_ml_holder *h,
-					 struct ia_ml_user *u)
+/* @u's open ring @ctx, or NULL. */
+static struct ia_ml_ring *ia_ml_ring_of(const void *ctx, struct ia_ml_user *u)
 {
 	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_rings, ctx);
-	struct ia_ml_part *part = u->part;
 	struct ia_ml_ring *ring;
-	struct ia_ml_link *l;
 
 	spin_lock(&st->lock);
 	ring = ia_ml_rings_find(st, ctx, u);
 	spin_unlock(&st->lock);
+	return ring;
+}
+
+/*
+ * @h's link on @u's open ring @ctx (@ring, when it was found: NULL makes
+ * it), made if need be, with one record more (NULL: no memory).
+ */
+static struct ia_ml_link *ia_ml_link_get(const void *ctx, struct ia_ml_ring *ring,
+					 struct ia_ml_holder *h, struct ia_ml_user *u)
+{
+	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_rings, ctx);
+	struct ia_ml_part *part = u->part;
+	struct ia_ml_link *l;
+
 	if (ring)
 		goto found;
 	ring = IA_ML_GET(&part->spare_r, struct ia_ml_ring, hnode);
@@ -534,15 +560,28 @@ static void ia_ml_hold(struct ia_ml_rec *r, u64 pages, bool add)
 struct ia_ml_rec *ia_ml_rec_new(struct ia_ml_user *u, const void *key, const void *ctx,
 				enum ia_consumer consumer, const struct ia_ml_rec_ops *ops)
 {
-	struct ia_ml_holder *h = ia_ml_holder_get(task_tgid(current), u);
 	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
+	struct ia_ml_ring *ring = ctx ? ia_ml_ring_of(ctx, u) : NULL;
+	struct pid *pid = task_tgid(current);
+	struct ia_ml_holder *h = NULL;
 	struct ia_ml_link *l = NULL;
 	struct ia_ml_rec *r;
 
+	/* The ring's holders first (a few): the usual case, one lookup fewer. */
+	if (ring)
+		list_for_each_entry(l, &ring->links, rnode)
+			if (l->h->pid == pid) {
+				h = l->h;
+				ia_ml_holder_pin(h);
+				break;
+			}
+	if (!h)
+		h = ia_ml_holder_get(pid, u);
 	if (!h)
 		return NULL;
+	l = NULL;
 	if (ctx) {
-		l = ia_ml_link_get(ctx, h, u);
+		l = ia_ml_link_get(ctx, ring, h, u);
 		if (!l) {
 			ia_ml_holder_put(h);
 			return NULL;
@@ -580,9 +619,12 @@ static void ia_ml_rec_del(struct ia_ml_rec *r)
 	if (r->ops->del)
 		r->ops->del(r);
 	ia_ml_hold(r, r->pages, false);
-	spin_lock(&st->lock);
-	ia_htab_del(&st->t, &r->hnode);
-	spin_unlock(&st->lock);
+	/* Taken out of its stripe already by a release that found it there. */
+	if (!hlist_unhashed(&r->hnode)) {
+		spin_lock(&st->lock);
+		ia_htab_del(&st->t, &r->hnode);
+		spin_unlock(&st->lock);
+	}
 	if (r->link)
 		ia_ml_link_put(r->link);
 	ia_ml_holder_put(r->h);
@@ -653,19 +695,20 @@ void ia_ml_release(struct ia_ml_rec *r, u64 pages)
 static void ia_ml_drop_key(const void *key, const struct ia_ml_rec_ops *ops, u64 pages,
 			   bool forget)
 {
+	bool all = pages == U64_MAX && (forget || !READ_ONCE(ia_ml_exiting));
 	unsigned long flags, oflags = 0;
 	struct ia_ml_part *part;
 	struct ia_ml_rec *r;
 
 	if (ops->outer)
 		spin_lock_irqsave(ops->outer, oflags);
-	r = ia_ml_rec_lock(key, ops, &flags);
+	r = ia_ml_rec_lock(key, ops, all, &flags);
 	if (r) {
 		part = r->acct->part;
-		if (pages == U64_MAX && (forget || !READ_ONCE(ia_ml_exiting))) {
+		if (all) {
 			r->keep = false;
-			ia_ml_release(r, r->pages);
-		} else if (!READ_ONCE(ia_ml_exiting)) {
+			ia_ml_release(r, r->pages);	/* it goes */
+		} else if (pages != U64_MAX && !READ_ONCE(ia_ml_exiting)) {
 			ia_ml_release(r, pages);
 		}
 		spin_unlock_irqrestore(&part->lock, flags);

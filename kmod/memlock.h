@@ -194,9 +194,14 @@ struct ia_ml_rec {
 
 /* The ledger (memlock.c), every function under the part of the uid it is given. */
 struct ia_ml_user *ia_ml_user_get(kuid_t uid);
-/* @u's record of @key made by @ops' consumer, or NULL. */
+/*
+ * @u's record of @key made by @ops' consumer, or NULL; *@other (if not
+ * NULL) says whether another uid has one there too (an object at the
+ * address of one whose release was not seen: ia_ml_release_other(), with
+ * the part dropped).
+ */
 struct ia_ml_rec *ia_ml_rec_of(struct ia_ml_user *u, const void *key,
-			       const struct ia_ml_rec_ops *ops);
+			       const struct ia_ml_rec_ops *ops, bool *other);
 /*
  * The record of @key made by @ops' consumer, whatever its uid, for a
  * consumer with an outer lock, held: every change to its records is made

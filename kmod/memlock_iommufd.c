@@ -831,7 +831,7 @@ static void ia_ml_fd_alloc_ret(void *data, unsigned long rv)
 	u = ia_ml_user_get(uid);
 	if (!u)
 		goto out;
-	r = ia_ml_rec_of(u, pages, &ia_fd_recs);
+	r = ia_ml_rec_of(u, pages, &ia_fd_recs, NULL);
 	if (r) {
 		if (r->pages)
 			u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;

@@ -216,9 +216,9 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 	struct ia_ml_active *a = data;
 	struct ia_ml_user *u;
 	struct ia_ml_rec *r;
+	bool ok, other = false;
 	unsigned long flags;
 	void *key = NULL;
-	bool ok;
 
 	/* Per buffer: int, 0 on success; per ring: a node or an ERR_PTR/NULL. */
 	ok = ia_ml_per_ring ? !IS_ERR_OR_NULL((void *)rv) : !(int)rv;
@@ -236,12 +236,11 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 		ia_ml_flag(a->uid, IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY);
 		return;
 	}
-	ia_ml_release_other(key, &ia_ml_uring_recs, a->uid);
 	ia_ml_lock_uid(a->uid, flags);
 	if (ia_ml_exiting)
 		goto out;
 	u = a->u;	/* set with a->pages, on this task */
-	r = ia_ml_rec_of(u, key, &ia_ml_uring_recs);
+	r = ia_ml_rec_of(u, key, &ia_ml_uring_recs, &other);
 	if (r && (!ia_ml_per_ring || ia_ml_rec_closed(r))) {
 		/* A buffer (or ring) at the address of one we never saw released. */
 		ia_ml_release(r, r->pages);
@@ -258,6 +257,8 @@ static void ia_ml_reg_ret(void *data, unsigned long rv)
 	ia_ml_charged(r, u, a->pages);
 out:
 	ia_ml_unlock_uid(a->uid, flags);
+	if (other)
+		ia_ml_release_other(key, &ia_ml_uring_recs, a->uid);
 }
 
 /* Per buffer: io_buffer_unmap(ctx, slot) releases *slot's charge. */

@@ -57,7 +57,7 @@ static void ia_ml_xdp_charged(struct xdp_umem *umem, struct user_struct *user)
 	if (!u)
 		return;
 	u->charges++;
-	r = ia_ml_rec_of(u, umem, &ia_ml_xdp_recs);
+	r = ia_ml_rec_of(u, umem, &ia_ml_xdp_recs, NULL);
 	if (r) {
 		/* A umem at the address of one we never saw released. */
 		ia_ml_release(r, r->pages);
