@@ -66,6 +66,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/vfio.h>
 
+#include "htab.h"
 #include "vfio.h"
 
 /* One live mapping (struct vfio_dma). */
@@ -110,7 +111,8 @@ static struct ia_calls ia_vfio_calls;
 
 DEFINE_SPINLOCK(ia_vfio_lock);
 static DEFINE_HASHTABLE(ia_vfio_containers, 6);
-static DEFINE_HASHTABLE(ia_vfio_dmas, 14);
+/* Mappings by dma: 65,535 a container by default, more where raised (htab.h). */
+static struct ia_htab ia_vfio_dmas;
 static struct kmem_cache *ia_vfio_dma_cache;
 /* Mapping records given back (ia.h: struct ia_spare), under ia_vfio_lock. */
 static struct ia_spare ia_vfio_spare = IA_SPARE_INIT(64);
@@ -136,12 +138,20 @@ static struct ia_vfio_container *ia_vfio_find(void *iommu)
 
 static struct ia_vfio_dma *ia_vfio_find_dma(void *dma)
 {
+	struct hlist_head *head;
 	struct ia_vfio_dma *d;
+	int t;
 
-	hash_for_each_possible(ia_vfio_dmas, d, hnode, (unsigned long)dma)
-		if (d->dma == dma)
-			return d;
+	for (t = 0; (head = ia_htab_chain(&ia_vfio_dmas, (unsigned long)dma, t)); t++)
+		hlist_for_each_entry(d, head, hnode)
+			if (d->dma == dma)
+				return d;
 	return NULL;
+}
+
+static unsigned long ia_vfio_dma_hash(const struct hlist_node *n)
+{
+	return (unsigned long)hlist_entry(n, struct ia_vfio_dma, hnode)->dma;
 }
 
 /* The current task's MAP_DMA in flight, or NULL. */
@@ -250,7 +260,7 @@ static void ia_vfio_dma_del(struct ia_vfio_dma *d)
 	struct ia_vfio_container *c = d->c;
 
 	lockdep_assert_held(&ia_vfio_lock);
-	hash_del(&d->hnode);
+	ia_htab_del(&ia_vfio_dmas, &d->hnode);
 	list_del(&d->cnode);
 	if (c->info.entries)
 		c->info.entries--;
@@ -263,8 +273,12 @@ static void ia_vfio_container_del(struct ia_vfio_container *c)
 {
 	struct ia_vfio_dma *d, *tmp;
 
+	/*
+	 * Empty but for removals not seen: the kernel removes a container's
+	 * mappings at its last group's detach, each through vfio_remove_dma.
+	 */
 	list_for_each_entry_safe(d, tmp, &c->dmas, cnode) {
-		hash_del(&d->hnode);
+		ia_htab_del(&ia_vfio_dmas, &d->hnode);
 		ia_vfio_dma_free(d);
 	}
 	hash_del(&c->hnode);
@@ -478,7 +492,7 @@ static void ia_vfio_pin(unsigned long dma_arg, unsigned long vaddr, unsigned lon
 	d->c = c;
 	d->size = (u64)npage << PAGE_SHIFT;
 	d->pinned = 0;
-	hash_add(ia_vfio_dmas, &d->hnode, (unsigned long)dma);
+	ia_htab_add(&ia_vfio_dmas, &d->hnode, (unsigned long)dma);
 	list_add(&d->cnode, &c->dmas);
 	a->d = d;
 	a->created = true;
@@ -869,7 +883,13 @@ void ia_vfio_thresholds_set(const struct ia_thresholds *t)
 int ia_vfio_records_init(void)
 {
 	ia_vfio_dma_cache = KMEM_CACHE(ia_vfio_dma, 0);
-	return ia_vfio_dma_cache ? 0 : -ENOMEM;
+	if (!ia_vfio_dma_cache)
+		return -ENOMEM;
+	if (ia_htab_init(&ia_vfio_dmas, 10, &ia_vfio_lock, ia_vfio_dma_hash)) {
+		kmem_cache_destroy(ia_vfio_dma_cache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void ia_vfio_records_exit(void)
@@ -882,5 +902,6 @@ void ia_vfio_records_exit(void)
 	hlist_for_each_entry_safe(d, tmp, &ia_vfio_spare.head, hnode)
 		kmem_cache_free(ia_vfio_dma_cache, d);
 	ia_spare_reset(&ia_vfio_spare);
+	ia_htab_destroy(&ia_vfio_dmas);
 	kmem_cache_destroy(ia_vfio_dma_cache);
 }
