@@ -184,9 +184,13 @@ struct ia_ml_user *ia_ml_user_get(kuid_t uid)
 	return u;
 }
 
-/* Under @st's lock: the record of @key and @ops, of @uid's (any: NULL). */
+/*
+ * Under @st's lock: the record of @key and @ops, of @uid's (any: NULL), or
+ * of another uid's than @uid when @other.
+ */
 static struct ia_ml_rec *ia_ml_recs_find(struct ia_ml_stripe *st, const void *key,
-					 const struct ia_ml_rec_ops *ops, const kuid_t *uid)
+					 const struct ia_ml_rec_ops *ops, const kuid_t *uid,
+					 bool other)
 {
 	struct hlist_head *head;
 	struct ia_ml_rec *r;
@@ -194,7 +198,8 @@ static struct ia_ml_rec *ia_ml_recs_find(struct ia_ml_stripe *st, const void *ke
 
 	for (t = 0; (head = ia_htab_chain(&st->t, (unsigned long)key, t)); t++)
 		hlist_for_each_entry(r, head, hnode)
-			if (r->key == key && r->ops == ops && (!uid || uid_eq(r->uid, *uid)))
+			if (r->key == key && r->ops == ops &&
+			    (!uid || uid_eq(r->uid, *uid) != other))
 				return r;
 	return NULL;
 }
@@ -225,13 +230,14 @@ struct ia_ml_rec *ia_ml_rec_of(struct ia_ml_user *u, const void *key,
 }
 
 /*
- * The record of @key made by @ops' consumer, whatever its uid, returned
- * with its uid's part locked (@flags: the saved interrupt state), or NULL
- * with nothing locked; out of its stripe already when @going (the caller
- * releases all of it). Takes no part: called with none held.
+ * The record of @key made by @ops' consumer, of any uid but @not_uid (if
+ * not NULL), returned with its uid's part locked (@flags: the saved
+ * interrupt state), or NULL with nothing locked; out of its stripe already
+ * when @going (the caller releases all of it). Takes no part: called with
+ * none held.
  */
 static struct ia_ml_rec *ia_ml_rec_lock(const void *key, const struct ia_ml_rec_ops *ops,
-					bool going, unsigned long *flags)
+					const kuid_t *not_uid, bool going, unsigned long *flags)
 {
 	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
 	struct ia_ml_part *part;
@@ -247,7 +253,7 @@ static struct ia_ml_rec *ia_ml_rec_lock(const void *key, const struct ia_ml_rec_
 	 */
 	for (tries = 0; tries < 4; tries++) {
 		spin_lock_irqsave(&st->lock, f);
-		r = ia_ml_recs_find(st, key, ops, NULL);
+		r = ia_ml_recs_find(st, key, ops, not_uid, true);
 		if (r)
 			uid = r->uid;
 		spin_unlock_irqrestore(&st->lock, f);
@@ -256,7 +262,7 @@ static struct ia_ml_rec *ia_ml_rec_lock(const void *key, const struct ia_ml_rec_
 		part = ia_ml_part_of(uid);
 		spin_lock_irqsave(&part->lock, *flags);
 		spin_lock(&st->lock);
-		r = ia_ml_recs_find(st, key, ops, &uid);
+		r = ia_ml_recs_find(st, key, ops, &uid, false);
 		if (r && going)
 			ia_htab_del(&st->t, &r->hnode);
 		spin_unlock(&st->lock);
@@ -275,46 +281,9 @@ struct ia_ml_rec *ia_ml_rec_outer(const void *key, const struct ia_ml_rec_ops *o
 
 	lockdep_assert_held(ops->outer);
 	spin_lock_irqsave(&st->lock, flags);
-	r = ia_ml_recs_find(st, key, ops, NULL);
+	r = ia_ml_recs_find(st, key, ops, NULL, false);
 	spin_unlock_irqrestore(&st->lock, flags);
 	return r;
-}
-
-void ia_ml_release_other(const void *key, const struct ia_ml_rec_ops *ops, kuid_t uid)
-{
-	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
-	unsigned long flags, oflags = 0;
-	struct ia_ml_part *part = NULL;
-	struct hlist_head *head;
-	struct ia_ml_rec *r;
-	kuid_t other;
-	int t;
-
-	spin_lock_irqsave(&st->lock, flags);
-	for (t = 0; !part && (head = ia_htab_chain(&st->t, (unsigned long)key, t)); t++)
-		hlist_for_each_entry(r, head, hnode)
-			if (r->key == key && r->ops == ops && !uid_eq(r->uid, uid)) {
-				other = r->uid;
-				part = ia_ml_part_of(other);
-				break;
-			}
-	spin_unlock_irqrestore(&st->lock, flags);
-	if (!part)
-		return;		/* the usual case: one leaf lock */
-	if (ops->outer)
-		spin_lock_irqsave(ops->outer, oflags);
-	spin_lock_irqsave(&part->lock, flags);
-	spin_lock(&st->lock);
-	r = ia_ml_recs_find(st, key, ops, &other);
-	spin_unlock(&st->lock);
-	if (r && !READ_ONCE(ia_ml_exiting)) {
-		r->acct->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;
-		r->keep = false;
-		ia_ml_release(r, r->pages);
-	}
-	spin_unlock_irqrestore(&part->lock, flags);
-	if (ops->outer)
-		spin_unlock_irqrestore(ops->outer, oflags);
 }
 
 static void ia_ml_holder_free(struct ia_ml_holder *h)
@@ -563,15 +532,15 @@ struct ia_ml_rec *ia_ml_rec_new(struct ia_ml_user *u, const void *key, const voi
 	struct ia_ml_stripe *st = ia_ml_stripe_of(ia_ml_recs, key);
 	struct ia_ml_ring *ring = ctx ? ia_ml_ring_of(ctx, u) : NULL;
 	struct pid *pid = task_tgid(current);
+	struct ia_ml_link *l = NULL, *pos;
 	struct ia_ml_holder *h = NULL;
-	struct ia_ml_link *l = NULL;
 	struct ia_ml_rec *r;
 
 	/* The ring's holders first (a few): the usual case, one lookup fewer. */
 	if (ring)
-		list_for_each_entry(l, &ring->links, rnode)
-			if (l->h->pid == pid) {
-				h = l->h;
+		list_for_each_entry(pos, &ring->links, rnode)
+			if (pos->h->pid == pid) {
+				h = pos->h;
 				ia_ml_holder_pin(h);
 				break;
 			}
@@ -579,7 +548,6 @@ struct ia_ml_rec *ia_ml_rec_new(struct ia_ml_user *u, const void *key, const voi
 		h = ia_ml_holder_get(pid, u);
 	if (!h)
 		return NULL;
-	l = NULL;
 	if (ctx) {
 		l = ia_ml_link_get(ctx, ring, h, u);
 		if (!l) {
@@ -690,10 +658,12 @@ void ia_ml_release(struct ia_ml_rec *r, u64 pages)
 
 /*
  * @pages of the record of @key go (U64_MAX: all, and the record with
- * them); even while exiting when @forget (the ledger's own walk).
+ * them); even while exiting when @forget (the ledger's own walk). With
+ * @not_uid, only another uid's record, and its uid is flagged: an object
+ * at the address of one whose release was not seen.
  */
 static void ia_ml_drop_key(const void *key, const struct ia_ml_rec_ops *ops, u64 pages,
-			   bool forget)
+			   bool forget, const kuid_t *not_uid)
 {
 	bool all = pages == U64_MAX && (forget || !READ_ONCE(ia_ml_exiting));
 	unsigned long flags, oflags = 0;
@@ -702,9 +672,11 @@ static void ia_ml_drop_key(const void *key, const struct ia_ml_rec_ops *ops, u64
 
 	if (ops->outer)
 		spin_lock_irqsave(ops->outer, oflags);
-	r = ia_ml_rec_lock(key, ops, all, &flags);
+	r = ia_ml_rec_lock(key, ops, not_uid, all, &flags);
 	if (r) {
 		part = r->acct->part;
+		if (all && not_uid)
+			r->acct->inexact |= IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED;
 		if (all) {
 			r->keep = false;
 			ia_ml_release(r, r->pages);	/* it goes */
@@ -719,12 +691,17 @@ static void ia_ml_drop_key(const void *key, const struct ia_ml_rec_ops *ops, u64
 
 void ia_ml_release_key(const void *key, const struct ia_ml_rec_ops *ops)
 {
-	ia_ml_drop_key(key, ops, U64_MAX, false);
+	ia_ml_drop_key(key, ops, U64_MAX, false, NULL);
 }
 
 void ia_ml_release_key_pages(const void *key, const struct ia_ml_rec_ops *ops, u64 pages)
 {
-	ia_ml_drop_key(key, ops, pages, false);
+	ia_ml_drop_key(key, ops, pages, false, NULL);
+}
+
+void ia_ml_release_other(const void *key, const struct ia_ml_rec_ops *ops, kuid_t uid)
+{
+	ia_ml_drop_key(key, ops, U64_MAX, false, &uid);
 }
 
 /*
@@ -1009,7 +986,7 @@ static void ia_ml_forget(const struct ia_hook_set *s)
 				}
 			spin_unlock_irqrestore(&st->lock, flags);
 			for (i = 0; i < n; i++)
-				ia_ml_drop_key(batch[i].key, batch[i].ops, U64_MAX, true);
+				ia_ml_drop_key(batch[i].key, batch[i].ops, U64_MAX, true, NULL);
 			cond_resched();
 		} while (bkt < ia_htab_buckets(&st->t));
 	}
