@@ -193,6 +193,12 @@ struct ia_ioas_info {
 	u64 bytes, pinned;
 };
 
+/* A pot's own figure (kind uid-pot: nl_uid.c). */
+struct ia_quota_pot {
+	bool has_limit_min;
+	u64 limit_min;			/* the smallest RLIMIT_MEMLOCK of the uid's processes */
+};
+
 /* A published object's own figures (kind qpair: pub.c). */
 struct ia_quota_pub {
 	char name[IOMMU_ACCOUNT_QUOTA_NAME_LEN];
@@ -228,6 +234,7 @@ struct ia_quota_rec {
 	void *extra;
 	u32 nr_extra;
 	union {				/* by kind */
+		struct ia_quota_pot pot;
 		struct ia_quota_pub pub;
 		struct ia_quota_fd fd;
 	};
@@ -606,6 +613,8 @@ struct ia_memlock_uid {
 	u64 iommufd_exempt_pages;	/* pinned by iommufd with CAP_IPC_LOCK */
 	u64 charges, refusals;
 	u32 inexact;			/* IOMMU_ACCOUNT_UID_INEXACT_* */
+	bool has_charger_limit;		/* a charge seen since load: */
+	u64 charger_limit;		/* its process's RLIMIT_MEMLOCK (RLIM_INFINITY: none) */
 	bool has_last;			/* the last refusal */
 	struct ia_failure last;
 	struct ia_cgpath *last_cgpath;	/* its cgroup's path then (NULL: unknown), a reference */

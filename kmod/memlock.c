@@ -1241,6 +1241,8 @@ static void ia_ml_uid_copy(struct ia_memlock_uid *o, const struct ia_ml_user *u)
 	o->charges = u->charges;
 	o->refusals = u->refusals;
 	o->inexact = u->inexact;
+	o->has_charger_limit = u->has_charger_limit;
+	o->charger_limit = u->charger_limit;
 	o->has_last = u->has_last;
 	o->last = u->last;
 	o->last_cgpath = ia_cgpath_get(u->last_cgpath);

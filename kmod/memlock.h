@@ -101,6 +101,15 @@ struct ia_ml_user {
 	 */
 	struct ia_level_bounds bnd;
 	u64 bnd_limit;
+	/*
+	 * The RLIMIT_MEMLOCK (bytes, RLIM_INFINITY: none) the kernel compared
+	 * the uid's last successful charge with: its charging process's. The
+	 * limit the pot's quota reports (nl_uid.c), not the smallest among
+	 * the uid's processes, of which an idle one would make a job with a
+	 * larger limit look full.
+	 */
+	u64 charger_limit;
+	bool has_charger_limit;
 	u32 thr_gen;			/* ia_ml_thr_gen when its levels were last re-armed */
 	struct ia_coalesce co;
 	struct ia_event pending_ev;	/* the last refusal, for a coalesced report */
@@ -264,6 +273,8 @@ static inline void ia_ml_thresholds(struct ia_ml_user *u, enum ia_consumer consu
 {
 	u32 gen = READ_ONCE(ia_ml_thr_gen);
 
+	u->charger_limit = limit;
+	u->has_charger_limit = true;
 	if (unlikely(u->thr_gen != gen)) {
 		u->thr_gen = gen;
 		u->levels.raised = 0;

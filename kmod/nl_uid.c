@@ -222,8 +222,21 @@ static void ia_quota_from_uid(struct ia_quota_rec *q, const struct ia_uid_rec *r
 	q->uid = r->uid;
 	q->used = r->locked_pages << PAGE_SHIFT;
 	/* The kernel compares pages with the limit shifted down to pages. */
-	q->has_limit = r->tasks && r->rlim_min != U64_MAX;
-	q->limit = r->rlim_min & PAGE_MASK;
+	q->pot.has_limit_min = r->tasks && r->rlim_min != U64_MAX;
+	q->pot.limit_min = r->rlim_min & PAGE_MASK;
+	if (m && m->has_charger_limit) {
+		/*
+		 * The limit of the process that charged last, which the kernel
+		 * compared with: an idle process of the uid with a smaller one
+		 * does not make a job with a larger one look full.
+		 */
+		q->has_limit = m->charger_limit != RLIM_INFINITY;
+		q->limit = m->charger_limit & PAGE_MASK;
+	} else {
+		q->has_limit = q->pot.has_limit_min;
+		q->limit = q->pot.limit_min;
+		q->flags |= IOMMU_ACCOUNT_QUOTA_FLAGS_LIMIT_SMALLEST;
+	}
 	q->refusals = m ? m->refusals : 0;
 	if (m && m->has_last) {
 		q->has_last = true;
@@ -270,6 +283,16 @@ static void ia_uid_pot_thr_set(const struct ia_thresholds *t, const u32 *margin)
 	ia_memlock_thresholds_set(t, margin ? *margin : m);
 }
 
+static int ia_uid_pot_put(struct sk_buff *msg, const struct ia_quota_rec *q)
+{
+	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_QUOTA_FLAGS, q->flags) ||
+	    (q->pot.has_limit_min &&
+	     nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_QUOTA_LIMIT_MIN, q->pot.limit_min,
+			       IOMMU_ACCOUNT_A_QUOTA_PAD)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 const struct ia_quota_kind ia_uid_pot_kind = {
 	.id = IA_KIND_UID_POT,
 	.name = "uid-pot",
@@ -278,5 +301,6 @@ const struct ia_quota_kind ia_uid_pot_kind = {
 	.snapshot = ia_uid_pot_snapshot,
 	.thr_get = ia_memlock_thresholds_get,
 	.thr_set = ia_uid_pot_thr_set,
+	.put = ia_uid_pot_put,
 	.has_margin = true,
 };

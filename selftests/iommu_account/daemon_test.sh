@@ -20,7 +20,7 @@
 # Waits are bounded polls of files and the exporter, never sleeps.
 . "$(dirname "$0")/ktap_lib.sh"
 tmp=$(mktemp -d)
-dpid="" jpid="" hold1="" hold2=""
+dpid="" jpid="" hold1="" hold2="" idle=""
 lim=/sys/module/vfio_iommu_type1/parameters/dma_entry_limit
 port=9847
 cleanup() {
@@ -28,6 +28,7 @@ cleanup() {
 	[ -n "$hold2" ] && exec 4>&- && wait "$hold2" 2>/dev/null
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
 	[ -n "$jpid" ] && kill "$jpid" 2>/dev/null
+	[ -n "$idle" ] && kill "$idle" 2>/dev/null
 	echo 65535 >$lim 2>/dev/null
 	rmdir "$dockcg" "$(dirname "$dockcg")" 2>/dev/null
 	rm -rf "$tmp"
@@ -157,6 +158,11 @@ CID=4f1c2b3a4d5e6f708192a3b4c5d6e7f80123456789abcdef0123456789abcdef
 dockcg=/sys/fs/cgroup/system.slice/docker-$CID.scope
 mkdir -p "$dockcg"
 mkfifo "$tmp/hold1"
+# An idle shell of uid 1000 with a 1 MiB limit beside it, which never
+# charges: the pot's limit is its charger's 8 MiB all along, the 1 MiB its
+# own series (an idle process must not make a job look full).
+runas 1000 sh -c 'ulimit -l 1024 && exec sleep 100000' &
+idle=$!
 # pot_leak itself unlimited: its agent's 8 MiB is the agent's own (the
 # FAILURE's cause says where a limit comes from).
 sh -c 'echo $$ >"$1/cgroup.procs"; shift; ulimit -l unlimited; exec "$@"' _ "$dockcg" \
@@ -171,6 +177,14 @@ nbuf=$(sed -n 's/.*buffer #\([0-9]*\) refused.*/\1/p' "$tmp/pot.txt")
 q=$(iommu-accountctl -j quotas --kind uid-pot)
 check "GET_QUOTA: uid 1000's pot holds the $((nbuf - 1)) accepted buffers, limit 8 MiB" \
 	jqt "any(.[]; .id == 1000 and .used == $(((nbuf - 1) * 262144)) and .limit == 8388608 and .uid == 1000)" "$q"
+check "GET_QUOTA: the limit is the charger's 8 MiB, the idle shell's 1 MiB the smallest" \
+	jqt 'any(.[]; .id == 1000 and .limit_of == "last_charger" and .limit == 8388608 and .limit_min == 1048576)' "$q"
+check "exporter: uid 1000's limit 8 MiB, its smallest 1 MiB, utilisation against the 8 MiB" \
+	until_ok 100 sh -c 'm=$(wget -q -O - "http://127.0.0.1:$1/metrics") &&
+		echo "$m" | grep -q "^iommu_account_quota_limit_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 8388608\$" &&
+		echo "$m" | grep -q "^iommu_account_uid_pot_smallest_limit_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 1048576\$" &&
+		echo "$m" | awk -v want="$2" '"'"'$1 == "iommu_account_quota_utilization_ratio{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"}" { f = 1; if ($2 + 0 < want - 1e-5 || $2 + 0 > want + 1e-5) exit 1 } END { exit !f }'"'"'' \
+	_ "$port" "$(awk -v u=$(((nbuf - 1) * 262144)) 'BEGIN { printf "%.6f", u / 8388608 }')"
 q=$(runas 1000 iommu-accountctl -j quotas)
 check "GET_QUOTA unprivileged (uid 1000): its own pot only" \
 	jqt 'length == 1 and .[0].kind == "uid-pot" and .[0].id == 1000' "$q"
@@ -279,6 +293,7 @@ check "history --openmetrics: the used series ends at the pot, then the limit se
 	sh -c 'echo "$1" | grep -q "^iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} $2 [0-9.]*$" &&
 		echo "$1" | grep -q "^iommu_account_quota_limit_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 8388608 " &&
 		[ "$(echo "$1" | tail -n 1)" = "# EOF" ]' _ "$om" "$potused"
+kill "$idle"; wait "$idle" 2>/dev/null; idle=""
 # The FAILURE's flight record in the history: its holders (pid, bytes) are
 # the flight record's, GET_PROC's above; each one's cgroup id is the
 # cgroup v2 directory's own (its inode), as the live holder series say.

@@ -295,4 +295,66 @@ TEST_F(pot, huge_limit_headroom_saturates)
 	agent_stop(&a);
 }
 
+/*
+ * The pot's quota limit is the one the kernel compares with: that of the
+ * process that charges it, not the smallest of the uid's processes. An idle
+ * process of the uid with 1 MiB beside a job with 4 MiB: the job fills the
+ * pot page by page and the kernel refuses it exactly when used reaches the
+ * quota's limit (utilisation 100 %); the smallest stays its own figure.
+ */
+TEST_F(pot, quota_limit_is_the_chargers)
+{
+	const uid_t uid = 41010;
+	const uint64_t small = 1 * MiB, L = 4 * MiB;
+	const uint32_t kind = IOMMU_ACCOUNT_QUOTA_KIND_UID_POT;
+	struct agent idle, job;
+	ia_quota_t q = {};
+	uint64_t used;
+
+	ASSERT_EQ(0, agent_start(&idle, uid, small));
+	ASSERT_EQ(0, agent_start(&job, uid, L));
+	ASSERT_EQ(0, ia_get_quota(&self->nl, kind, uid, &q)) TH_LOG("%s", self->nl.extack);
+	ASSERT_TRUE(!!q._present.limit_min);
+	EXPECT_EQ(small, q.limit_min);
+	ASSERT_TRUE(!!q._present.limit);
+	/*
+	 * No charge seen yet: the smallest, said so. On a kernel that charges
+	 * rings, the job's ring was the last charge.
+	 */
+	EXPECT_EQ(q.flags & IOMMU_ACCOUNT_QUOTA_FLAGS_LIMIT_SMALLEST ? small : L, q.limit);
+	ia_nl_free(&q);
+
+	/* The job takes all but one page of its limit in one buffer. */
+	ASSERT_EQ(0, ia_get_quota(&self->nl, kind, uid, &q));
+	used = q.used;
+	ia_nl_free(&q);
+	ASSERT_GT(L - self->page, used);
+	ASSERT_EQ(0, agent_register(&job, L - self->page - used));
+	ASSERT_EQ(0, ia_get_quota(&self->nl, kind, uid, &q));
+	EXPECT_FALSE(q.flags & IOMMU_ACCOUNT_QUOTA_FLAGS_LIMIT_SMALLEST);
+	ASSERT_TRUE(!!q._present.limit);
+	EXPECT_EQ(L, q.limit) TH_LOG("the charger's limit, not the idle process's %llu",
+				     (unsigned long long)small);
+	EXPECT_EQ(small, q.limit_min);
+	EXPECT_EQ(L - self->page, q.used);
+	ia_nl_free(&q);
+
+	/* The last page: the quota says 100 %, and the kernel agrees. */
+	ASSERT_EQ(0, agent_register(&job, self->page));
+	ASSERT_EQ(0, ia_get_quota(&self->nl, kind, uid, &q));
+	EXPECT_EQ(L, q.limit);
+	EXPECT_EQ(q.limit, q.used);
+	ia_nl_free(&q);
+	EXPECT_EQ(-ENOMEM, agent_register(&job, self->page));
+
+	/* A refused process's own limit does not become the pot's. */
+	EXPECT_EQ(-ENOMEM, agent_register(&idle, self->page));
+	ASSERT_EQ(0, ia_get_quota(&self->nl, kind, uid, &q));
+	EXPECT_EQ(L, q.limit);
+	EXPECT_EQ(2, q.refusals);
+	ia_nl_free(&q);
+	agent_stop(&idle);
+	agent_stop(&job);
+}
+
 IA_HARNESS_MAIN

@@ -33,6 +33,12 @@ void ia_ctl_quota_json(struct ia_json *j, const struct ia_quota *q, const char *
 	ia_json_str(j, "unit", unit);
 	ia_json_u64(j, "used", q->used);
 	ia_json_u64_if(j, "limit", q->has_limit, q->limit);
+	if (q->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
+		/* Whose limit it is: the last charger's, or (none seen) the smallest. */
+		ia_json_str(j, "limit_of", q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_LIMIT_SMALLEST ?
+				       "smallest" : "last_charger");
+		ia_json_u64_if(j, "limit_min", q->has_limit_min, q->limit_min);
+	}
 	ia_json_u64(j, "uid", q->uid);
 	ia_json_owner(j, "owner", &q->owner);
 	ia_json_u64(j, "refusals", q->refusals);
@@ -101,6 +107,13 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 		snprintf(name, sizeof(name), "%s%s %um %ud",
 			 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT ? "compat/" : "",
 			 ia_iommufd_mode_name(q->iommufd_mode), q->mappings, q->devices);
+	else if (q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_LIMIT_SMALLEST)
+		/* A pot no charge was seen to: its limit is its uid's smallest. */
+		snprintf(name, sizeof(name), "limit: smallest");
+	else if (q->has_limit_min && (!q->has_limit || q->limit_min < q->limit))
+		/* A pot: a process of the uid with a smaller limit than the charger's. */
+		snprintf(name, sizeof(name), "smallest %s",
+			 ia_amount("bytes", (double)q->limit_min, b1, sizeof(b1)));
 	else
 		snprintf(name, sizeof(name), "%s%s", q->has_pub ? ia_tx(q->name) : "-",
 			 q->flags & IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT ? " (!)" : "");

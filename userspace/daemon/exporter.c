@@ -151,7 +151,7 @@ static void labels(struct iad *d, FILE *f, const struct iad_obj *ob)
  * kind's unit under one name, the rate, the state as a number) are served
  * beside them only with [exporter] legacy_names = yes, for one release.
  */
-enum { M_USED, M_LIMIT, M_UTIL, M_ETA, M_REFUSALS, M_STATE,
+enum { M_USED, M_LIMIT, M_LIMIT_MIN, M_UTIL, M_ETA, M_REFUSALS, M_STATE,
        M_OLD_USED, M_OLD_LIMIT, M_OLD_RATE, M_OLD_STATE, M_NOBJ };
 
 #define PER_UNIT 1
@@ -165,7 +165,11 @@ static const struct metric {
 		     "What is charged now (uid-pot, iommufd-ctx: bytes; vfio-container: DMA mapping entries; qpair: descriptors).",
 		     PER_UNIT },
 	[M_LIMIT] = { "iommu_account_quota_limit", "gauge",
-		      "Where the kernel refuses (absent: no limit applies).", PER_UNIT },
+		      "Where the kernel refuses (absent: no limit applies; uid-pot: the RLIMIT_MEMLOCK of the process that charged it last, which the kernel compared with).",
+		      PER_UNIT },
+	[M_LIMIT_MIN] = { "iommu_account_uid_pot_smallest_limit_bytes", "gauge",
+			  "uid-pot: the smallest RLIMIT_MEMLOCK among the uid's live processes, where the most constrained of them would be refused (absent: none alive, or unlimited).",
+			  0 },
 	[M_UTIL] = { "iommu_account_quota_utilization_ratio", "gauge", "used / limit.", 0 },
 	[M_ETA] = { "iommu_account_quota_exhaustion_seconds", "gauge",
 		    "Predicted seconds until used reaches limit, from the floor's trend (absent: not filling, or too early to tell a leak from a cycle).",
@@ -196,6 +200,8 @@ static bool obj_has(const struct iad_obj *ob, int m)
 	case M_LIMIT:
 	case M_OLD_LIMIT:
 		return ob->has_limit;
+	case M_LIMIT_MIN:
+		return ob->has_limit_min;
 	case M_UTIL:
 		return iad_obj_util(ob) >= 0;
 	case M_ETA:
@@ -232,6 +238,9 @@ static void obj_metric(struct iad *d, FILE *f, int m, const char *name,
 	case M_LIMIT:
 	case M_OLD_LIMIT:
 		fprintf(f, " %llu\n", (unsigned long long)ob->limit);
+		break;
+	case M_LIMIT_MIN:
+		fprintf(f, " %llu\n", (unsigned long long)ob->limit_min);
 		break;
 	case M_UTIL:
 		fprintf(f, " %.6g\n", iad_obj_util(ob));

@@ -81,7 +81,9 @@ struct iad_obj {
 	uint32_t kind, id;
 	uint64_t used;
 	bool has_limit;
-	uint64_t limit;
+	uint64_t limit;			/* uid-pot: the last charger's RLIMIT_MEMLOCK */
+	bool has_limit_min;		/* uid-pot: the smallest among the uid's processes */
+	uint64_t limit_min;
 	uint32_t uid;
 	struct iad_who owner;		/* as the kernel reports it (may be absent) */
 	uint64_t refusals;		/* the kernel's count */

@@ -165,6 +165,8 @@ static bool quota_figures(struct iad_obj *ob, const struct ia_quota *q)
 	ob->used = q->used;
 	ob->has_limit = q->has_limit;
 	ob->limit = q->limit;
+	ob->has_limit_min = q->has_limit_min;
+	ob->limit_min = q->limit_min;
 	ob->uid = q->uid;
 	return changed;
 }
@@ -644,9 +646,17 @@ static void event_figures(struct iad_obj *ob, const struct ia_event *ev)
 		ob->uid = ev->quota.uid;
 	} else if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT) {
 		ob->used = ev->locked_bytes;
+		ob->uid = ev->uid;
+		/*
+		 * A threshold's limit is the charger's, the pot's own; a
+		 * failure's is the refused process's, which the pot's is not
+		 * (GET_QUOTA's "limit"): a process with a smaller limit refused
+		 * must not make the pot look over full.
+		 */
+		if (ev->type == IOMMU_ACCOUNT_EVENT_TYPE_FAILURE && (ob->nhist || ob->flat_n))
+			return;
 		ob->has_limit = ev->memlock_limit != UINT64_MAX;
 		ob->limit = ev->memlock_limit;
-		ob->uid = ev->uid;
 	} else {
 		ob->used = ev->entries;
 		ob->has_limit = true;

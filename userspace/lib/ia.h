@@ -183,7 +183,9 @@ struct ia_quota {
 	uint32_t kind, id;
 	uint64_t used;
 	bool has_limit;			/* absent: no limit known */
-	uint64_t limit;
+	uint64_t limit;			/* uid-pot: the last charger's (flag LIMIT_SMALLEST: limit_min) */
+	bool has_limit_min;		/* uid-pot: the smallest RLIMIT_MEMLOCK of the uid's processes */
+	uint64_t limit_min;
 	uint32_t uid;
 	struct ia_owner owner;
 	uint64_t refusals;

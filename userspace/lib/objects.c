@@ -415,6 +415,8 @@ int ia_get_containers(struct ia_client *c, const uint32_t *key, container_fn cb,
 	(q)->iommufd_mode = (w)->iommufd_mode;					\
 	(q)->mappings = (w)->mappings;						\
 	(q)->devices = (w)->devices;						\
+	(q)->has_limit_min = (w)->_present.limit_min;				\
+	(q)->limit_min = (w)->limit_min;					\
 	(w)->_present.kind && (w)->_present.id ? 0 : -EINVAL;			\
 })
 

@@ -191,10 +191,15 @@ enum iommu_account_reset_set_kind {
  *   /dev/vfio/vfio container that iommufd provides
  *   (CONFIG_IOMMUFD_VFIO_CONTAINER): a VFIO type1 client's mappings, with no
  *   dma_entry_limit, charged in mm mode from the start.
+ * @IOMMU_ACCOUNT_QUOTA_FLAGS_LIMIT_SMALLEST: uid-pot - no charge to the pot
+ *   was seen since the module loaded, so limit is the smallest RLIMIT_MEMLOCK
+ *   among the uid's live processes (limit-min), not the limit of a process
+ *   that charges it: which one charges next is not known.
  */
 enum iommu_account_quota_flags {
 	IOMMU_ACCOUNT_QUOTA_FLAGS_INCONSISTENT = 1,
 	IOMMU_ACCOUNT_QUOTA_FLAGS_VFIO_COMPAT = 2,
+	IOMMU_ACCOUNT_QUOTA_FLAGS_LIMIT_SMALLEST = 4,
 };
 
 /**
@@ -341,6 +346,7 @@ enum {
 	IOMMU_ACCOUNT_A_QUOTA_MAPPINGS,
 	IOMMU_ACCOUNT_A_QUOTA_DEVICES,
 	IOMMU_ACCOUNT_A_QUOTA_IOAS,
+	IOMMU_ACCOUNT_A_QUOTA_LIMIT_MIN,
 
 	__IOMMU_ACCOUNT_A_QUOTA_MAX,
 	IOMMU_ACCOUNT_A_QUOTA_MAX = (__IOMMU_ACCOUNT_A_QUOTA_MAX - 1)

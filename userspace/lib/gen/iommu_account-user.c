@@ -171,6 +171,7 @@ iommu_account_reset_set_kind_str(enum iommu_account_reset_set_kind value)
 static const char * const iommu_account_quota_flags_strmap[] = {
 	[0] = "inconsistent",
 	[1] = "vfio-compat",
+	[2] = "limit-smallest",
 };
 
 const char *iommu_account_quota_flags_str(enum iommu_account_quota_flags value)
@@ -337,6 +338,7 @@ const struct ynl_policy_attr iommu_account_quota_info_policy[IOMMU_ACCOUNT_A_QUO
 	[IOMMU_ACCOUNT_A_QUOTA_MAPPINGS] = { .name = "mappings", .type = YNL_PT_U32, },
 	[IOMMU_ACCOUNT_A_QUOTA_DEVICES] = { .name = "devices", .type = YNL_PT_U32, },
 	[IOMMU_ACCOUNT_A_QUOTA_LAST_FAILURE] = { .name = "last-failure", .type = YNL_PT_NEST, .nest = &iommu_account_failure_nest, },
+	[IOMMU_ACCOUNT_A_QUOTA_LIMIT_MIN] = { .name = "limit-min", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest iommu_account_quota_info_nest = {
@@ -552,6 +554,7 @@ const struct ynl_policy_attr iommu_account_quota_policy[IOMMU_ACCOUNT_A_QUOTA_MA
 	[IOMMU_ACCOUNT_A_QUOTA_MAPPINGS] = { .name = "mappings", .type = YNL_PT_U32, },
 	[IOMMU_ACCOUNT_A_QUOTA_DEVICES] = { .name = "devices", .type = YNL_PT_U32, },
 	[IOMMU_ACCOUNT_A_QUOTA_IOAS] = { .name = "ioas", .type = YNL_PT_NEST, .nest = &iommu_account_ioas_nest, },
+	[IOMMU_ACCOUNT_A_QUOTA_LIMIT_MIN] = { .name = "limit-min", .type = YNL_PT_U64, },
 };
 
 const struct ynl_policy_nest iommu_account_quota_nest = {
@@ -1050,6 +1053,11 @@ int iommu_account_quota_info_parse(struct ynl_parse_arg *yarg,
 			parg.data = &dst->last_failure;
 			if (iommu_account_failure_parse(&parg, attr))
 				return YNL_PARSE_CB_ERROR;
+		} else if (type == IOMMU_ACCOUNT_A_QUOTA_LIMIT_MIN) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.limit_min = 1;
+			dst->limit_min = ynl_attr_get_u64(attr);
 		}
 	}
 
@@ -2528,6 +2536,11 @@ int iommu_account_get_quota_rsp_parse(const struct nlmsghdr *nlh,
 			dst->devices = ynl_attr_get_u32(attr);
 		} else if (type == IOMMU_ACCOUNT_A_QUOTA_IOAS) {
 			n_ioas++;
+		} else if (type == IOMMU_ACCOUNT_A_QUOTA_LIMIT_MIN) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.limit_min = 1;
+			dst->limit_min = ynl_attr_get_u64(attr);
 		}
 	}
 

@@ -162,6 +162,7 @@ struct iommu_account_quota_info {
 		__u32 mappings:1;
 		__u32 devices:1;
 		__u32 last_failure:1;
+		__u32 limit_min:1;
 	} _present;
 
 	enum iommu_account_quota_kind kind;
@@ -185,6 +186,7 @@ struct iommu_account_quota_info {
 	__u32 mappings;
 	__u32 devices;
 	struct iommu_account_failure last_failure;
+	__u64 limit_min;
 };
 
 struct iommu_account_ioas {
@@ -839,6 +841,7 @@ struct iommu_account_get_quota_rsp {
 		__u32 iommufd_mode:1;
 		__u32 mappings:1;
 		__u32 devices:1;
+		__u32 limit_min:1;
 	} _present;
 
 	enum iommu_account_quota_kind kind;
@@ -864,6 +867,7 @@ struct iommu_account_get_quota_rsp {
 	__u32 devices;
 	unsigned int n_ioas;
 	struct iommu_account_ioas *ioas;
+	__u64 limit_min;
 };
 
 void iommu_account_get_quota_rsp_free(struct iommu_account_get_quota_rsp *rsp);
