@@ -117,4 +117,5 @@ void ia_owner_current(struct ia_owner *o)
 	o->pid = task_tgid_nr(current);
 	o->uid = current_uid();
 	get_task_comm(o->comm, current);
+	o->cgroup_id = ia_task_cgroup_id(current);
 }

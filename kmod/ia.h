@@ -88,6 +88,7 @@ struct ia_owner {
 	pid_t pid;		/* tgid in the initial pid namespace */
 	kuid_t uid;		/* real uid */
 	char comm[TASK_COMM_LEN];
+	u64 cgroup_id;		/* its cgroup v2 id then; 0: unknown */
 };
 
 void ia_owner_current(struct ia_owner *o);

@@ -210,7 +210,9 @@ int ia_put_owner(struct sk_buff *msg, int attr, const struct ia_owner *o,
 		return -EMSGSIZE;
 	if (nla_put_u32(msg, IOMMU_ACCOUNT_A_OWNER_PID, o->pid) ||
 	    nla_put_u32(msg, IOMMU_ACCOUNT_A_OWNER_UID, from_kuid_munged(ns, o->uid)) ||
-	    nla_put_string(msg, IOMMU_ACCOUNT_A_OWNER_COMM, o->comm)) {
+	    nla_put_string(msg, IOMMU_ACCOUNT_A_OWNER_COMM, o->comm) ||
+	    (o->cgroup_id && nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_OWNER_CGROUP_ID, o->cgroup_id,
+					       IOMMU_ACCOUNT_A_OWNER_PAD))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

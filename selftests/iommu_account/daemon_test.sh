@@ -31,6 +31,8 @@ cleanup() {
 	[ -n "$idle" ] && kill "$idle" 2>/dev/null
 	echo 65535 >$lim 2>/dev/null
 	rmdir "$dockcg" "$(dirname "$dockcg")" 2>/dev/null
+	[ -n "${vfcg:-}" ] && rmdir "$vfcg" "$(dirname "$vfcg")" "$(dirname "$(dirname "$vfcg")")" \
+		/sys/fs/cgroup/kubepods.slice 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -384,7 +386,16 @@ iommu-accountd -f -c "$tmp/p.conf" 2>"$tmp/p.err" &
 ppid=$!
 until_ok 200 grep -q 'source up' "$tmp/p.err"
 mkfifo "$tmp/hold2"
-vfio_tool leak 40 <"$tmp/hold2" >"$tmp/vfio.txt" 2>&1 &
+# The mapper runs in a cgroup named as the kubelet (systemd driver) and
+# containerd name a pod's container: its container's series carry the pod's
+# uid and the container's id, to join kube_pod_info on. (No kubelet here:
+# the cgroup is real, the names are what they would be.)
+VPOD=0b7c3f52-9a41-4c2e-8d6f-3e5a7b9c1d20
+VCID=9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d
+vfcg=/sys/fs/cgroup/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod$(echo $VPOD | tr - _).slice/cri-containerd-$VCID.scope
+mkdir -p "$vfcg"
+sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' _ "$vfcg" \
+	vfio_tool leak 40 <"$tmp/hold2" >"$tmp/vfio.txt" 2>&1 &
 hold2=$!
 exec 4>"$tmp/hold2"
 check "vfio: the kernel refuses entry 101 with ENOSPC" \
@@ -409,6 +420,11 @@ fl=$(hook_lines FAILURE vfio-container | head -n 1)
 check "vfio: FAILURE says ENOSPC by vfio_tool" \
 	jqt '.comm == "vfio_tool" and .errno == "ENOSPC"' "$(hook_doc "$fl")"
 check "vfio: the exporter's figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
+vid=$(echo "$q" | jq '.[] | select(.kind == "vfio-container") | .id' | head -n 1)
+check "vfio: the container's series carry its mapper's pod uid and container id (cgroup $cgid)" \
+	until_ok 100 eval 'metrics | grep -qF "iommu_account_quota_used_entries{kind=\"vfio-container\",object=\"$vid\",uid=\"0\",container_id=\"$VCID\",pod_uid=\"$VPOD\"} 100"'
+check "GET_QUOTA: the container's owner carries the cgroup it set the container up in ($cgid)" \
+	jqt "any(.[]; .kind == \"vfio-container\" and .owner.cgroup_id == $cgid)" "$q"
 check "vfio, polling only: FAILURE from the kernel's refusal count" \
 	until_ok 200 grep -q 'FAILURE vfio-container [0-9]*: the kernel refused 1 time(s) since the last poll (no event came)' "$tmp/p.err"
 check "vfio, polling only: the FAILURE names who and what from the module's last-failure record" \

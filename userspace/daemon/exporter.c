@@ -141,6 +141,24 @@ static void labels(struct iad *d, FILE *f, const struct iad_obj *ob)
 
 	fprintf(f, "{kind=\"%s\",object=\"%u\",uid=\"%u\"",
 		iad_kind_name(d, ob->kind, kb, sizeof(kb)), ob->id, ob->uid);
+	/*
+	 * The owner's container and pod (VFIO containers, iommufd contexts,
+	 * qpairs), to join kube_pod_info on: one series per object either
+	 * way, so within the cardinality the objects already cost. Left out
+	 * when empty (the same series to Prometheus as an empty label).
+	 */
+	if (!ob->ident)
+		return;
+	if (ob->ident->container_id[0]) {
+		fputs(",container_id=\"", f);
+		label_value(f, ob->ident->container_id);
+		fputc('"', f);
+	}
+	if (ob->ident->pod_uid[0]) {
+		fputs(",pod_uid=\"", f);
+		label_value(f, ob->ident->pod_uid);
+		fputc('"', f);
+	}
 }
 
 /*

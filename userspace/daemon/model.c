@@ -96,6 +96,7 @@ void iad_obj_free(struct iad_obj *ob)
 		free(ob->hist);
 		free(ob->floor);
 		free(ob->reason);
+		free(ob->ident);
 	}
 	free(ob);
 }

@@ -77,6 +77,17 @@ struct iad_holder {
 	uint64_t held;			/* in the kind's unit */
 };
 
+/*
+ * Who an object's owner is, by the cgroup it acted in (the kernel's id, as
+ * the owner nest gives it): the labels that join a VFIO container or an
+ * iommufd context to its pod (kube_pod_info's uid) or container.
+ */
+struct iad_ident {
+	uint64_t cgroup_id;		/* resolved for this one (0: none) */
+	char container_id[65];
+	char pod_uid[40];
+};
+
 struct iad_obj {
 	uint32_t kind, id;
 	uint64_t used;
@@ -86,6 +97,7 @@ struct iad_obj {
 	uint64_t limit_min;
 	uint32_t uid;
 	struct iad_who owner;		/* as the kernel reports it (may be absent) */
+	struct iad_ident *ident;	/* its owner's, once it had a cgroup id (else NULL) */
 	uint64_t refusals;		/* the kernel's count */
 	bool refusals_known;		/* baseline taken (not at the first sight) */
 	bool refusal_deferred;		/* the count rose; waiting a poll for its event */

@@ -136,6 +136,7 @@ static void who_of_owner(struct iad_who *w, const struct ia_owner *o)
 	w->present = true;
 	w->pid = o->pid;
 	w->uid = o->uid;
+	w->cgroup_id = o->cgroup_id;
 	/*
 	 * A process names itself (prctl PR_SET_NAME) with any bytes: they are
 	 * kept whole, and every output writes them by libia's one rule
@@ -144,6 +145,35 @@ static void who_of_owner(struct iad_who *w, const struct ia_owner *o)
 	for (i = 0; o->comm[i] && i < sizeof(w->comm) - 1; i++)
 		w->comm[i] = o->comm[i];
 	w->comm[i] = 0;
+}
+
+/*
+ * The owner's container and pod, resolved once per cgroup id it acted in
+ * (a path from its /proc entry checked by inode, else a walk of
+ * /sys/fs/cgroup): its series' identity labels. A cgroup gone before it
+ * was resolved names nothing, and is not tried again.
+ */
+static void owner_ident(struct iad_obj *ob)
+{
+	struct ia_identity *id;
+	uint64_t cg = ob->owner.cgroup_id;
+	char path[IA_CGROUP_MAX];
+
+	if (!cg || (ob->ident && ob->ident->cgroup_id == cg))
+		return;
+	if (!ob->ident && !(ob->ident = calloc(1, sizeof(*ob->ident))))
+		return;
+	memset(ob->ident, 0, sizeof(*ob->ident));
+	ob->ident->cgroup_id = cg;
+	id = malloc(sizeof(*id));
+	if (!id)
+		return;
+	if (ia_cgroup_path_hint(cg, ob->owner.pid, path, sizeof(path))) {
+		ia_identity_of(path, id);
+		memcpy(ob->ident->container_id, id->container_id, sizeof(id->container_id));
+		memcpy(ob->ident->pod_uid, id->pod_uid, sizeof(id->pod_uid));
+	}
+	free(id);
 }
 
 static void evaluate(struct iad *d, struct iad_obj *ob, const struct iad_thr *thr)
@@ -190,6 +220,7 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 	who_of_owner(&ob->owner, &q->owner);
 	if (!ob->owner.present)
 		ob->owner.uid = q->uid;
+	owner_ident(ob);
 	/*
 	 * Refusals the events did not bring (lost, or not subscribed): a
 	 * FAILURE from the kernel's own count. Not at the first sight of an

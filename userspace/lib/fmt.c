@@ -272,6 +272,8 @@ void ia_json_owner(struct ia_json *j, const char *key, const struct ia_owner *o)
 	ia_json_u64(j, "pid", o->pid);
 	ia_json_u64(j, "uid", o->uid);
 	ia_json_str(j, "comm", o->comm);
+	if (o->cgroup_id)
+		ia_json_u64(j, "cgroup_id", o->cgroup_id);
 	ia_json_obj_close(j);
 }
 
@@ -329,6 +331,42 @@ static int cg_visit(const char *path, const struct stat *st, int type, struct FT
 const char *ia_cut_mark(bool truncated)
 {
 	return truncated ? IA_CUT_MARK : "";
+}
+
+/*
+ * Of @pid's /proc cgroup file, the cgroup v2 path when its directory is
+ * cgroup @id (the process may have moved, or the pid been reused: the
+ * inode says whether the path is still that cgroup's).
+ */
+static const char *cg_of_pid(uint64_t id, uint32_t pid, char *buf, size_t len)
+{
+	char file[64], line[IA_CGROUP_MAX + 8], dir[IA_CGROUP_MAX + 32];
+	struct stat st;
+	bool found = false;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%u/cgroup", pid);
+	f = fopen(file, "re");
+	if (!f)
+		return NULL;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "0::", 3);
+	fclose(f);
+	if (!found)
+		return NULL;
+	line[strcspn(line, "\n")] = 0;
+	if ((size_t)snprintf(dir, sizeof(dir), CGROOT "%s", line + 3) >= sizeof(dir) ||
+	    stat(dir, &st) || (uint64_t)st.st_ino != id ||
+	    (size_t)snprintf(buf, len, "%s", line + 3) >= len)
+		return NULL;
+	return buf;
+}
+
+const char *ia_cgroup_path_hint(uint64_t id, uint32_t pid, char *buf, size_t len)
+{
+	if (!id)
+		return NULL;
+	return (pid ? cg_of_pid(id, pid, buf, len) : NULL) ?: ia_cgroup_path(id, buf, len);
 }
 
 const char *ia_cgroup_path(uint64_t id, char *buf, size_t len)

@@ -106,6 +106,7 @@ struct ia_owner {
 	bool present;
 	uint32_t pid, uid;
 	char comm[16];
+	uint64_t cgroup_id;		/* its cgroup v2 id when it acted; 0: unknown */
 };
 
 struct ia_feature {
@@ -594,6 +595,12 @@ int ia_client_nonblocking(struct ia_client *c);
 
 /* The path of cgroup v2 @id under /sys/fs/cgroup ("/a/b"), or NULL (none, or longer than @len). */
 const char *ia_cgroup_path(uint64_t id, char *buf, size_t len);
+/*
+ * The same, tried first from process @pid's /proc cgroup file (checked
+ * against @id by the directory's inode): one file and one stat instead of
+ * a walk of the hierarchy, while the process is still in that cgroup.
+ */
+const char *ia_cgroup_path_hint(uint64_t id, uint32_t pid, char *buf, size_t len);
 /*
  * What follows a path the module cut (a flag it set) in text: IA_CUT_MARK,
  * else "". JSON says it as "cgroup_truncated": true, the exposition with the

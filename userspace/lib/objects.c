@@ -178,6 +178,7 @@ static void owner_of(const struct iommu_account_owner *w, bool present, struct i
 	o->pid = w->pid;
 	o->uid = w->uid;
 	STR(o->comm, w->comm);
+	o->cgroup_id = w->cgroup_id;
 }
 
 const char *ia_consumer_name(unsigned int c)

@@ -291,6 +291,8 @@ const struct ynl_policy_attr iommu_account_owner_policy[IOMMU_ACCOUNT_A_OWNER_MA
 	[IOMMU_ACCOUNT_A_OWNER_PID] = { .name = "pid", .type = YNL_PT_U32, },
 	[IOMMU_ACCOUNT_A_OWNER_UID] = { .name = "uid", .type = YNL_PT_U32, },
 	[IOMMU_ACCOUNT_A_OWNER_COMM] = { .name = "comm", .type = YNL_PT_NUL_STR, },
+	[IOMMU_ACCOUNT_A_OWNER_CGROUP_ID] = { .name = "cgroup-id", .type = YNL_PT_U64, },
+	[IOMMU_ACCOUNT_A_OWNER_PAD] = { .name = "pad", .type = YNL_PT_IGNORE, },
 };
 
 const struct ynl_policy_nest iommu_account_owner_nest = {
@@ -831,6 +833,11 @@ int iommu_account_owner_parse(struct ynl_parse_arg *yarg,
 			dst->comm = malloc(len + 1);
 			memcpy(dst->comm, ynl_attr_get_str(attr), len);
 			dst->comm[len] = 0;
+		} else if (type == IOMMU_ACCOUNT_A_OWNER_CGROUP_ID) {
+			if (ynl_attr_validate(yarg, attr))
+				return YNL_PARSE_CB_ERROR;
+			dst->_present.cgroup_id = 1;
+			dst->cgroup_id = ynl_attr_get_u64(attr);
 		}
 	}
 

@@ -109,11 +109,13 @@ struct iommu_account_owner {
 		__u32 pid:1;
 		__u32 uid:1;
 		__u32 comm_len;
+		__u32 cgroup_id:1;
 	} _present;
 
 	__u32 pid;
 	__u32 uid;
 	char *comm;
+	__u64 cgroup_id;
 };
 
 struct iommu_account_failure {
