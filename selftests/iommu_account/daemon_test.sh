@@ -126,6 +126,9 @@ listen = 127.0.0.1:$port
 [history]
 path = $tmp/hist
 max_size = 262144
+[refusals]
+# root's refusals (vfio_tool's, below) are a test's on purpose
+expected_uids = 0
 EOF
 
 check "iommu-accountd -t accepts the test configuration" sh -c "iommu-accountd -t -c '$tmp/d.conf' >/dev/null"
@@ -420,6 +423,16 @@ fl=$(hook_lines FAILURE vfio-container | head -n 1)
 check "vfio: FAILURE says ENOSPC by vfio_tool" \
 	jqt '.comm == "vfio_tool" and .errno == "ENOSPC"' "$(hook_doc "$fl")"
 check "vfio: the exporter's figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
+# Each refusal under the limit that refused and its consumer: the pot's
+# by RLIMIT_MEMLOCK for io_uring's buffers, the container's by
+# dma_entry_limit, root's expected ([refusals] expected_uids = 0).
+check "exporter: uid 1000's refusal counted as rlimit_memlock, io_uring-buffers, not expected" \
+	until_ok 100 eval 'metrics | grep -q "^iommu_account_refusals_total{kind=\"uid-pot\",cause=\"rlimit_memlock\",consumer=\"io_uring-buffers\",expected=\"false\"} [1-9]"'
+check "exporter: the container's refusal counted as dma_entry_limit, expected (root), 1" \
+	until_ok 100 eval 'metrics | grep -q "^iommu_account_refusals_total{kind=\"vfio-container\",cause=\"dma_entry_limit\",consumer=\"\",expected=\"true\"} 1\$"'
+ktime=$(iommu-accountctl -j quotas --kind vfio | jq '[.[] | select(.kind == "vfio-container") | .last_failure.time_ns][0] / 1e9')
+check "exporter: its last refusal's time is the kernel's ($ktime)" \
+	eval 'metrics | awk -v t="$ktime" '"'"'$1 == "iommu_account_refusal_last_timestamp_seconds{kind=\"vfio-container\",cause=\"dma_entry_limit\",consumer=\"\",expected=\"true\"}" { f = 1; if ($2 - t > 0.002 || t - $2 > 0.002) exit 1 } END { exit !f }'"'"''
 vid=$(echo "$q" | jq '.[] | select(.kind == "vfio-container") | .id' | head -n 1)
 check "vfio: the container's series carry its mapper's pod uid and container id (cgroup $cgid)" \
 	until_ok 100 eval 'metrics | grep -qF "iommu_account_quota_used_entries{kind=\"vfio-container\",object=\"$vid\",uid=\"0\",container_id=\"$VCID\",pod_uid=\"$VPOD\"} 100"'

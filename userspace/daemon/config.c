@@ -108,6 +108,62 @@ static int thr_key(struct parse *p, const char *name, const char *v, double *val
 	return 0;
 }
 
+/*
+ * "4600-4699, 1234 2000": uids and inclusive ranges, separated by commas or
+ * white space; empty: none. 0, or -1 with why.
+ */
+static int uid_ranges(struct parse *p, const char *name, const char *value,
+		      struct iad_config *c)
+{
+	const char *s = value;
+	unsigned int n = 0;
+	unsigned long lo, hi;
+	char *end;
+
+	for (;;) {
+		while (*s == ',' || *s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		errno = 0;
+		if (*s < '0' || *s > '9' || (lo = strtoul(s, &end, 10), errno) || lo > UINT32_MAX)
+			goto bad;
+		hi = lo;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9' || (hi = strtoul(s, &end, 10), errno) ||
+			    hi > UINT32_MAX || hi < lo)
+				goto bad;
+		}
+		if (*end && *end != ',' && *end != ' ' && *end != '\t')
+			goto bad;
+		if (n == IAD_MAX_EXPECTED) {
+			snprintf(p->why, sizeof(p->why), "%s: more than %d uids or ranges", name,
+				 IAD_MAX_EXPECTED);
+			return -1;
+		}
+		c->expected[n].lo = (uint32_t)lo;
+		c->expected[n++].hi = (uint32_t)hi;
+		s = end;
+	}
+	c->nexpected = n;
+	return 0;
+bad:
+	snprintf(p->why, sizeof(p->why),
+		 "%s: '%.64s' is not a list of uids and ranges (\"4600-4699, 1234\")", name, value);
+	return -1;
+}
+
+bool iad_config_expected(const struct iad_config *c, uint32_t uid)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nexpected; i++)
+		if (uid >= c->expected[i].lo && uid <= c->expected[i].hi)
+			return true;
+	return false;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
@@ -269,6 +325,9 @@ static int handler(void *user, const char *section, const char *name, const char
 			return !num(p, name, value, 65536, IA_HIST_MAX_BYTES, &c->history_max);
 		if (!strcmp(name, "keep"))
 			return !num(p, name, value, 60, 30 * 86400, &c->history_keep_s);
+	} else if (!strcmp(section, "refusals")) {
+		if (!strcmp(name, "expected_uids"))
+			return !uid_ranges(p, name, value, c);
 	} else {
 		snprintf(p->why, sizeof(p->why), "unknown section [%s]", section);
 		return 0;
@@ -378,7 +437,7 @@ static bool blank(char c)
 static bool section_ok(struct parse *p, const char *name)
 {
 	static const char *const known[] = { "daemon", "thresholds", "exec", "exporter",
-					     "history" };
+					     "history", "refusals" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)

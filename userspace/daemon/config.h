@@ -35,6 +35,8 @@ struct iad_kind_cfg {
 	bool has_warn, has_crit, has_hysteresis, has_horizon;
 };
 
+#define IAD_MAX_EXPECTED 64		/* [refusals] expected_uids: ranges */
+
 struct iad_config {
 	double interval_s;		/* [daemon] interval */
 	double idle_interval_s;		/* [daemon] idle_interval */
@@ -60,7 +62,13 @@ struct iad_config {
 	char history[4096];		/* [history] path (PATH_MAX); "" = off */
 	double history_max;		/* [history] max_size, bytes */
 	double history_keep_s;		/* [history] keep */
+	/* [refusals] expected_uids: uids whose refusals are deliberate (tests) */
+	struct iad_uid_range { uint32_t lo, hi; } expected[IAD_MAX_EXPECTED];
+	unsigned int nexpected;
 };
+
+/* Whether @uid is one of [refusals] expected_uids. */
+bool iad_config_expected(const struct iad_config *c, uint32_t uid);
 
 void iad_config_defaults(struct iad_config *c);
 /*

@@ -145,9 +145,10 @@ static void labels(struct iad *d, FILE *f, const struct iad_obj *ob)
 	 * The owner's container and pod (VFIO containers, iommufd contexts,
 	 * qpairs), to join kube_pod_info on: one series per object either
 	 * way, so within the cardinality the objects already cost. Left out
-	 * when empty (the same series to Prometheus as an empty label).
+	 * when empty (the same series to Prometheus as an empty label), and
+	 * under [exporter] detail = objects (they name a cgroup).
 	 */
-	if (!ob->ident)
+	if (!ob->ident || d->cfg.objects_only)
 		return;
 	if (ob->ident->container_id[0]) {
 		fputs(",container_id=\"", f);
@@ -346,6 +347,45 @@ static void obj_family(struct iad *d, FILE *f, int m, const struct unit_parts *u
 }
 
 /*
+ * The refusals the daemon attributed, by kind, the limit that refused
+ * (cause), the consumer and [refusals] expected_uids: a count and the
+ * kernel's time of the last. The shipped IommuAccountQuotaRefused fires on
+ * the time (a new series is born with its first refusal, which increase()
+ * would not count). Not in a one-uid view: they are every uid's.
+ */
+static void refusal_series(struct iad *d, FILE *f)
+{
+	static const char *const name[2] = { "iommu_account_refusals_total",
+					     "iommu_account_refusal_last_timestamp_seconds" };
+	char kb[24];
+	size_t i;
+	int m;
+
+	if (!d->nrefusals || d->view_one_uid)
+		return;
+	for (m = 0; m < 2; m++) {
+		head(f, name[m], m ? "gauge" : "counter",
+		     m ? "When the kernel made the last of those refusals (CLOCK_REALTIME)." :
+			 "Refusals the daemon attributed (an event, or a poll with the module's record of the last), since it started, by the limit that refused (cause), the consumer, and whether the refused uid is one of [refusals] expected_uids.");
+		for (i = 0; i < d->nrefusals; i++) {
+			const struct iad_refusal *r = &d->refusals[i];
+
+			fprintf(f, "%s{kind=\"", name[m]);
+			label_value(f, iad_kind_name(d, r->kind, kb, sizeof(kb)));
+			fputs("\",cause=\"", f);
+			label_value(f, r->cause);
+			fputs("\",consumer=\"", f);
+			label_value(f, r->consumer);
+			fprintf(f, "\",expected=\"%s\"} ", r->expected ? "true" : "false");
+			if (m)
+				fprintf(f, "%.3f\n", r->last_t);
+			else
+				fprintf(f, "%llu\n", (unsigned long long)r->n);
+		}
+	}
+}
+
+/*
  * iommu_account_build_info: the daemon's version, and the module's and the
  * kernel's as the module last said (empty while it has not answered).
  */
@@ -415,6 +455,7 @@ char *iad_metrics_text(struct iad *d, size_t *len)
 			obj_family(d, f, m, &up);
 	free(up.of);
 	kind_refusals(d, f);
+	refusal_series(d, f);
 	head(f, "iommu_account_alerts_total", "counter",
 	     "Alerts raised, by the state entered (CLEARED: back to ok).");
 	for (s = 0; s < IAD_NSTATES; s++)

@@ -91,6 +91,21 @@ struct iad {
 	bool poll_changed;		/* the last poll saw a change */
 
 	struct iad_objs objs;
+	/*
+	 * The refusals the daemon attributed (an event, or a poll's count
+	 * with the module's last-failure record), by kind, the limit that
+	 * refused, the consumer and whether the uid is an expected one: their
+	 * count and the kernel's time of the last. Reset with the module.
+	 */
+	struct iad_refusal {
+		uint32_t kind;
+		char cause[24];		/* rlimit_memlock, dma_entry_limit, qpair_pool, unknown */
+		char consumer[24];	/* a pot's or iommufd's consumer; "" */
+		bool expected;
+		uint64_t n;
+		double last_t;		/* CLOCK_REALTIME of the last, s */
+	} *refusals;
+	size_t nrefusals;
 
 	/* counters, exported */
 	uint64_t events_seen, events_lost, overruns, resyncs, reconnects, restarts;

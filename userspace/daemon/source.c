@@ -13,6 +13,7 @@
  *  - nlctrl's notify group: the family's removal and return (rmmod,
  *    modprobe) are seen at once; a failed request also marks the source down.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <uapi/linux/iommu_account.h>
 
 #include "gen/ynl.h"
@@ -109,6 +111,9 @@ static void disconnect(struct iad *d)
 void iad_source_fini(struct iad *d)
 {
 	disconnect(d);
+	free(d->refusals);
+	d->refusals = NULL;
+	d->nrefusals = 0;
 	if (d->ctrl)
 		ynl_sock_destroy(d->ctrl);
 	d->ctrl = NULL;
@@ -120,6 +125,11 @@ int iad_source_event_fd(struct iad *d)
 }
 
 /* --- polling ------------------------------------------------------------ */
+
+static const char *refused_by_err(uint32_t kind, uint32_t err);
+static double realtime_s(void);
+static void tally_refusal(struct iad *d, uint32_t kind, const char *by, const char *consumer,
+			  uint32_t uid, uint64_t count, double t);
 
 struct poll_arg {
 	struct iad *d;
@@ -259,6 +269,10 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 				 "the kernel refused %llu time(s) since the last poll (no event came)",
 				 (unsigned long long)(q->refusals - ob->refusals));
 		}
+		tally_refusal(d, ob->kind, lf->present ? refused_by_err(ob->kind, lf->err) : NULL,
+			      ob->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX ? "iommufd" : "",
+			      lf->present ? who.uid : ob->uid, q->refusals - ob->refusals,
+			      lf->present ? (double)lf->time_ns / 1e9 : realtime_s());
 		if (iad_obj_fail(ob, d->now, lf->present ? &who : NULL, lf->err, lf->size, 0,
 				 reason, sizeof(reason), &a))
 			iad_raise(d, &a);
@@ -772,20 +786,80 @@ static int event_cb(const struct ia_event *ev, uint64_t lost, bool overrun, void
  * locked_vm would pass its RLIMIT_MEMLOCK; the pot, ENOMEM (io_uring) or
  * ENOBUFS (AF_XDP), at the charging process's RLIMIT_MEMLOCK.
  */
-static const char *refused_by(const struct ia_event *ev)
+static const char *refused_by_err(uint32_t kind, uint32_t err)
 {
-	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER)
-		return ev->err == ENOSPC ? "dma_entry_limit" :
-		       ev->err == ENOMEM ? "RLIMIT_MEMLOCK" : NULL;
-	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
-		return ev->err == ENOMEM || ev->err == ENOBUFS ? "RLIMIT_MEMLOCK" : NULL;
+	if (kind == IOMMU_ACCOUNT_QUOTA_KIND_VFIO_CONTAINER)
+		return err == ENOSPC ? "dma_entry_limit" : err == ENOMEM ? "RLIMIT_MEMLOCK" : NULL;
+	if (kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
+		return err == ENOMEM || err == ENOBUFS ? "RLIMIT_MEMLOCK" : NULL;
 	/* An iommufd context's refusal is the process's own locked_vm (mm mode). */
-	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX)
-		return ev->err == ENOMEM ? "RLIMIT_MEMLOCK" : NULL;
+	if (kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX)
+		return err == ENOMEM ? "RLIMIT_MEMLOCK" : NULL;
 	/* A qpair's: the application's own descriptor pool, not memory. */
-	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_QPAIR)
+	if (kind == IOMMU_ACCOUNT_QUOTA_KIND_QPAIR)
 		return "qpair pool";
 	return NULL;
+}
+
+static const char *refused_by(const struct ia_event *ev)
+{
+	return refused_by_err(ev->kind, ev->err);
+}
+
+static double realtime_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * @count refusals of @kind by @by (refused_by_err()'s word, NULL: not
+ * known) of @consumer, the refused process's @uid, the last at @t
+ * (CLOCK_REALTIME, s): counted under their labels (the exporter's
+ * iommu_account_refusals_total and _refusal_last_timestamp_seconds).
+ */
+static void tally_refusal(struct iad *d, uint32_t kind, const char *by, const char *consumer,
+			  uint32_t uid, uint64_t count, double t)
+{
+	bool expected = iad_config_expected(&d->cfg, uid);
+	char cause[24];
+	struct iad_refusal *r, *v;
+	size_t i, k;
+
+	/* The label: "RLIMIT_MEMLOCK" -> rlimit_memlock, "qpair pool" -> qpair_pool. */
+	snprintf(cause, sizeof(cause), "%s", by ? by : "unknown");
+	for (k = 0; cause[k]; k++)
+		cause[k] = cause[k] == ' ' ? '_' : (char)tolower((unsigned char)cause[k]);
+	for (i = 0; i < d->nrefusals; i++) {
+		r = &d->refusals[i];
+		if (r->kind == kind && r->expected == expected && !strcmp(r->cause, cause) &&
+		    !strcmp(r->consumer, consumer))
+			goto found;
+	}
+	v = realloc(d->refusals, (d->nrefusals + 1) * sizeof(*v));
+	if (!v)
+		return;
+	d->refusals = v;
+	r = &v[d->nrefusals++];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->expected = expected;
+	memcpy(r->cause, cause, sizeof(r->cause));
+	snprintf(r->consumer, sizeof(r->consumer), "%s", consumer);
+found:
+	r->n += count;
+	if (t > r->last_t)
+		r->last_t = t;
+}
+
+/* The consumer an event's refusal is of: a pot's own, iommufd, else none. */
+static const char *event_consumer(const struct ia_event *ev)
+{
+	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
+		return ia_consumer_name(ev->consumer);
+	return ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX ? "iommufd" : "";
 }
 
 /* Under a pot's FAILURE: its uid's processes, by what GET_PROC attributes to them. */
@@ -955,6 +1029,9 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 		who_of_owner(&who, &ev->owner);
 		who.cgroup_id = ev->cgroup_id;
 		by = refused_by(ev);
+		tally_refusal(d, ev->kind, by, event_consumer(ev),
+			      who.present ? who.uid : ob->uid, ev->count ? ev->count : 1,
+			      (double)ev->time_ns / 1e9);
 		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX)
 			snprintf(reason, sizeof(reason),
 				 "the kernel refused to pin %llu bytes (%s) for iommufd context %u "

@@ -434,11 +434,16 @@ static void config_defaults_and_kind_sections(void **state)
 		"[thresholds]\nwarn = 70\ncrit = 90\nhysteresis = 10\nhorizon = 120\n"
 		"[thresholds.uid-pot]\nwarn = 60\n"
 		"[exec]\nprogram = /bin/true\ntimeout = 2.5\nmax_running = 3\n"
-		"[exporter]\nlisten = off\nlegacy_names = yes\n");
+		"[exporter]\nlisten = off\nlegacy_names = yes\n"
+		"[refusals]\nexpected_uids = 4600-4699, 1234 0\n");
 
 	(void)state;
 	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), 0);
 	assert_true(c.legacy_names);
+	assert_int_equal(c.nexpected, 3);
+	assert_true(iad_config_expected(&c, 4600) && iad_config_expected(&c, 4699) &&
+		    iad_config_expected(&c, 1234) && iad_config_expected(&c, 0));
+	assert_false(iad_config_expected(&c, 4700) || iad_config_expected(&c, 1233));
 	assert_true(c.interval_s == 2 && c.window_s == 30 && c.log == IAD_LOG_STDERR);
 	iad_config_thr(&c, "vfio-container", &t);
 	assert_true(fabs(t.warn - 0.7) < 1e-9 && fabs(t.crit - 0.9) < 1e-9);
@@ -484,6 +489,10 @@ static void config_errors_name_the_line_and_change_nothing(void **state)
 		{ "[daemon]\n= 2\n", ":2: not a key = value line or a [section]" },
 		{ "[daemon\n", ":1: a section is [name], alone on its line" },
 		{ "[exporter]\ndetail = some\n", ":2: detail: 'some' is neither full nor objects" },
+		{ "[refusals]\nexpected_uids = 46x\n", ":2: expected_uids: '46x' is not a list of uids and ranges" },
+		{ "[refusals]\nexpected_uids = 10-5\n", ":2: expected_uids: '10-5' is not a list of uids and ranges" },
+		{ "[refusals]\nexpected_uids = 4294967296\n", ":2: expected_uids: '4294967296' is not a list" },
+		{ "[refusals]\nexpected = 1\n", ":2: unknown key 'expected' in [refusals]" },
 		{ "[exporter]\nlegacy_names = 1\n", ":2: legacy_names: '1' is neither yes nor no" },
 		{ "[daemon]\ninterval = 2\nidle_interval = 1\n", ":3: [daemon] idle_interval (1 s) must not be below interval (2 s)" },
 		{ "[daemon]\nwindow = 2\n", ":2: [daemon] window (2 s) must hold at least 3 intervals (1 s)" },
@@ -991,6 +1000,22 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	b = iad_obj_get(&d.objs, 9, 6);
 	b->used = 8;
 	b = iad_obj_get(&d.objs, 0, 3);
+	/* Its owner acted in a pod's container: the series carry both. */
+	b->ident = calloc(1, sizeof(*b->ident));
+	assert_non_null(b->ident);
+	b->ident->cgroup_id = 90;
+	snprintf(b->ident->container_id, sizeof(b->ident->container_id), "c0ffee");
+	snprintf(b->ident->pod_uid, sizeof(b->ident->pod_uid), "7c1e9f2a-3b4c-4d5e-8f6a-0b1c2d3e4f5a");
+	/* The pot's charger has 8 KiB, a process of its uid 4 KiB: its own series. */
+	a->has_limit_min = true;
+	a->limit_min = 4096;
+	/* Refusals the daemon attributed: by cause, consumer, expected. */
+	d.refusals = calloc(2, sizeof(*d.refusals));
+	assert_non_null(d.refusals);
+	d.nrefusals = 2;
+	d.refusals[0] = (struct iad_refusal){ 1, "rlimit_memlock", "io_uring-buffers", false, 2,
+					      1765000000.25 };
+	d.refusals[1] = (struct iad_refusal){ 0, "dma_entry_limit", "", true, 1, 1765000001.5 };
 	d.events_lost = 5;
 	/* Two holders of uid 1000's pot: a Kubernetes container, a path with a quote. */
 	d.hs = calloc(5, sizeof(*d.hs));
@@ -1025,8 +1050,16 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	/* One unit per name: used and limit by the kind's unit, each family once. */
 	assert_non_null(strstr(txt, "iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
 	assert_non_null(strstr(txt, "iommu_account_quota_limit_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 8192\n"));
-	assert_non_null(strstr(txt, "iommu_account_quota_used_entries{kind=\"vfio-container\",object=\"3\",uid=\"0\"} 10\n"));
-	assert_non_null(strstr(txt, "iommu_account_quota_limit_entries{kind=\"vfio-container\",object=\"3\",uid=\"0\"} 100\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_used_entries{kind=\"vfio-container\",object=\"3\",uid=\"0\","
+				    "container_id=\"c0ffee\",pod_uid=\"7c1e9f2a-3b4c-4d5e-8f6a-0b1c2d3e4f5a\"} 10\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_limit_entries{kind=\"vfio-container\",object=\"3\",uid=\"0\","
+				    "container_id=\"c0ffee\",pod_uid=\"7c1e9f2a-3b4c-4d5e-8f6a-0b1c2d3e4f5a\"} 100\n"));
+	assert_non_null(strstr(txt, "iommu_account_uid_pot_smallest_limit_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
+	assert_null(strstr(txt, "iommu_account_uid_pot_smallest_limit_bytes{kind=\"vfio"));
+	assert_non_null(strstr(txt, "iommu_account_refusals_total{kind=\"uid-pot\",cause=\"rlimit_memlock\","
+				    "consumer=\"io_uring-buffers\",expected=\"false\"} 2\n"));
+	assert_non_null(strstr(txt, "iommu_account_refusal_last_timestamp_seconds{kind=\"vfio-container\","
+				    "cause=\"dma_entry_limit\",consumer=\"\",expected=\"true\"} 1765000001.500\n"));
 	/* A unit that is not a name's part is made one; none known: "units". */
 	assert_non_null(strstr(txt, "iommu_account_quota_limit_descriptors{kind=\"qpair\",object=\"5\",uid=\"0\"} 64\n"));
 	assert_non_null(strstr(txt, "\niommu_account_quota_used_slots___x{kind=\"kind-of-a-future\",object=\"4\",uid=\"0\"} 7\n"));
@@ -1086,7 +1119,8 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	d.cfg.legacy_names = true;
 	txt = iad_metrics_text(&d, &len);
 	assert_non_null(strstr(txt, "iommu_account_quota_used{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
-	assert_non_null(strstr(txt, "iommu_account_quota_limit{kind=\"vfio-container\",object=\"3\",uid=\"0\"} 100\n"));
+	assert_non_null(strstr(txt, "iommu_account_quota_limit{kind=\"vfio-container\",object=\"3\",uid=\"0\","
+				    "container_id=\"c0ffee\",pod_uid=\"7c1e9f2a-3b4c-4d5e-8f6a-0b1c2d3e4f5a\"} 100\n"));
 	assert_non_null(strstr(txt, "iommu_account_quota_rate{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 10\n"));
 	assert_non_null(strstr(txt, "iommu_account_alert_state{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 1\n"));
 	assert_non_null(strstr(txt, "iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
@@ -1121,6 +1155,7 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	assert_non_null(strstr(txt, "iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"1000\",uid=\"1000\"} 4096\n"));
 	assert_null(strstr(txt, "holder_pot_bytes"));
 	assert_null(strstr(txt, "cgroup="));
+	assert_null(strstr(txt, "pod_uid="));
 	free(txt);
 	txt = iad_alerts_text(&d, &len);
 	assert_non_null(strstr(txt, "{\"kind\":\"uid-pot\",\"object\":1000,\"state\":\"WARNING\","));
@@ -1132,6 +1167,7 @@ static void metrics_text_has_every_object_and_counter(void **state)
 	free(txt);
 	iad_hseries_free(&d);
 	iad_objs_free(&d.objs);
+	free(d.refusals);
 }
 
 /* Count the samples (lines not starting with '#') of an exposition. */
