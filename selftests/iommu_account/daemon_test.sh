@@ -129,6 +129,9 @@ max_size = 262144
 [refusals]
 # root's refusals (vfio_tool's, below) are a test's on purpose
 expected_uids = 0
+[thresholds.qpair]
+# a qpair's saturation alerts when it lasts (30 s by default; 3 s here)
+sustain = 3
 EOF
 
 check "iommu-accountd -t accepts the test configuration" sh -c "iommu-accountd -t -c '$tmp/d.conf' >/dev/null"
@@ -463,8 +466,10 @@ check "qpair: the application filled both qpairs" until_ok 200 grep -q paused "$
 check "qpair: FAILURE alert for the rejections, through the hook" until_ok 200 hook_has FAILURE qpair
 check "qpair: the FAILURE log names the qpair, its owner and the count" \
 	until_ok 100 journal_has "MESSAGE=FAILURE qpair [0-9]*: 'failing-qp[01]' of qpair_demo\[$qpid\] reported 1 rejection(s) (ENOMEM) with 512 of 512 in use"
-check "qpair: CRITICAL logged before the FAILURE" \
-	sh -c "c=\$(grep -n 'MESSAGE=CRITICAL qpair' '$tmp/journal.txt' | head -n 1 | cut -d: -f1); f=\$(grep -n 'MESSAGE=FAILURE qpair' '$tmp/journal.txt' | head -n 1 | cut -d: -f1); [ -n \"\$c\" ] && [ \"\$c\" -lt \"\$f\" ]"
+# Full for a moment before its first rejection: not a saturation that
+# lasts ([thresholds.qpair] sustain): the rejections are the alert.
+check "qpair: no CRITICAL before the FAILURE (full for a moment, then rejecting)" \
+	sh -c "f=\$(grep -n 'MESSAGE=FAILURE qpair' '$tmp/journal.txt' | head -n 1 | cut -d: -f1); [ -n \"\$f\" ] && ! head -n \"\$f\" '$tmp/journal.txt' | grep -q 'MESSAGE=CRITICAL qpair'"
 check "qpair: the exporter's figures equal iommu-accountctl --json quotas" until_ok 200 figures_equal
 echo >&5
 exec 5>&-
@@ -474,6 +479,28 @@ check "qpair: the application saw 1024 of 2048 rejected in each round" \
 check "qpair: gone, said once each with what was outstanding" \
 	until_ok 200 sh -c "[ \$(grep -c \"MESSAGE=qpair [0-9]* 'failing-qp[01]' of qpair_demo\[$qpid\] (uid 0) is gone with 0 in use and 0 deferred (2048 submitted, 2048 rejected, peak 512 of 512)\" '$tmp/journal.txt') = 2 ]"
 check "qpair: gone: CLEARED" until_ok 200 hook_has CLEARED qpair
+
+# A queue pair that defers by design: four rounds of bursts that fill it,
+# each drained (no rejection reaches a caller): no alert at all. Then one
+# held full (paused after its first round): saturation that lasts 3 s is
+# CRITICAL, saying for how long.
+qpair_demo --defer >"$tmp/qpd.txt" 2>&1 &
+qdpid=$!
+wait "$qdpid"
+check "qpair --defer: all 2048 of each round completed, none failed" \
+	sh -c "[ \$(grep -c '2048 submitted, 0 rejected' '$tmp/qpd.txt') = 4 ]"
+check "qpair --defer: its queues gone, and no WARNING or CRITICAL was raised for them" \
+	until_ok 200 eval 'journal_has "MESSAGE=qpair [0-9]* .deferring-qp1. of qpair_demo\[$qdpid\] .*is gone" &&
+		! grep -q "MESSAGE=\(WARNING\|CRITICAL\) qpair .*qpair_demo\[$qdpid\]" "$tmp/journal.txt"'
+mkfifo "$tmp/hold6"
+qpair_demo --defer --pause <"$tmp/hold6" >"$tmp/qpp.txt" 2>&1 &
+qpid=$!
+exec 5>"$tmp/hold6"
+check "qpair --defer held full: CRITICAL once it lasted 3 s, saying so" \
+	until_ok 400 eval 'grep -q "MESSAGE=CRITICAL qpair [0-9]*: utilisation [0-9.]*% >= critical 95% for [3-9] s; .*qpair_demo\[$qpid\]" "$tmp/journal.txt"'
+echo >&5
+exec 5>&-
+wait "$qpid"
 
 # --- a flood read slowly: the daemon stopped while 100 containers fill up.
 echo 1 >$lim

@@ -29,6 +29,15 @@ void iad_config_defaults(struct iad_config *c)
 	c->thr.crit = 0.95;
 	c->thr.hysteresis = 0.05;
 	c->thr.horizon_s = 600;
+	/*
+	 * A queue pair's pool is one its application defers on by design: a
+	 * busy queue crosses 95 % on every burst. Its levels count when they
+	 * last (its rejections are FAILUREs at once, as every kind's).
+	 */
+	snprintf(c->kinds[0].name, sizeof(c->kinds[0].name), "qpair");
+	c->kinds[0].sustain_s = 30;
+	c->kinds[0].has_sustain = true;
+	c->nkinds = 1;
 	c->exec_timeout_s = 10;
 	c->exec_max = 4;
 	c->exec_queue = 64;
@@ -94,7 +103,7 @@ static int thr_key(struct parse *p, const char *name, const char *v, double *val
 {
 	double d;
 
-	if (!strcmp(name, "horizon")) {
+	if (!strcmp(name, "horizon") || !strcmp(name, "sustain")) {
 		if (num(p, name, v, 0, 86400 * 365, &d))
 			return -1;
 		*val = d;
@@ -206,6 +215,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			return !thr_key(p, name, value, &c->thr.hysteresis, NULL);
 		if (!strcmp(name, "horizon"))
 			return !thr_key(p, name, value, &c->thr.horizon_s, NULL);
+		if (!strcmp(name, "sustain"))
+			return !thr_key(p, name, value, &c->thr.sustain_s, NULL);
 	} else if (!strncmp(section, "thresholds.", 11) && section[11]) {
 		for (i = 0; i < c->nkinds; i++)
 			if (!strcmp(c->kinds[i].name, section + 11))
@@ -226,6 +237,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			return !thr_key(p, name, value, &k->hysteresis, &k->has_hysteresis);
 		if (!strcmp(name, "horizon"))
 			return !thr_key(p, name, value, &k->horizon_s, &k->has_horizon);
+		if (!strcmp(name, "sustain"))
+			return !thr_key(p, name, value, &k->sustain_s, &k->has_sustain);
 	} else if (!strcmp(section, "exec")) {
 		if (!strcmp(name, "program")) {
 			if (value[0] && value[0] != '/') {
@@ -567,6 +580,8 @@ void iad_config_thr(const struct iad_config *c, const char *kind, struct iad_thr
 			thr->hysteresis = k->hysteresis;
 		if (k->has_horizon)
 			thr->horizon_s = k->horizon_s;
+		if (k->has_sustain)
+			thr->sustain_s = k->sustain_s;
 	}
 }
 

@@ -31,8 +31,8 @@ enum iad_log { IAD_LOG_AUTO, IAD_LOG_JOURNAL, IAD_LOG_SYSLOG, IAD_LOG_STDERR };
 /* [thresholds.KIND]: what it sets of the [thresholds] defaults. */
 struct iad_kind_cfg {
 	char name[32];
-	double warn, crit, hysteresis, horizon_s;
-	bool has_warn, has_crit, has_hysteresis, has_horizon;
+	double warn, crit, hysteresis, horizon_s, sustain_s;
+	bool has_warn, has_crit, has_hysteresis, has_horizon, has_sustain;
 };
 
 #define IAD_MAX_EXPECTED 64		/* [refusals] expected_uids: ranges */

@@ -455,11 +455,24 @@ static void alert_fill(struct iad_alert *a, struct iad_obj *ob, enum iad_state t
 }
 
 /* The level the figures call for, going up; @soon: the prediction has held long enough. */
-static enum iad_state level_up(double u, bool soon, const struct iad_thr *thr)
+/*
+ * The level @u raises: a line counts once utilisation has stayed at or
+ * above it for [thresholds] sustain (a queue pair that defers by design
+ * crosses 95 % for a moment on every burst; its saturation alerts only
+ * when it lasts).
+ */
+static enum iad_state level_up(struct iad_obj *ob, double u, bool soon, double now,
+			       const struct iad_thr *thr)
 {
-	if (u >= thr->crit)
+	if (u >= thr->crit && !ob->at_crit)
+		ob->crit_since = now;
+	if (u >= thr->warn && !ob->at_warn)
+		ob->warn_since = now;
+	ob->at_crit = u >= thr->crit;
+	ob->at_warn = u >= thr->warn;
+	if (ob->at_crit && now - ob->crit_since >= thr->sustain_s)
 		return IAD_CRITICAL;
-	if (u >= thr->warn || soon)
+	if ((ob->at_warn && now - ob->warn_since >= thr->sustain_s) || soon)
 		return IAD_WARNING;
 	return IAD_OK;
 }
@@ -519,7 +532,7 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 		ob->by_trend = false;
 		return true;
 	}
-	up = level_up(u, soon, thr);
+	up = level_up(ob, u, soon, now, thr);
 	switch (ob->state) {
 	case IAD_OK:
 		to = up;
@@ -548,9 +561,15 @@ bool iad_obj_evaluate(struct iad_obj *ob, double now, const struct iad_thr *thr,
 	if (to == ob->state)
 		return false;
 	prediction_str(ob, thr, unit, pred, sizeof(pred));
-	if (to == IAD_CRITICAL)
+	if (to == IAD_CRITICAL && thr->sustain_s > 0)
+		snprintf(reason, rlen, "utilisation %.1f%% >= critical %.0f%% for %.0f s", u * 100,
+			 thr->crit * 100, now - ob->crit_since);
+	else if (to == IAD_CRITICAL)
 		snprintf(reason, rlen, "utilisation %.1f%% >= critical %.0f%%", u * 100,
 			 thr->crit * 100);
+	else if (to == IAD_WARNING && u >= thr->warn && thr->sustain_s > 0)
+		snprintf(reason, rlen, "utilisation %.1f%% >= warning %.0f%% for %.0f s", u * 100,
+			 thr->warn * 100, now - ob->warn_since);
 	else if (to == IAD_WARNING && u >= thr->warn)
 		snprintf(reason, rlen, "utilisation %.1f%% >= warning %.0f%%", u * 100,
 			 thr->warn * 100);

@@ -44,6 +44,7 @@ struct iad_thr {
 	double window_s;	/* the floor: the minimum over the last window_s */
 	double trend_window_s;	/* the long fit of the floor (0: 30 windows) */
 	double persist_s;	/* the prediction must hold this long (0: 3 windows) */
+	double sustain_s;	/* a level must hold this long to be raised (0: at once) */
 };
 
 /* Floor points kept per object: a quarter window apart, the long fit's span. */
@@ -152,6 +153,9 @@ struct iad_obj {
 	bool by_trend;			/* the WARNING came from the prediction */
 	bool is_below;			/* below warn - hysteresis, since below_since */
 	double below_since;
+	/* at or above warn (crit) in every sample since warn_since (crit_since) */
+	bool at_warn, at_crit;
+	double warn_since, crit_since;
 	/*
 	 * In FAILURE, it has since been seen below warn - hysteresis: the
 	 * episode of that failure is over, so a new fill raises its levels and

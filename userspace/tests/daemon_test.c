@@ -354,6 +354,50 @@ static void failure_holds_until_below_warn_minus_hysteresis(void **state)
 }
 
 /*
+ * A queue pair that defers by design (the qpair default: sustain 30 s): a
+ * burst at 100 % for 20 s, back under 50 %, again and again, raises
+ * nothing; saturation that lasts 30 s raises CRITICAL, saying for how long;
+ * without sustain the first burst would have. The default configuration
+ * gives qpair its 30 s and no other kind any.
+ */
+static void qpair_saturation_alerts_only_when_it_lasts(void **state)
+{
+	struct iad_obj ob = { .has_limit = true, .limit = 512 };
+	struct iad_config c;
+	struct iad_thr t, none;
+	struct iad_alert a;
+	double now = 0;
+	int burst, i;
+
+	(void)state;
+	iad_config_defaults(&c);
+	iad_config_thr(&c, "qpair", &t);
+	iad_config_thr(&c, "uid-pot", &none);
+	assert_true(t.sustain_s == 30 && none.sustain_s == 0);
+	for (burst = 0; burst < 7; burst++) {
+		for (i = 0; i < 20; i++, now++)
+			assert_false(feed(&ob, now, 512, &t, &a));
+		for (i = 0; i < 20; i++, now++)
+			assert_false(feed(&ob, now, 200, &t, &a));
+	}
+	for (i = 0; i < 30; i++, now++)
+		assert_false(feed(&ob, now, 500, &t, &a));
+	assert_true(feed(&ob, now, 500, &t, &a));
+	assert_int_equal(a.state, IAD_CRITICAL);
+	assert_non_null(strstr(a.reason, ">= critical 95% for 30 s"));
+	ob_rings_free(&ob);
+
+	/* The same first burst without sustain: CRITICAL at once. */
+	memset(&ob, 0, sizeof(ob));
+	ob.has_limit = true;
+	ob.limit = 512;
+	t.sustain_s = 0;
+	assert_true(feed(&ob, 0, 512, &t, &a));
+	assert_int_equal(a.state, IAD_CRITICAL);
+	ob_rings_free(&ob);
+}
+
+/*
  * A failure's episode ends when the object drains: one job refused, the pot
  * emptied, another job of the uid fills it (a WARNING) and is refused (a
  * FAILURE naming it), before the clearing window has passed.
@@ -435,12 +479,15 @@ static void config_defaults_and_kind_sections(void **state)
 		"[thresholds.uid-pot]\nwarn = 60\n"
 		"[exec]\nprogram = /bin/true\ntimeout = 2.5\nmax_running = 3\n"
 		"[exporter]\nlisten = off\nlegacy_names = yes\n"
-		"[refusals]\nexpected_uids = 4600-4699, 1234 0\n");
+		"[refusals]\nexpected_uids = 4600-4699, 1234 0\n"
+		"[thresholds.qpair]\nsustain = 5\n");
 
 	(void)state;
 	assert_int_equal(iad_config_load(&c, p, false, err, sizeof(err)), 0);
 	assert_true(c.legacy_names);
 	assert_int_equal(c.nexpected, 3);
+	iad_config_thr(&c, "qpair", &t);
+	assert_true(t.sustain_s == 5);
 	assert_true(iad_config_expected(&c, 4600) && iad_config_expected(&c, 4699) &&
 		    iad_config_expected(&c, 1234) && iad_config_expected(&c, 0));
 	assert_false(iad_config_expected(&c, 4700) || iad_config_expected(&c, 1233));
@@ -4056,6 +4103,7 @@ int main(void)
 		cmocka_unit_test(hysteresis_holds_then_clears),
 		cmocka_unit_test(trend_warns_before_the_level),
 		cmocka_unit_test(failure_holds_until_below_warn_minus_hysteresis),
+		cmocka_unit_test(qpair_saturation_alerts_only_when_it_lasts),
 		cmocka_unit_test(failure_after_a_drain_is_a_new_episode),
 		cmocka_unit_test(no_limit_means_no_alert_and_gone_clears),
 		cmocka_unit_test(config_defaults_and_kind_sections),
