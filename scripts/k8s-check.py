@@ -25,6 +25,7 @@ whose failure is said and not fatal).
 
 Prints "ok - NAME" or "not ok - NAME: why" per check; exits 1 on any failure."""
 import copy
+import json
 import os
 import shutil
 import subprocess
@@ -35,6 +36,8 @@ import yaml
 
 root = sys.argv[1] if len(sys.argv) > 1 else "."
 kd = f"{root}/Documentation/kubernetes"
+kps = f"{kd}/kube-prometheus-stack"
+dashboard = f"{root}/Documentation/grafana/iommu-account.json"
 results = []
 
 
@@ -53,7 +56,7 @@ def docs(name):
 
 
 def yamllint():
-    files = [f"{kd}/{n}" for n in sorted(os.listdir(kd)) if n.endswith(".yaml")]
+    files = [f"{d}/{n}" for d in (kd, kps) for n in sorted(os.listdir(d)) if n.endswith(".yaml")]
     r = subprocess.run(["yamllint", "-d", "{extends: default, rules: {line-length: {max: 200},"
                         " document-start: disable, indentation: {indent-sequences: whatever}}}"]
                        + files, capture_output=True, text=True)
@@ -271,6 +274,82 @@ def kustomization():
     return None
 
 
+GRAFANA_CM_HEAD = """\
+# The Grafana dashboard (Documentation/grafana/iommu-account.json) for the
+# kube-prometheus-stack chart's Grafana sidecar, which loads ConfigMaps
+# labelled grafana_dashboard: "1". Generated: python3 scripts/k8s-check.py
+# . --write (make check fails when it differs from the dashboard).
+"""
+
+
+def grafana_cm():
+    """The dashboard's ConfigMap, as the component ships it."""
+    with open(dashboard) as f:
+        text = f.read()
+    # The JSON as a literal block, its lines as they are in the file.
+    return (GRAFANA_CM_HEAD + "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+            "  name: iommu-account-dashboard\n  namespace: iommu-account\n"
+            "  labels:\n    grafana_dashboard: \"1\"\ndata:\n  iommu-account.json: |\n" +
+            "".join(f"    {line}" if line.strip() else "\n" for line in text.splitlines(True)))
+
+
+def kube_prometheus_stack():
+    """Each of the component's patches applied (RFC 6902, as kustomize applies
+    an inline list of operations) to the base object it targets."""
+    import jsonpatch
+    with open(f"{kps}/kustomization.yaml") as f:
+        comp = yaml.safe_load(f)
+    if comp.get("apiVersion") != "kustomize.config.k8s.io/v1alpha1" or comp.get("kind") != "Component":
+        return "not a kustomize Component"
+    base = {}
+    with open(f"{kd}/kustomization.yaml") as f:
+        for r in yaml.safe_load(f)["resources"]:
+            with open(f"{kd}/{r}") as g:
+                for d in yaml.safe_load_all(g):
+                    if d:
+                        base[(d["kind"], d["metadata"]["name"])] = d
+    out = {}
+    for p in comp.get("patches", []):
+        key = (p["target"]["kind"], p["target"]["name"])
+        if key not in base:
+            return f"a patch targets {key}, which the base does not have"
+        out[key] = jsonpatch.apply_patch(out.get(key, base[key]), yaml.safe_load(p["patch"]))
+    for key in (("PodMonitor", "iommu-accountd"), ("PrometheusRule", "iommu-account")):
+        got = out.get(key, base.get(key, {}))
+        if got.get("metadata", {}).get("labels", {}).get("release") != "kube-prometheus-stack":
+            return f"{key}: no release label"
+        if got["metadata"]["labels"].get("app.kubernetes.io/name") != "iommu-accountd":
+            return f"{key}: its own labels lost"
+    ds = out.get(("DaemonSet", "iommu-accountd"))
+    if not ds:
+        return "the DaemonSet is not patched"
+    ps = ds["spec"]["template"]["spec"]
+    terms = ps["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    if terms != [{"matchExpressions": [{"key": "iommu-account.io/module", "operator": "In",
+                                        "values": ["dkms"]}]}]:
+        return f"the DaemonSet's node affinity: {terms}"
+    want = copy.deepcopy(base[("DaemonSet", "iommu-accountd")])
+    del ps["affinity"]
+    if ds != want:
+        return "the DaemonSet changed beyond its affinity"
+    if comp.get("resources") != ["grafana-dashboard.yaml"]:
+        return f"resources: {comp.get('resources')}"
+    with open(f"{kps}/grafana-dashboard.yaml") as f:
+        shipped = f.read()
+    cm = yaml.safe_load(shipped)
+    with open(dashboard) as f:
+        if json.loads(cm["data"]["iommu-account.json"]) != json.load(f):
+            return "grafana-dashboard.yaml is not the dashboard: python3 scripts/k8s-check.py . --write"
+    if cm["metadata"]["labels"] != {"grafana_dashboard": "1"} or shipped != grafana_cm():
+        return "grafana-dashboard.yaml is not as generated: python3 scripts/k8s-check.py . --write"
+    return None
+
+
+if len(sys.argv) > 2 and sys.argv[2] == "--write":
+    with open(f"{kps}/grafana-dashboard.yaml", "w") as f:
+        f.write(grafana_cm())
+    sys.exit(0)
+
 check("yamllint of every manifest", yamllint)
 check("daemonset.yaml: a DaemonSet as promised, its configuration accepted", daemonset("daemonset.yaml"))
 check("daemonset-modprobe.yaml: the same, its configuration accepted",
@@ -283,4 +362,6 @@ check("scrape-config.yaml: Kubernetes discovery of role pod, https with a client
 check("podmonitor.yaml: the DaemonSet's pods, port https-metrics, TLS with a client certificate",
       podmonitor)
 check("kustomization.yaml: its resources are the files here, each parsed", kustomization)
+check("kube-prometheus-stack/: the release label, the node affinity, the dashboard's ConfigMap",
+      kube_prometheus_stack)
 sys.exit(1 if any(w for _, w in results) else 0)
