@@ -1080,7 +1080,14 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 			iad_raise(d, &a);
 			iad_history_failure(d, ob, &who, (double)ev->time_ns / 1e9);
 		}
-		/* Its refusal count moved with this failure: no second FAILURE from the poll. */
+		/*
+		 * Its refusal count moved with this failure: no second FAILURE
+		 * from the poll, which takes the kernel's count again. Counted
+		 * now, so that the exporter's per-object count moves with the
+		 * refusal's time (the shipped alert names the objects whose
+		 * count rose), not a poll later.
+		 */
+		ob->refusals += ev->count ? ev->count : 1;
 		ob->refusals_known = false;
 		ob->refusal_deferred = false;
 		return;
