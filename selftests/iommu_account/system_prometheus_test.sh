@@ -14,7 +14,8 @@
 #    shared pot (the pot stays: the alert names it);
 #  - QEMU refused a VFIO map past dma_entry_limit at start (12 DIMMs, limit
 #    12): its container is gone within milliseconds, before any scrape; the
-#    alert comes from the kernel's per-kind count.
+#    alert comes from the daemon's count of the refusal's event, which
+#    names the limit that refused (cause dma_entry_limit).
 # The latency from the kernel's refusal (its own time, the daemon's
 # KERNEL_TIME_NS) is reported beside the daemon's own alert's. Runs after
 # system_test.sh, in the same boot, on each system kernel. KTAP; root in the
@@ -96,6 +97,33 @@ check "Prometheus scrapes the daemon ($listen): the target is up" \
 	until_ok 1200 eval 'get http://127.0.0.1:9090/api/v1/targets | jq -e "any(.data.activeTargets[]; .labels.job == \"iommu-accountd\" and .health == \"up\")" >/dev/null'
 check "Alertmanager is ready" until_ok 1200 eval 'get http://127.0.0.1:9093/-/ready >/dev/null'
 
+# A saw-tooth: uid ia-saw's jobs (fio, 6 MiB of registered buffers under an
+# 8 MiB RLIMIT_MEMLOCK: 75 % at their peak) run 12 s and stop, 8 times. The
+# shipped rules must stay quiet: no alert of the uid pending or firing at
+# any evaluation (Prometheus' own ALERTS series), and no forecast published
+# by the daemon for it.
+useradd -r -M -s /usr/sbin/nologin ia-saw 2>/dev/null
+suid=$(id -u ia-saw)
+i=0
+while [ $i -lt 8 ]; do
+	systemd-run -q --scope --unit="ia-saw-$i" --uid=ia-saw \
+		prlimit --memlock=8388608:8388608 fio --name="saw$i" --thread --ioengine=io_uring \
+		--fixedbufs=1 --filename=/dev/zero --rw=read --bs=1m --iodepth=6 --size=1G \
+		--time_based --runtime=12 --rate_iops=10 >>"$tmp/fio-saw.out" 2>&1
+	i=$((i + 1))
+	# The pot back to nothing between two jobs (the ring's release is deferred).
+	until_ok 400 eval 'iommu-accountctl -j uids --uid "$suid" | jq -e "all(.[]; .locked_bytes == 0)" >/dev/null'
+	usleep 8000000 2>/dev/null || sleep 8
+done
+check "saw-tooth: 8 fio jobs of uid ia-saw ran to their end (6 MiB registered of 8 MiB)" \
+	sh -c "[ \$(grep -c 'saw[0-9]: (groupid=0' '$tmp/fio-saw.out') = 8 ] && ! grep -q 'Cannot allocate memory' '$tmp/fio-saw.out'"
+check "saw-tooth: Prometheus has uid ia-saw's pot at its peak (6 MiB) in the last 3 min" \
+	until_ok 200 eval '[ "$(query "max_over_time(iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"$suid\"}[3m])" | jq -r ".[0].value[1] // 0")" -ge 6291456 ]'
+check "saw-tooth: no alert of uid ia-saw was pending or firing at any evaluation (ALERTS)" \
+	eval '[ "$(query "count_over_time(ALERTS{uid=\"$suid\"}[10m])")" = "[]" ]'
+check "saw-tooth: the daemon published no forecast for it (no _exhaustion_seconds sample)" \
+	eval '[ "$(query "count_over_time(iommu_account_quota_exhaustion_seconds{object=\"$suid\"}[10m])")" = "[]" ]'
+
 # The refusal: uid ia-prom's pot under a 300 KiB RLIMIT_MEMLOCK, fio a holds
 # 256 KiB of it, fio b asks 256 KiB more and is refused (ENOMEM).
 useradd -r -M -s /usr/sbin/nologin ia-prom 2>/dev/null
@@ -143,7 +171,8 @@ hook_of() {	# KIND: the first notification of the alert for KIND
 	jq -c -s "map(select(any(.body.alerts[]; .labels.alertname == \"IommuAccountQuotaRefused\" and
 		.labels.kind == \"$1\" and .status == \"firing\"))) | first // empty" "$tmp/hooks"
 }
-# KIND FAILURE-JSON: fired, delivered, in time; the latencies from the kernel's refusal.
+# KIND FAILURE-JSON CAUSE [CONSUMER]: fired, delivered, in time, with the
+# limit that refused and the consumer; the latencies from the kernel's refusal.
 alert_path() {
 	# (Not $1 inside an eval: until_ok's own arguments are there.)
 	ak=$1
@@ -162,11 +191,15 @@ alert_path() {
 	# start just before it), one evaluation, group_wait, and a second of slack.
 	check "$1: the webhook got it within the rule's for: (none) + 2 scrapes + 1 evaluation + group_wait ($lat_hook s <= 17 s)" \
 		awk -v l="$lat_hook" 'BEGIN { exit !(l > 0 && l <= 17) }'
-	check "$1: the notification's summary is the rule's, with the instance ($listen)" \
-		jq -e ".body.alerts[0].annotations.summary == \"the kernel refused $1 quota on $listen\"" "$tmp/hook-$1.json"
+	cc="$3${4:+, $4}"
+	check "$1: the notification's summary is the rule's, with the instance ($listen) and the cause ($cc)" \
+		jq -e ".body.alerts[0].annotations.summary == \"the kernel refused $1 quota on $listen ($cc)\"" "$tmp/hook-$1.json"
+	check "$1: its labels say cause $3${4:+, consumer $4}, not expected" \
+		jq -e ".body.alerts[0].labels | .cause == \"$3\" and (.consumer // \"\") == \"${4:-}\" and .expected == \"false\"" \
+		"$tmp/hook-$1.json"
 }
 fail_rec uid-pot "$puid" >"$tmp/fail-pot.json"
-alert_path uid-pot "$tmp/fail-pot.json"
+alert_path uid-pot "$tmp/fail-pot.json" rlimit_memlock io_uring-buffers
 check "its description names the pot, still there: uid-pot $puid (uid $puid)" \
 	jq -e ".body.alerts[0].annotations.description | test(\"still there: uid-pot $puid \\\\(uid $puid\\\\)\")" \
 	"$tmp/hook-uid-pot.json"
@@ -211,7 +244,7 @@ qfail >"$tmp/fail-vfio.json"
 qobj=$(jq -r .OBJECT "$tmp/fail-vfio.json")
 check "QEMU's container $qobj is gone (the module no longer has it)" \
 	eval '! iommu-accountctl -j quotas --kind vfio-container | jq -e "any(.[]; .id == $qobj)" >/dev/null'
-alert_path vfio-container "$tmp/fail-vfio.json"
+alert_path vfio-container "$tmp/fail-vfio.json" dma_entry_limit
 check "Prometheus' vfio-container refusal count is the module's ($k1)" \
 	until_ok 1200 eval '[ "$(kref vfio-container)" = "$k1" ]'
 seen=$(query "count_over_time(iommu_account_quota_used_entries{kind=\"vfio-container\",object=\"$qobj\"}[10m])" |
