@@ -456,6 +456,29 @@ hold1="" hold2=""
 check "vfio: container gone: CLEARED" until_ok 200 hook_has CLEARED vfio-container
 check "pot: released: CLEARED for uid 1000" until_ok 400 hook_has CLEARED uid-pot 1000
 
+# The daemon's words, line by line, for the two leaks above and make
+# demo's pot run (a mapper leaking entries to dma_entry_limit, a pot filled
+# by registrations, a pot that jumps from 5 to 8 MiB): no line raised while
+# the object filled says "not
+# filling" (the trend is then rising, filling, or too early to tell), and
+# no FAILURE carries a forecast. Each line is shown.
+alert_lines() {	# KIND OBJECT-RE: the daemon's WARNING, CRITICAL and FAILURE lines of it
+	sed -n "s/^MESSAGE=\(\(WARNING\|CRITICAL\|FAILURE\) $1 $2: .*\)/\1/p" "$tmp/journal.txt"
+}
+pot_demo >"$tmp/potdemo.txt" 2>&1
+check "make demo's pot run (pot_demo): the kernel refused uid 2000's pot" \
+	until_ok 200 eval 'grep -q "MESSAGE=FAILURE uid-pot 2000" "$tmp/journal.txt"'
+for o in "vfio-container [0-9]*" "uid-pot 1000" "uid-pot 2000"; do
+	alert_lines "${o% *}" "${o#* }" | sed 's/^/# line: /'
+	check "words ($o): every WARNING and CRITICAL while it filled says how it fills, none 'not filling'" \
+		sh -c '[ -n "$1" ] && ! echo "$1" | grep -v "^FAILURE" | grep -q "not filling"' _ \
+		"$(alert_lines "${o% *}" "${o#* }")"
+	check "words ($o): a FAILURE carries no forecast (no trend, no time to full)" \
+		sh -c 'echo "$1" | grep -q "^FAILURE" &&
+			! echo "$1" | grep "^FAILURE" | grep -Eq "not filling|too early to tell|floor rising|full in"' _ \
+		"$(alert_lines "${o% *}" "${o#* }")"
+done
+
 # --- qpairs published by an application (simulated NVMe): the same daemon,
 # no code of its own for the kind. Held full after the first round.
 mkfifo "$tmp/hold3"
