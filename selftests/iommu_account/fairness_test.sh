@@ -77,7 +77,8 @@ check "uid 4100: its FAILURE reached the listener, with the pid of a uid-4100 pr
 q=$(iommu-accountctl -j quotas --kind uid-pot --uid 4100)
 check "uid 4100: GET_QUOTA keeps its last refusal: ENOMEM, 128 KiB, that pid" \
 	jqt "any(.[]; .last_failure | (.time_ns | type) == \"number\" and .errno == 12 and .iova == 0 and .size == 131072 and
-		.owner == {\"pid\": $pid, \"uid\": 4100, \"comm\": \"pot_leak\"})" "$q"
+		(.owner | {pid, uid, comm}) == {\"pid\": $pid, \"uid\": 4100, \"comm\": \"pot_leak\"} and
+		.owner.cgroup_id == .cgroup_id)" "$q"
 # Held crossings leave at the end of their interval: wait for them, then count.
 crossings_are() { [ "$(crossings "$qid" "$1")" = "$2" ]; }
 check "flooder: its warn events' counts add up to its $rounds rounds" \
