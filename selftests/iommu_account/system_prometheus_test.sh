@@ -84,6 +84,14 @@ class H(http.server.BaseHTTPRequestHandler):
         pass
 http.server.HTTPServer(("127.0.0.1", 9099), H).serve_forever()
 EOF
+# The daemon restarted first: its count of refusals by cause is its own,
+# since it started, and system_test.sh's refusals minutes before in this
+# boot would otherwise keep IommuAccountQuotaRefused firing (it fires for
+# 10 min after the last, with no new notification for a refusal of the
+# same kind, cause and consumer): the alerts waited for below must be this
+# test's refusals'.
+systemctl restart iommu-accountd
+until_ok 600 systemctl -q is-active iommu-accountd
 : >"$tmp/hooks"
 systemd-run -q --unit=ia-webhook python3 "$tmp/webhook.py" "$tmp/hooks"
 systemd-run -q --unit=ia-alertmanager prometheus-alertmanager --config.file="$tmp/am.yml" \
@@ -147,6 +155,8 @@ kref_module() { iommu-accountctl -j status | jq -r ".quota_kinds[] | select(.nam
 check "Prometheus has uid $puid's pot, and uid-pot's refusal count equal to the module's" \
 	until_ok 1200 eval '[ "$(kref uid-pot)" = "$(kref_module uid-pot)" ] &&
 		[ "$(query "iommu_account_quota_used_bytes{kind=\"uid-pot\",object=\"$puid\"}" | jq -r ".[0].value[1]")" -gt 0 ]'
+check "no IommuAccountQuotaRefused pending or firing before this test's refusals" \
+	eval '[ "$(query "ALERTS{alertname=\"IommuAccountQuotaRefused\"}")" = "[]" ]'
 cur=$(journalctl -n 0 --show-cursor -q | sed -n 's/^-- cursor: //p')
 fio_run b
 bpid=$fpid
