@@ -166,17 +166,21 @@ CID=4f1c2b3a4d5e6f708192a3b4c5d6e7f80123456789abcdef0123456789abcdef
 dockcg=/sys/fs/cgroup/system.slice/docker-$CID.scope
 mkdir -p "$dockcg"
 mkfifo "$tmp/hold1"
-# An idle shell of uid 1000 with a 1 MiB limit beside it, which never
-# charges: the pot's limit is its charger's 8 MiB all along, the 1 MiB its
-# own series (an idle process must not make a job look full).
-runas 1000 sh -c 'ulimit -l 1024 && exec sleep 100000' &
-idle=$!
 # pot_leak itself unlimited: its agent's 8 MiB is the agent's own (the
 # FAILURE's cause says where a limit comes from).
 sh -c 'echo $$ >"$1/cgroup.procs"; shift; ulimit -l unlimited; exec "$@"' _ "$dockcg" \
 	pot_leak 1000 8388608 262144 100 <"$tmp/hold1" >"$tmp/pot.txt" 2>&1 &
 hold1=$!
 exec 3>"$tmp/hold1"
+# An idle shell of uid 1000 with a 1 MiB limit beside it, which never
+# charges, started once the pot's first charge is seen: from then on the
+# pot's limit is its charger's 8 MiB, the 1 MiB its own series (an idle
+# process must not make a job look full). (Before any charge the limit is
+# the smallest of the uid's processes, flagged: uid_test checks that.)
+until_ok 200 eval 'iommu-accountctl -j quotas --kind uid-pot --uid 1000 |
+	jq -e "any(.[]; .limit_of == \"last_charger\")" >/dev/null'
+runas 1000 sh -c 'ulimit -l 1024 && exec sleep 100000' &
+idle=$!
 check "pot: the kernel refuses a buffer of uid 1000 with ENOMEM" \
 	until_ok 1200 grep -q 'refused: Cannot allocate memory at boottime' "$tmp/pot.txt"
 refused=$(sed -n 's/.* at boottime \([0-9.]*\)$/\1/p' "$tmp/pot.txt")
