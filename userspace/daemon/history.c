@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
-#include <time.h>
 
 #include "iad.h"
 
@@ -148,15 +147,12 @@ void iad_history_failure(struct iad *d, struct iad_obj *ob, const struct iad_who
 	const struct iad_holder *h = ob->holders;
 	struct iad_holder mapper;
 	unsigned int i, nh = ob->nholders;
-	struct timespec ts;
 
 	if (!d->hist.hdr || !hist_keeps(d, ob))
 		return;
 	/* An event without the kernel's time: now. */
-	if (!(t > 0)) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-	}
+	if (!(t > 0))
+		t = ia_realtime();
 	/*
 	 * A poll between the refusal and its event may have written a sample
 	 * after the kernel's time: an object's samples stay in time order (a
@@ -181,7 +177,6 @@ void iad_history_failure(struct iad *d, struct iad_obj *ob, const struct iad_who
 void iad_history_poll(struct iad *d)
 {
 	struct ia_hist_rec *r;
-	struct timespec ts;
 	double wall;
 	size_t i, n = 0;
 
@@ -195,8 +190,7 @@ void iad_history_poll(struct iad *d)
 	r = calloc(d->objs.n, sizeof(*r));
 	if (!r)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	wall = ia_realtime();
 	for (i = 0; i < d->st.nkinds; i++)
 		ia_hist_set_kind(&d->hist, d->st.kinds[i].kind, d->st.kinds[i].name,
 				 d->st.kinds[i].unit);

@@ -95,7 +95,7 @@ struct iad {
 	 * The refusals the daemon attributed (an event, or a poll's count
 	 * with the module's last-failure record), by kind, the limit that
 	 * refused, the consumer and whether the uid is an expected one: their
-	 * count and the kernel's time of the last. Reset with the module.
+	 * count and the kernel's time of the last, since the daemon started.
 	 */
 	struct iad_refusal {
 		uint32_t kind;

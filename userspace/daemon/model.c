@@ -454,10 +454,10 @@ static void alert_fill(struct iad_alert *a, struct iad_obj *ob, enum iad_state t
 	ob->reason = strdup(reason);
 }
 
-/* The level the figures call for, going up; @soon: the prediction has held long enough. */
 /*
- * The level @u raises: a line counts once utilisation has stayed at or
- * above it for [thresholds] sustain (a queue pair that defers by design
+ * The level the figures call for, going up (@soon: the prediction has held
+ * long enough): a line counts once utilisation @u has stayed at or above
+ * it for [thresholds] sustain (a queue pair that defers by design
  * crosses 95 % for a moment on every burst; its saturation alerts only
  * when it lasts).
  */

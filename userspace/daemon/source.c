@@ -22,7 +22,6 @@
 #include <string.h>
 #include <syslog.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <uapi/linux/iommu_account.h>
 
 #include "gen/ynl.h"
@@ -127,7 +126,7 @@ int iad_source_event_fd(struct iad *d)
 /* --- polling ------------------------------------------------------------ */
 
 static const char *refused_by_err(uint32_t kind, uint32_t err);
-static double realtime_s(void);
+static const char *refusal_consumer(uint32_t kind, const uint32_t *consumer);
 static void tally_refusal(struct iad *d, uint32_t kind, const char *by, const char *consumer,
 			  uint32_t uid, uint64_t count, double t);
 
@@ -270,9 +269,9 @@ static int quota_cb(const struct ia_quota *q, void *arg)
 				 (unsigned long long)(q->refusals - ob->refusals));
 		}
 		tally_refusal(d, ob->kind, lf->present ? refused_by_err(ob->kind, lf->err) : NULL,
-			      ob->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX ? "iommufd" : "",
+			      refusal_consumer(ob->kind, NULL),
 			      lf->present ? who.uid : ob->uid, q->refusals - ob->refusals,
-			      lf->present ? (double)lf->time_ns / 1e9 : realtime_s());
+			      lf->present ? (double)lf->time_ns / 1e9 : ia_realtime());
 		if (iad_obj_fail(ob, d->now, lf->present ? &who : NULL, lf->err, lf->size, 0,
 				 reason, sizeof(reason), &a))
 			iad_raise(d, &a);
@@ -806,14 +805,6 @@ static const char *refused_by(const struct ia_event *ev)
 	return refused_by_err(ev->kind, ev->err);
 }
 
-static double realtime_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * @count refusals of @kind by @by (refused_by_err()'s word, NULL: not
  * known) of @consumer, the refused process's @uid, the last at @t
@@ -854,12 +845,15 @@ found:
 		r->last_t = t;
 }
 
-/* The consumer an event's refusal is of: a pot's own, iommufd, else none. */
-static const char *event_consumer(const struct ia_event *ev)
+/*
+ * The consumer a refusal of @kind is of: a pot's own (@consumer, an
+ * event's; NULL: not known, as from a poll), iommufd's, else none.
+ */
+static const char *refusal_consumer(uint32_t kind, const uint32_t *consumer)
 {
-	if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
-		return ia_consumer_name(ev->consumer);
-	return ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX ? "iommufd" : "";
+	if (kind == IOMMU_ACCOUNT_QUOTA_KIND_UID_POT)
+		return consumer ? ia_consumer_name(*consumer) : "";
+	return kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX ? "iommufd" : "";
 }
 
 /* Under a pot's FAILURE: its uid's processes, by what GET_PROC attributes to them. */
@@ -1029,7 +1023,7 @@ static void handle_event(struct iad *d, const struct ia_event *ev)
 		who_of_owner(&who, &ev->owner);
 		who.cgroup_id = ev->cgroup_id;
 		by = refused_by(ev);
-		tally_refusal(d, ev->kind, by, event_consumer(ev),
+		tally_refusal(d, ev->kind, by, refusal_consumer(ev->kind, &ev->consumer),
 			      who.present ? who.uid : ob->uid, ev->count ? ev->count : 1,
 			      (double)ev->time_ns / 1e9);
 		if (ev->kind == IOMMU_ACCOUNT_QUOTA_KIND_IOMMUFD_CTX)

@@ -53,6 +53,14 @@ double ia_mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double ia_realtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 const char *ia_duration_str(double s, char *buf, size_t len)
 {
 	if (s < 90)

@@ -614,6 +614,8 @@ const char *ia_human_bytes(uint64_t v, char *buf, size_t len);
 const char *ia_amount(const char *unit, double v, char *buf, size_t len);
 /* CLOCK_MONOTONIC in seconds. */
 double ia_mono(void);
+/* CLOCK_REALTIME in seconds (the kernel's event times are on it). */
+double ia_realtime(void);
 /* A duration a person reads: "45 s", "3 min", "2.5 h", "3.1 days". */
 const char *ia_duration_str(double s, char *buf, size_t len);
 /*
