@@ -642,6 +642,8 @@ void ia_memlock_exit(const struct ia_source *self);
 struct ia_memlock_uids *ia_memlock_uids(void);
 void ia_memlock_uids_free(struct ia_memlock_uids *s);
 const struct ia_memlock_uid *ia_memlock_uid_find(const struct ia_memlock_uids *s, kuid_t uid);
+/* @uid charged when its ledger entry could not be allocated (it has none yet). */
+bool ia_memlock_uid_lost(kuid_t uid);
 /*
  * What process @pid (its thread group) holds of the pots, into @out: true
  * if anything. A lookup, its cost independent of how much is followed.

@@ -157,6 +157,51 @@ static unsigned long ia_ml_ring_hash(const struct hlist_node *n)
 /* Idle rings and holders kept per part (struct ia_ml_ring says why). */
 #define IA_ML_IDLE 16
 
+/* @uid's charge went unrecorded for want of an entry (its part held). */
+static void ia_ml_lost_add(struct ia_ml_part *part, kuid_t uid)
+{
+	unsigned int i;
+
+	for (i = 0; i < part->nlost; i++)
+		if (uid_eq(part->lost[i], uid))
+			return;
+	if (part->nlost < IA_ML_LOST)
+		part->lost[part->nlost++] = uid;
+	else
+		part->lost_more = true;
+}
+
+/* Whether @uid lost a charge before it had an entry; forgotten when @take. */
+static bool ia_ml_lost_find(struct ia_ml_part *part, kuid_t uid, bool take)
+{
+	unsigned int i;
+
+	for (i = 0; i < part->nlost; i++)
+		if (uid_eq(part->lost[i], uid)) {
+			if (take)
+				part->lost[i] = part->lost[--part->nlost];
+			return true;
+		}
+	return part->lost_more;
+}
+
+static bool ia_ml_lost_take(struct ia_ml_part *part, kuid_t uid)
+{
+	return ia_ml_lost_find(part, uid, true);
+}
+
+bool ia_memlock_uid_lost(kuid_t uid)
+{
+	struct ia_ml_part *part = ia_ml_part_of(uid);
+	unsigned long flags;
+	bool lost;
+
+	spin_lock_irqsave(&part->lock, flags);
+	lost = ia_ml_lost_find(part, uid, false);
+	spin_unlock_irqrestore(&part->lock, flags);
+	return lost;
+}
+
 struct ia_ml_user *ia_ml_user_get(kuid_t uid)
 {
 	struct ia_ml_part *part = ia_ml_part_of(uid);
@@ -170,10 +215,14 @@ struct ia_ml_user *ia_ml_user_get(kuid_t uid)
 			if (uid_eq(u->uid, uid))
 				return u;
 	u = kzalloc(sizeof(*u), GFP_ATOMIC);
-	if (!u)
+	if (!u) {
+		ia_ml_lost_add(part, uid);
 		return NULL;
+	}
 	u->uid = uid;
 	u->part = part;
+	if (ia_ml_lost_take(part, uid))
+		u->inexact |= IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY;
 	INIT_LIST_HEAD(&u->holders);
 	INIT_LIST_HEAD(&u->pend);
 	ia_htab_add(&part->users, &u->hnode, __kuid_val(uid));

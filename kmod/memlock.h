@@ -49,6 +49,8 @@
 #define IA_ML_PART_BITS 6
 #define IA_ML_PARTS BIT(IA_ML_PART_BITS)
 
+#define IA_ML_LOST 8
+
 struct ia_ml_part {
 	spinlock_t lock;		/* its uids' entries and all they hold */
 	struct ia_htab users;		/* struct ia_ml_user of its uids, by uid */
@@ -57,6 +59,15 @@ struct ia_ml_part {
 	unsigned int nidle_holders, nidle_rings;
 	/* Records, holders, rings and links given back (ia.h: struct ia_spare). */
 	struct ia_spare spare, spare_h, spare_r, spare_l;
+	/*
+	 * Uids of the part whose entry could not be allocated when they
+	 * charged (GFP_ATOMIC failed): their charge went unrecorded, so their
+	 * figures are flagged inexact (no-memory) from then on, entry or not.
+	 * More than IA_ML_LOST: every uid of the part that has no entry yet.
+	 */
+	kuid_t lost[IA_ML_LOST];
+	unsigned int nlost;
+	bool lost_more;
 } ____cacheline_aligned_in_smp;
 
 struct ia_ml_part *ia_ml_part_of(kuid_t uid);

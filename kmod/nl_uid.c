@@ -70,6 +70,8 @@ static int ia_put_breakdown(struct sk_buff *msg, const struct ia_uid_rec *r,
 		charges = m->charges;
 		refusals = m->refusals;
 		inexact |= m->inexact;
+	} else if (ml && ia_memlock_uid_lost(r->uid)) {
+		inexact |= IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY;
 	}
 	if (ia_put_consumers(msg, IOMMU_ACCOUNT_A_UID_CONSUMER, m ? m->pages : none) ||
 	    nla_put_u64_64bit(msg, IOMMU_ACCOUNT_A_UID_UNATTRIBUTED_BYTES,

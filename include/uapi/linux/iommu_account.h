@@ -258,8 +258,8 @@ enum iommu_account_consumer {
  *   (locked-bytes is always exact).
  * @IOMMU_ACCOUNT_UID_INEXACT_PROBE_MISSED: A charge or release probe ran out
  *   of instances.
- * @IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY: A charge record could not be
- *   allocated.
+ * @IOMMU_ACCOUNT_UID_INEXACT_NO_MEMORY: A charge record, or the uid's own
+ *   entry, could not be allocated.
  * @IOMMU_ACCOUNT_UID_INEXACT_SHARED_BUFFERS: Registered buffers were cloned
  *   between rings; a release of a shared buffer may be attributed before the
  *   kernel releases it.
