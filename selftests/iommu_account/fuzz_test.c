@@ -6,8 +6,9 @@
  * several messages per datagram, sockets closed in the middle of a dump - as
  * root and as an unprivileged uid. Afterwards STATUS answers, the objects and
  * counters are those of before (thresholds restored to their defaults after
- * the root run; untouched by the unprivileged one), and the module unloads
- * and loads again. Nothing checks the replies beyond that: the kernel's
+ * the root run; untouched by the unprivileged one), a dump left unread
+ * holds nothing but netlink's reference on the module (rmmod waits for its
+ * reader to close), and the module unloads and loads again. Nothing checks the replies beyond that: the kernel's
  * panic_on_warn and oops=panic in the VM are the other half of the test.
  *
  * IA_FUZZ_SEED=N replays a run (the seed is printed); IA_FUZZ_COUNT=N
@@ -15,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +352,100 @@ TEST(fuzz_as_unprivileged_changes_nothing)
 	/* Its own uid came and went; nothing else moved, not even a threshold. */
 	same(_metadata, &b0, &b1, true);
 	ia_nl_close(&nl);
+}
+
+/* Whether /proc/net/netlink shows a generic netlink socket of @portid with a dump running. */
+static int dump_running(uint32_t portid)
+{
+	FILE *f = fopen("/proc/net/netlink", "r");
+	char line[256];
+	unsigned int eth, pid, dump;
+	int found = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		/* sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode */
+		if (sscanf(line, "%*s %u %u %*s %*s %*s %u", &eth, &pid, &dump) == 3 &&
+		    eth == NETLINK_GENERIC && pid == portid)
+			found = (int)dump;
+	fclose(f);
+	return found;
+}
+
+/*
+ * A reader that asks for a dump and never reads it (issue 67): between
+ * two messages of a dump the module holds nothing, so another process's
+ * charge and another socket's requests go through; the only thing held is
+ * netlink's own reference on the module, which every netlink family's
+ * dump takes: rmmod says "in use" (EWOULDBLOCK) while the dump waits, the
+ * admin finds its socket in /proc/net/netlink (Dump 1, its Pid), and once
+ * the reader closes it the module unloads.
+ */
+TEST(dump_left_unread_holds_only_its_reader)
+{
+	char req[NLMSG_HDRLEN + GENL_HDRLEN] = { 0 };
+	struct nlmsghdr *h = (struct nlmsghdr *)req;
+	struct genlmsghdr *g = (struct genlmsghdr *)(req + NLMSG_HDRLEN);
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK }, me;
+	socklen_t mlen = sizeof(me);
+	pid_t kids[200];
+	ia_status_t st = {};
+	struct ia_nl nl;
+	int fd, i, tries, ready[2];
+	char c;
+
+	ASSERT_EQ(0, ia_nl_open(&nl));
+	/* Enough uids (a process each) that GET_UID's dump takes more than one message. */
+	ASSERT_EQ(0, pipe(ready));
+	for (i = 0; i < 200; i++) {
+		kids[i] = fork();
+		if (!kids[i]) {
+			if (setresuid(43000 + i, 43000 + i, 43000 + i) || write(ready[1], "", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		ASSERT_LT(0, kids[i]);
+	}
+	for (i = 0; i < 200; i++)
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	close(ready[1]);
+	fd = open_sock();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&me, &mlen));
+	h->nlmsg_len = sizeof(req);
+	h->nlmsg_type = nl.family;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	h->nlmsg_seq = 1;
+	g->cmd = IOMMU_ACCOUNT_CMD_GET_UID;
+	g->version = IOMMU_ACCOUNT_FAMILY_VERSION;
+	ASSERT_EQ((ssize_t)sizeof(req), sendto(fd, req, sizeof(req), 0,
+					       (struct sockaddr *)&kernel, sizeof(kernel)));
+	/* Its first message is queued, the rest waits for a read that never comes. */
+	EXPECT_EQ(1, dump_running(me.nl_pid)) TH_LOG("no dump running on port %u", me.nl_pid);
+	/* Nothing of the module is held: another socket is answered. */
+	EXPECT_EQ(0, ia_get_status(&nl, &st));
+	ia_nl_free(&st);
+	EXPECT_LE(0, ia_locked(&nl, 0));
+	/* Netlink's reference: the module is in use until the reader goes. */
+	EXPECT_EQ(-1, syscall(SYS_delete_module, "iommu_account", O_NONBLOCK));
+	EXPECT_EQ(EWOULDBLOCK, errno);
+	ia_nl_close(&nl);
+	close(fd);
+	for (i = 0; i < 200; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	/* The socket is freed after an RCU grace period: bounded retries. */
+	for (tries = 0; tries < 200 * ia_timeout_scale(); tries++) {
+		if (!syscall(SYS_delete_module, "iommu_account", O_NONBLOCK))
+			break;
+		usleep(25000);
+	}
+	EXPECT_GT(200 * ia_timeout_scale(), tries) TH_LOG("rmmod still refused: %s", strerror(errno));
+	ASSERT_EQ(0, system("modprobe iommu_account"));
 }
 
 TEST(after_fuzz_module_unloads_and_loads)
