@@ -1,23 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel differences, kept out of the rest of the module. Feature tests
- * (#ifdef on what the kernel defines) where the kernel offers one; a version
- * test only where the difference has no name to test.
+ * Kernel differences, kept out of the rest of the module. What a kernel
+ * offers is found by compiling against it (kmod/conftest/, Kbuild: the
+ * generated ia-conftest.h's IA_HAVE_*), never from its version: vendors
+ * backport (RHEL 9's 5.14 carries 6.x's VMA and netlink APIs, Debian's and
+ * Ubuntu's stable updates theirs). Kconfig options are read as such
+ * (IS_ENABLED), a kernel's own choice rather than an API.
  */
 #ifndef _IA_COMPAT_H
 #define _IA_COMPAT_H
 
 #include <linux/mm.h>
-#include <linux/version.h>
 #include <net/genetlink.h>
 
-/* Parsed attributes of a dump request (6.2 split genl_dumpit_info). */
+#include "ia-conftest.h"
+
+/*
+ * Parsed attributes of a dump request: genl_info_dump(), else in
+ * genl_dumpit_info itself (before 6.2) or in the genl_info it embeds.
+ */
 static inline struct nlattr **ia_dump_attrs(struct netlink_callback *cb)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#if IA_HAVE_GENL_INFO_DUMP
 	return genl_info_dump(cb)->attrs;
-#else
+#elif IA_HAVE_GENL_DUMPIT_INFO_ATTRS
 	return genl_dumpit_info(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->info.attrs;
 #endif
 }
 
@@ -26,7 +35,7 @@ static inline struct nlattr **ia_dump_attrs(struct netlink_callback *cb)
  * stable kernels). Without it a group cannot be restricted, and the events
  * (pids, uids and commands of every tenant) are not offered at all.
  */
-#ifdef GENL_MCAST_CAP_SYS_ADMIN
+#if IA_HAVE_GENL_MCAST_CAP_SYS_ADMIN
 #define IA_HAVE_MCAST_CAP 1
 #define IA_MCAST_FLAGS GENL_MCAST_CAP_SYS_ADMIN
 #else
@@ -34,10 +43,10 @@ static inline struct nlattr **ia_dump_attrs(struct netlink_callback *cb)
 #define IA_MCAST_FLAGS 0
 #endif
 
-/* vma->vm_flags became read-only behind vm_flags_set() in 6.3 (no name to test). */
+/* vma->vm_flags read-only behind vm_flags_set() (kmod/conftest/vm_flags_set.c). */
 static inline void ia_vma_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#if IA_HAVE_VM_FLAGS_SET
 	vm_flags_set(vma, flags);
 #else
 	vma->vm_flags |= flags;
@@ -46,7 +55,7 @@ static inline void ia_vma_flags_set(struct vm_area_struct *vma, vm_flags_t flags
 
 static inline void ia_vma_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#if IA_HAVE_VM_FLAGS_SET
 	vm_flags_clear(vma, flags);
 #else
 	vma->vm_flags &= ~flags;
@@ -54,12 +63,14 @@ static inline void ia_vma_flags_clear(struct vm_area_struct *vma, vm_flags_t fla
 }
 
 /*
- * Whether this kernel can have a VFIO type1 container at all. Since 6.2
- * the container is optional (CONFIG_VFIO_CONTAINER, no symbol before):
- * without it /dev/vfio/vfio, if there, is iommufd's compat container
+ * Whether this kernel can have a VFIO type1 container at all. Since VFIO
+ * devices bind to iommufd (kmod/conftest/vfio_bind_iommufd.c) the container
+ * is optional (CONFIG_VFIO_CONTAINER, a symbol unknown before, which reads
+ * as unset there: hence the compile test beside it): without it
+ * /dev/vfio/vfio, if there, is iommufd's compat container
  * (CONFIG_IOMMUFD_VFIO_CONTAINER), and vfio_iommu_type1 never loads.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0) && !IS_ENABLED(CONFIG_VFIO_CONTAINER)
+#if IA_HAVE_VFIO_BIND_IOMMUFD && !IS_ENABLED(CONFIG_VFIO_CONTAINER)
 #define IA_NO_TYPE1 1
 #if IS_ENABLED(CONFIG_IOMMUFD_VFIO_CONTAINER)
 #define IA_NO_TYPE1_WHY "this kernel has no type1 container (CONFIG_VFIO_CONTAINER unset): " \
@@ -74,7 +85,7 @@ static inline void ia_vma_flags_clear(struct vm_area_struct *vma, vm_flags_t fla
 #endif
 
 /* hex_to_bin() moved from kernel.h to its own header (linux/hex.h). */
-#if __has_include("linux/hex.h")
+#if IA_HAVE_LINUX_HEX_H
 #include <linux/hex.h>
 #endif
 

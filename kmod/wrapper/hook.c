@@ -21,6 +21,7 @@
 #include <linux/rcupdate.h>
 #include <linux/wait_bit.h>
 
+#include "ia-conftest.h"
 #include "hook.h"
 #include "kallsyms.h"
 
@@ -70,13 +71,13 @@ static void ia_hook_fallback(struct ia_hook_set *s, const char *why)
 
 #if IA_HAVE_FTRACE_HOOKS
 
-/* ftrace_regs accessors were renamed (ftrace_regs_get_argument: 6.2+). */
-#ifdef ftrace_regs_get_argument
+/* ftrace_regs accessors were renamed (kmod/conftest/ftrace_regs_*.c). */
+#if IA_HAVE_FTRACE_REGS_GET_ARGUMENT
 #define ia_fregs_arg(f, n) ftrace_regs_get_argument(f, n)
 #else
 #define ia_fregs_arg(f, n) regs_get_kernel_argument(&(f)->regs, n)
 #endif
-#ifdef ftrace_regs_set_instruction_pointer
+#if IA_HAVE_FTRACE_REGS_SET_INSTRUCTION_POINTER
 #define ia_fregs_set_ip(f, ip) ftrace_regs_set_instruction_pointer(f, ip)
 #else
 #define ia_fregs_set_ip(f, ip) ftrace_instruction_pointer_set(f, ip)
