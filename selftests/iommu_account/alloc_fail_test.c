@@ -53,18 +53,6 @@
 #define UNREG_UID 42700		/* UNREG_UID + n: test 2's */
 #define FAILSLAB "/sys/kernel/debug/failslab/"
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static int read_str(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);
@@ -191,17 +179,17 @@ FIXTURE_SETUP(af)
 	ASSERT_EQ(0, read_str(FAILSLAB "ignore-gfp-wait", self->gfp_wait, sizeof(self->gfp_wait)));
 	ASSERT_EQ(0, read_str(FAILSLAB "verbose", self->verbose, sizeof(self->verbose)));
 	/* Every allocation of the armed task, GFP_KERNEL ones too; no stack dump each. */
-	ASSERT_EQ(0, write_str(FAILSLAB "ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, write_str(FAILSLAB "verbose", "0"));
+	ASSERT_EQ(0, write_file(FAILSLAB "ignore-gfp-wait", "N"));
+	ASSERT_EQ(0, write_file(FAILSLAB "verbose", "0"));
 	ASSERT_EQ(0, agent_hold_pages(&self->bg, BG_UID, records > 0 ? records : 8192));
 }
 
 FIXTURE_TEARDOWN(af)
 {
 	if (self->gfp_wait[0])
-		write_str(FAILSLAB "ignore-gfp-wait", self->gfp_wait);
+		write_file(FAILSLAB "ignore-gfp-wait", self->gfp_wait);
 	if (self->verbose[0])
-		write_str(FAILSLAB "verbose", self->verbose);
+		write_file(FAILSLAB "verbose", self->verbose);
 	if (self->bg.pid > 0)
 		agent_stop(&self->bg);
 	ia_nl_close(&self->nl);

@@ -16,14 +16,18 @@
 
 #define EDU_BUF (1 << 20)
 
-static int write_file(const char *path, const char *val)
+int write_file(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY), ret = 0;
+	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
+	n = write(fd, val, strlen(val));
+	if (n < 0)
 		ret = -errno;
+	else if ((size_t)n != strlen(val))
+		ret = -EIO;
 	close(fd);
 	return ret;
 }

@@ -49,6 +49,8 @@ int vfio_dma_avail(struct vfio_ctr *c, uint32_t *avail);
 long long vm_locked_bytes(void);
 /* VmLck of process @pid (0: this one), in bytes, or -1. */
 long long vm_locked_bytes_of(int pid);
+/* Write @val to @path (sysfs, procfs, debugfs): 0, or -errno (-EIO: written short). */
+int write_file(const char *path, const char *val);
 /* What shell command @cmd printed (up to @len - 1 bytes), or "" when it failed. */
 void run_output(const char *cmd, char *out, size_t len);
 

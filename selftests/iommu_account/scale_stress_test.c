@@ -39,6 +39,7 @@
 #include <uapi/linux/iommu_account.h>
 #include "ia_nl.h"
 #include "ia_uring.h"
+#include "ia_vfio.h"
 
 #define UID 42081
 #define CHARGERS 2
@@ -52,18 +53,6 @@
  * records would hold it for seconds.
  */
 #define IA_HOLD_BOUND_US 50000.0
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
 
 static int records(void)
 {
