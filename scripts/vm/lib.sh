@@ -82,31 +82,37 @@ apt_priv_opts() {
 	     "-o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1"
 }
 
-# Build (once per 12 hours) the private package lists: bookworm (+updates,
-# +security) and trixie (+backports, +security), all from the host's mirror.
+# Build (once per 12 hours) the private package lists: bullseye (+security,
+# for 5.10), bookworm (+updates, +security) and trixie (+backports,
+# +security), all from the host's mirror.
 apt_priv_update() {
-	local m s stamp=$IA_APT/updated
+	local m s stamp=$IA_APT/updated list
 	mkdir -p "$IA_APT"
 	exec 6>"$IA_APT/.lock"
 	flock 6
-	if [ -f "$stamp" ] && [ -z "$(find "$stamp" -mmin +720)" ]; then
-		exec 6>&-
-		return 0
-	fi
 	m=$(host_mirror)
 	s=$(host_security_mirror)
-	mkdir -p "$IA_APT/state" "$IA_APT/lists/partial" "$IA_APT/cache/archives/partial"
-	{
+	list=$({
+		echo "deb $m bullseye main"
 		echo "deb $m bookworm main"
 		echo "deb $m bookworm-updates main"
 		echo "deb $m trixie main"
 		echo "deb $m trixie-updates main"
 		echo "deb $m trixie-backports main"
 		if [ -n "$s" ]; then
+			echo "deb $s bullseye-security main"
 			echo "deb $s bookworm-security main"
 			echo "deb $s trixie-security main"
 		fi
-	} >"$IA_APT/sources.list"
+	})
+	# Fresh (12 hours) and made from these sources: nothing to do.
+	if [ -f "$stamp" ] && [ -z "$(find "$stamp" -mmin +720)" ] &&
+		[ "$(cat "$IA_APT/sources.list" 2>/dev/null)" = "$list" ]; then
+		exec 6>&-
+		return 0
+	fi
+	mkdir -p "$IA_APT/state" "$IA_APT/lists/partial" "$IA_APT/cache/archives/partial"
+	printf '%s\n' "$list" >"$IA_APT/sources.list"
 	step "refreshing private package lists from $m"
 	# shellcheck disable=SC2046
 	apt-get $(apt_priv_opts) update >"$IA_APT/update.log" 2>&1 ||
@@ -121,25 +127,32 @@ newest_pkg() {
 	apt-cache $(apt_priv_opts) pkgnames 2>/dev/null | grep -E "^$1\$" | sort -V | tail -n1
 }
 
-# Resolve a kernel (6.1, 6.12, 7.2, 7.3; a flavour of one: 6.12-rt,
+# Resolve a kernel (5.10, 6.1, 6.12, 7.2, 7.3; a flavour of one: 6.12-rt,
 # 6.12-cloud) to the newest ABI name that has both headers and an image
-# published, e.g. 6.1.0-57-amd64, 7.3.4+deb13-amd64 or 6.12.118+deb12-rt-amd64.
+# published, e.g. 5.10.0-44-amd64, 6.1.0-57-amd64, 7.3.4+deb13-amd64 or
+# 6.12.118+deb12-rt-amd64.
 resolve_kver() {
 	local series flavour re name abi
 	series=$(series_of "$1")
 	flavour=$(flavour_of "$1")
 	case $series in
+	5.10) re='linux-headers-5\.10\.0-[0-9]+' ;;
 	6.1) re='linux-headers-6\.1\.0-[0-9]+' ;;
 	6.12) re='linux-headers-6\.12\.[0-9]+\+deb12' ;;
 	7.*) re="linux-headers-${series//./\\.}\\.[0-9]+\\+deb13" ;;
-	*) die "unknown kernel series '$series' (known: 6.1 6.12 7.2 7.3)" ;;
+	*) die "unknown kernel series '$series' (known: 5.10 6.1 6.12 7.2 7.3)" ;;
 	esac
 	re="$re-${flavour:+$flavour-}amd64"
 	apt_priv_update
-	# Walk from newest to oldest until one has an image too.
+	# Walk from newest to oldest until one has an image too, skipping
+	# those whose download failed (listed but not on the mirror: seen for
+	# 5.10.0-46-rt-amd64) in the last 12 hours.
+	local bad=$IA_CACHE/kernels/unfetchable
+	[ -f "$bad" ] && [ -n "$(find "$bad" -mmin +720)" ] && rm -f "$bad"
 	# shellcheck disable=SC2046
 	for name in $(apt-cache $(apt_priv_opts) pkgnames 2>/dev/null | grep -E "^$re\$" | sort -rV); do
 		abi=${name#linux-headers-}
+		grep -qxF "$abi" "$bad" 2>/dev/null && continue
 		if [ -n "$(image_pkgs "$abi")" ]; then
 			echo "$abi"
 			return 0
@@ -164,6 +177,7 @@ image_pkgs() {
 
 series_of() {
 	case $1 in
+	5.10|5.10-*|5.10.*) echo 5.10 ;;
 	6.1|6.1-*|6.1.*) echo 6.1 ;;
 	6.12|6.12-*|6.12.*) echo 6.12 ;;
 	7.*) echo "$1" | cut -d. -f1,2 | cut -d- -f1 ;;
@@ -180,9 +194,16 @@ flavour_of() {
 	esac
 }
 
-needs_trixie() {
+# The Debian release whose root builds a kernel's modules, when the host's
+# (bookworm) cannot: its headers depend on that release's gcc and libc
+# (5.10: bullseye's gcc-10; 7.x: trixie's gcc-14). Nothing for 6.1 and 6.12.
+build_suite() {
 	case $(series_of "$1") in
-	7.*) return 0 ;;
+	5.10) echo bullseye ;;
+	7.*) echo trixie ;;
 	esac
-	return 1
+}
+
+needs_trixie() {
+	[ "$(build_suite "$1")" = trixie ]
 }
