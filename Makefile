@@ -72,7 +72,7 @@ dkms-source:
 	install -d $(DKMS_SRC)/kmod/wrapper $(DKMS_SRC)/kmod/conftest $(DKMS_SRC)/include/uapi/linux
 	install -m 0644 Kbuild VERSION $(DKMS_SRC)/
 	install -m 0644 kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
-	install -m 0644 kmod/conftest/*.c $(DKMS_SRC)/kmod/conftest/
+	install -m 0644 kmod/conftest/*.c kmod/conftest/exports $(DKMS_SRC)/kmod/conftest/
 	install -m 0644 kmod/wrapper/*.c kmod/wrapper/*.h $(DKMS_SRC)/kmod/wrapper/
 	install -m 0644 include/uapi/linux/*.h $(DKMS_SRC)/include/uapi/linux/
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf

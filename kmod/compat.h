@@ -89,4 +89,27 @@ static inline void ia_vma_flags_clear(struct vm_area_struct *vma, vm_flags_t fla
 #include <linux/hex.h>
 #endif
 
+/*
+ * A required attribute missing: refused with its type in the extended ack
+ * (GENL_REQ_ATTR_CHECK), else with a message only (before 6.0).
+ */
+static inline bool ia_req_attr_missing(struct genl_info *info, int attr)
+{
+#if IA_HAVE_GENL_REQ_ATTR_CHECK
+	return GENL_REQ_ATTR_CHECK(info, attr);
+#else
+	if (info->attrs[attr])
+		return false;
+	NL_SET_ERR_MSG(info->extack, "a required attribute is missing");
+	return true;
+#endif
+}
+
+/* va_list: the kernel's own linux/stdarg.h, else the compiler's (before 5.15). */
+#if IA_HAVE_LINUX_STDARG_H
+#include <linux/stdarg.h>
+#else
+#include <stdarg.h>
+#endif
+
 #endif /* _IA_COMPAT_H */

@@ -17,9 +17,9 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/stdarg.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "ia.h"
 
 static DEFINE_SPINLOCK(ia_feat_lock);

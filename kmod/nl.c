@@ -262,8 +262,8 @@ int ia_nl_set_thresholds_doit(struct sk_buff *skb, struct genl_info *info)
 	k = ia_thr_kind_of(info);
 	if (IS_ERR(k))
 		return PTR_ERR(k);
-	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_WARN) ||
-	    GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT))
+	if (ia_req_attr_missing(info, IOMMU_ACCOUNT_A_THRESHOLDS_WARN) ||
+	    ia_req_attr_missing(info, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT))
 		return -EINVAL;
 	t.warn = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_WARN]);
 	t.crit = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_THRESHOLDS_CRIT]);
@@ -406,7 +406,9 @@ static struct genl_family ia_family __ro_after_init = {
 	.n_ops = IA_NL_N_OPS,
 	.mcgrps = ia_mcgrps,
 	.n_mcgrps = IA_HAVE_MCAST_CAP ? ARRAY_SIZE(ia_mcgrps) : 0,
+#if IA_HAVE_GENL_FAMILY_RESV_START_OP
 	.resv_start_op = IOMMU_ACCOUNT_CMD_GET_STATUS,
+#endif
 };
 
 int __init ia_netlink_init(void)

@@ -62,7 +62,7 @@ int ia_nl_get_proc_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ia_proc_snap *s;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_PROC_PID))
+	if (ia_req_attr_missing(info, IOMMU_ACCOUNT_A_PROC_PID))
 		return -EINVAL;
 	ret = ia_proc_scope(skb, NULL, info->extack, &sc);
 	if (ret)

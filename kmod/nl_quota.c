@@ -193,8 +193,8 @@ int ia_nl_get_quota_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ia_quota_list *snap;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_QUOTA_KIND) ||
-	    GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_QUOTA_ID))
+	if (ia_req_attr_missing(info, IOMMU_ACCOUNT_A_QUOTA_KIND) ||
+	    ia_req_attr_missing(info, IOMMU_ACCOUNT_A_QUOTA_ID))
 		return -EINVAL;
 	ret = ia_quota_filter_of(info->attrs, &f, info->extack);
 	if (ret)

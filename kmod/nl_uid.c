@@ -171,7 +171,7 @@ int ia_nl_get_uid_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ia_filter f;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_UID_UID))
+	if (ia_req_attr_missing(info, IOMMU_ACCOUNT_A_UID_UID))
 		return -EINVAL;
 	ret = ia_uid_scope(skb, info->attrs, info->extack, &f);
 	if (ret)

@@ -11,6 +11,7 @@
 
 #include <uapi/linux/iommu_account.h>
 
+#include "compat.h"
 #include "nl.h"
 #include "source.h"
 
@@ -92,7 +93,7 @@ int ia_nl_get_container_doit(struct sk_buff *skb, struct genl_info *info)
 	int ret;
 	u32 id;
 
-	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_CONTAINER_ID))
+	if (ia_req_attr_missing(info, IOMMU_ACCOUNT_A_CONTAINER_ID))
 		return -EINVAL;
 	id = nla_get_u32(info->attrs[IOMMU_ACCOUNT_A_CONTAINER_ID]);
 	snap = ia_container_scope(skb, &id);
@@ -277,7 +278,7 @@ int ia_nl_get_group_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ia_group_view *v;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_GROUP_ID))
+	if (ia_req_attr_missing(info, IOMMU_ACCOUNT_A_GROUP_ID))
 		return -EINVAL;
 	v = ia_group_view(skb, true, nla_get_u32(a));
 	if (IS_ERR(v))
@@ -445,7 +446,7 @@ int ia_nl_get_reset_scope_doit(struct sk_buff *skb, struct genl_info *info)
 	struct pci_dev *pdev;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, IOMMU_ACCOUNT_A_RESET_ADDRESS))
+	if (ia_req_attr_missing(info, IOMMU_ACCOUNT_A_RESET_ADDRESS))
 		return -EINVAL;
 	pdev = ia_reset_lookup(nla_data(a));
 	if (IS_ERR(pdev)) {

@@ -46,6 +46,7 @@ static bool ia_reset_candidate(struct pci_dev *pdev)
 	return pdev->hdr_type == PCI_HEADER_TYPE_NORMAL;
 }
 
+#if IA_HAVE_VFIO_DEVICE_DEV_SET
 /* vfio_main.c registers every VFIO device as a "vfio-dev" class child of its device. */
 static int ia_vfio_child_fn(struct device *dev, void *data)
 {
@@ -57,22 +58,12 @@ static int ia_vfio_child_fn(struct device *dev, void *data)
 	return 1;
 }
 
-/*
- * The key of vfio-pci's reset set ("dev_set") of @pdev: the set it is in as
- * a registered VFIO device (*@vfio true), else the one
- * vfio_pci_core_register_device() would give it if it were bound now (its
- * own on the root bus and for a VF, else its slot's when the slot can be
- * reset, else its bus's). NULL for a device vfio-pci cannot drive. Keys are
- * compared, never dereferenced.
- */
-static const void *ia_reset_set_id(struct pci_dev *pdev, bool *vfio)
+/* The reset set of @pdev as a registered VFIO device, else NULL. */
+static const void *ia_vfio_set_id(struct pci_dev *pdev, bool *vfio)
 {
 	struct device *child = NULL;
 	const void *id = NULL;
 
-	*vfio = false;
-	if (!ia_reset_candidate(pdev))
-		return NULL;
 	device_for_each_child(&pdev->dev, &child, ia_vfio_child_fn);
 	if (child) {
 		struct vfio_device *vdev = container_of(child, struct vfio_device, device);
@@ -83,9 +74,43 @@ static const void *ia_reset_set_id(struct pci_dev *pdev, bool *vfio)
 			*vfio = true;
 		}
 		put_device(child);
-		if (id)
-			return id;
 	}
+	return id;
+}
+#else
+/*
+ * No dev_set (kmod/conftest/vfio_device_dev_set.c): vfio-pci's devices share
+ * a reset lock by the same rule as below (vfio_pci_reflck_attach()), and a
+ * VFIO PCI device is one vfio-pci drives. The driver is read under the
+ * device lock, as the driver core writes it.
+ */
+static const void *ia_vfio_set_id(struct pci_dev *pdev, bool *vfio)
+{
+	device_lock(&pdev->dev);
+	*vfio = pdev->dev.driver && !strcmp(pdev->dev.driver->name, "vfio-pci");
+	device_unlock(&pdev->dev);
+	return NULL;
+}
+#endif
+
+/*
+ * The key of vfio-pci's reset set ("dev_set") of @pdev: the set it is in as
+ * a registered VFIO device (*@vfio true), else the one
+ * vfio_pci_core_register_device() would give it if it were bound now (its
+ * own on the root bus and for a VF, else its slot's when the slot can be
+ * reset, else its bus's). NULL for a device vfio-pci cannot drive. Keys are
+ * compared, never dereferenced.
+ */
+static const void *ia_reset_set_id(struct pci_dev *pdev, bool *vfio)
+{
+	const void *id;
+
+	*vfio = false;
+	if (!ia_reset_candidate(pdev))
+		return NULL;
+	id = ia_vfio_set_id(pdev, vfio);
+	if (id)
+		return id;
 	if (pci_is_root_bus(pdev->bus) || pdev->is_virtfn)
 		return pdev;
 	if (!pci_probe_reset_slot(pdev->slot))
@@ -212,7 +237,7 @@ struct ia_reset_snap *ia_reset_snapshot(struct pci_dev *only)
 				struct pci_dev **nd;
 
 				cap = cap ? 2 * cap : 32;
-				nd = krealloc_array(devs, cap, sizeof(*devs), GFP_KERNEL);
+				nd = krealloc(devs, array_size(cap, sizeof(*devs)), GFP_KERNEL);
 				if (!nd) {
 					pci_dev_put(pdev);
 					ret = -ENOMEM;

@@ -71,7 +71,19 @@ static void ia_hook_fallback(struct ia_hook_set *s, const char *why)
 
 #if IA_HAVE_FTRACE_HOOKS
 
-/* ftrace_regs accessors were renamed (kmod/conftest/ftrace_regs_*.c). */
+/*
+ * What a callback is given: ftrace_regs, whose accessors were renamed
+ * (kmod/conftest/ftrace_regs_*.c), or before 5.11 the pt_regs that
+ * FTRACE_OPS_FL_SAVE_REGS fills (kmod/conftest/ftrace_func_fregs.c).
+ */
+#if !IA_HAVE_FTRACE_FUNC_FREGS
+#define IA_FREGS struct pt_regs
+#define IA_FTRACE_REGS_FLAG FTRACE_OPS_FL_SAVE_REGS
+#define ia_fregs_arg(f, n) regs_get_kernel_argument(f, n)
+#define ia_fregs_set_ip(f, ip) instruction_pointer_set(f, ip)
+#else
+#define IA_FREGS struct ftrace_regs
+#define IA_FTRACE_REGS_FLAG 0
 #if IA_HAVE_FTRACE_REGS_GET_ARGUMENT
 #define ia_fregs_arg(f, n) ftrace_regs_get_argument(f, n)
 #else
@@ -82,6 +94,9 @@ static void ia_hook_fallback(struct ia_hook_set *s, const char *why)
 #else
 #define ia_fregs_set_ip(f, ip) ftrace_instruction_pointer_set(f, ip)
 #endif
+#endif
+/* Changing where the call goes on: IPMODIFY, with the registers it needs. */
+#define IA_FTRACE_WRAP_FLAGS (FTRACE_OPS_FL_IPMODIFY | IA_FTRACE_REGS_FLAG)
 
 /*
  * ftrace calls back with the address of the function's ftrace site, which is
@@ -127,7 +142,7 @@ static __always_inline struct ia_hook *ia_lookup(struct ia_hook **slot, struct i
 }
 
 static void notrace ia_fentry_cb(unsigned long ip, unsigned long parent_ip,
-				 struct ftrace_ops *op, struct ftrace_regs *fregs)
+				 struct ftrace_ops *op, IA_FREGS *fregs)
 {
 	struct ia_hook_set *s = container_of(op, struct ia_hook_set, ops);
 	struct ia_hook *h = ia_lookup(s->fslot, s->fentry, s->nfentry, ip);
@@ -135,6 +150,20 @@ static void notrace ia_fentry_cb(unsigned long ip, unsigned long parent_ip,
 	if (h)
 		h->fn(ia_fregs_arg(fregs, 0), ia_fregs_arg(fregs, 1),
 		      ia_fregs_arg(fregs, 2), ia_fregs_arg(fregs, 3));
+}
+
+/*
+ * An ftrace_ops' filter freed: ftrace_free_filter() where it is exported
+ * (kmod/conftest/exports), else emptied by a reset, which leaves ftrace's
+ * shared empty hash.
+ */
+static void ia_ftrace_filter_free(struct ftrace_ops *ops)
+{
+#if IA_HAVE_EXPORT_FTRACE_FREE_FILTER
+	ftrace_free_filter(ops);
+#else
+	ftrace_set_filter(ops, NULL, 0, 1);
+#endif
 }
 
 /*
@@ -159,7 +188,7 @@ static int ia_hook_ftrace_on(struct ftrace_ops *ops, ftrace_func_t fn, unsigned 
 	if (!ret)
 		ret = register_ftrace_function(ops);
 	if (ret)
-		ftrace_free_filter(ops);
+		ia_ftrace_filter_free(ops);
 	return ret;
 }
 
@@ -170,7 +199,8 @@ static int ia_hook_fentries(struct ia_hook_set *s)
 	int ret;
 
 	ia_slots_fill(s->fslot, s->fentry, s->nfentry);
-	ret = ia_hook_ftrace_on(&s->ops, ia_fentry_cb, 0, s->fentry, s->nfentry);
+	ret = ia_hook_ftrace_on(&s->ops, ia_fentry_cb, IA_FTRACE_REGS_FLAG, s->fentry,
+				s->nfentry);
 	if (ret) {
 		pr_info("%s: entry hooks on ftrace failed (%d): kprobes\n", s->name, ret);
 		return ret;
@@ -182,7 +212,7 @@ static int ia_hook_fentries(struct ia_hook_set *s)
 
 /* A call to wrapped @h: redirect it to the wrapper, unless filtered out. */
 static __always_inline void ia_wrap_redirect(struct ia_hook *h, unsigned long parent_ip,
-					     struct ftrace_regs *fregs)
+					     IA_FREGS *fregs)
 {
 	if (h->only_arg >= 0 && (u32)ia_fregs_arg(fregs, h->only_arg) != h->only_val)
 		return;
@@ -198,7 +228,7 @@ static __always_inline void ia_wrap_redirect(struct ia_hook *h, unsigned long pa
 
 /* The set's one IPMODIFY ftrace_ops: which function was called decides the hook. */
 static void notrace ia_wrap_set_cb(unsigned long ip, unsigned long parent_ip,
-				   struct ftrace_ops *op, struct ftrace_regs *fregs)
+				   struct ftrace_ops *op, IA_FREGS *fregs)
 {
 	struct ia_hook_set *s = container_of(op, struct ia_hook_set, wops);
 	struct ia_hook *h;
@@ -217,7 +247,7 @@ static void notrace ia_wrap_set_cb(unsigned long ip, unsigned long parent_ip,
 
 /* A hook's own ftrace_ops, where the set's could not be had. */
 static void notrace ia_wrap_cb(unsigned long ip, unsigned long parent_ip,
-			       struct ftrace_ops *op, struct ftrace_regs *fregs)
+			       struct ftrace_ops *op, IA_FREGS *fregs)
 {
 	ia_wrap_redirect(container_of(op, struct ia_hook, ops), parent_ip, fregs);
 }
@@ -272,7 +302,7 @@ static void ia_hook_wrap_all(struct ia_hook_set *s)
 	}
 	s->wlo = lo;
 	s->wspan = hi - lo;
-	ret = ia_hook_ftrace_on(&s->wops, ia_wrap_set_cb, FTRACE_OPS_FL_IPMODIFY, s->wrapped,
+	ret = ia_hook_ftrace_on(&s->wops, ia_wrap_set_cb, IA_FTRACE_WRAP_FLAGS, s->wrapped,
 				s->nwrapped);
 	if (!ret) {
 		for (i = 0; i < s->nwrapped; i++)
@@ -284,7 +314,7 @@ static void ia_hook_wrap_all(struct ia_hook_set *s)
 	for (i = 0; i < s->nwrapped; i++) {
 		struct ia_hook *h = s->wrapped[i];
 
-		ret = ia_hook_ftrace_on(&h->ops, ia_wrap_cb, FTRACE_OPS_FL_IPMODIFY, &h, 1);
+		ret = ia_hook_ftrace_on(&h->ops, ia_wrap_cb, IA_FTRACE_WRAP_FLAGS, &h, 1);
 		if (!ret) {
 			h->how = IA_HOOK_WRAP;
 			h->own_ops = true;
@@ -300,7 +330,7 @@ static void ia_hook_ftrace_off(struct ftrace_ops *ops)
 {
 	/* Returns once no CPU is inside the callback for these functions. */
 	unregister_ftrace_function(ops);
-	ftrace_free_filter(ops);
+	ia_ftrace_filter_free(ops);
 }
 
 #else /* !IA_HAVE_FTRACE_HOOKS */

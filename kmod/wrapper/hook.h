@@ -48,7 +48,15 @@
 #include <linux/types.h>
 #include <linux/wait_bit.h>
 
-#if defined(CONFIG_X86) && defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+#include "ia-conftest.h"
+
+/*
+ * ftrace hooks on x86: the arguments from ftrace_regs (5.11 on), or from
+ * the pt_regs an ftrace_ops with FTRACE_OPS_FL_SAVE_REGS gets before
+ * (kmod/conftest/ftrace_func_fregs.c); else kprobes.
+ */
+#if defined(CONFIG_X86) && (defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) || \
+	(!IA_HAVE_FTRACE_FUNC_FREGS && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)))
 #define IA_HAVE_FTRACE_HOOKS 1
 #else
 #define IA_HAVE_FTRACE_HOOKS 0
