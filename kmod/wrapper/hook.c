@@ -95,8 +95,20 @@ static void ia_hook_fallback(struct ia_hook_set *s, const char *why)
 #define ia_fregs_set_ip(f, ip) ftrace_instruction_pointer_set(f, ip)
 #endif
 #endif
+/*
+ * Called directly, not through ftrace_ops_assist_func() (which runs the
+ * callback with preemption off: its spinlocks sleep on PREEMPT_RT): before
+ * 5.11 an ftrace_ops asks for it (kmod/conftest/ftrace_ops_fl_recursion_safe.c),
+ * since it is what an ftrace_ops without FTRACE_OPS_FL_RECURSION gets.
+ */
+#if IA_HAVE_FTRACE_OPS_FL_RECURSION_SAFE
+#define IA_FTRACE_DIRECT FTRACE_OPS_FL_RECURSION_SAFE
+#else
+#define IA_FTRACE_DIRECT 0
+#endif
+#define IA_FTRACE_ENTRY_FLAGS (IA_FTRACE_REGS_FLAG | IA_FTRACE_DIRECT)
 /* Changing where the call goes on: IPMODIFY, with the registers it needs. */
-#define IA_FTRACE_WRAP_FLAGS (FTRACE_OPS_FL_IPMODIFY | IA_FTRACE_REGS_FLAG)
+#define IA_FTRACE_WRAP_FLAGS (FTRACE_OPS_FL_IPMODIFY | IA_FTRACE_ENTRY_FLAGS)
 
 /*
  * ftrace calls back with the address of the function's ftrace site, which is
@@ -168,7 +180,8 @@ static void ia_ftrace_filter_free(struct ftrace_ops *ops)
 
 /*
  * @ops, calling @fn, on the functions of @h[0..n); 0 or -errno. Entry hooks
- * take flags 0: no FTRACE_OPS_FL_RECURSION, so the trampoline calls @fn
+ * take IA_FTRACE_ENTRY_FLAGS: no FTRACE_OPS_FL_RECURSION (before 5.11:
+ * FTRACE_OPS_FL_RECURSION_SAFE, and pt_regs), so the trampoline calls @fn
  * directly (no ftrace_ops_assist_func); no handler calls a function hooked
  * here, so nothing can recurse, and handlers may be preempted and take
  * their own locks. Wrapped functions take FTRACE_OPS_FL_IPMODIFY, called
@@ -199,7 +212,7 @@ static int ia_hook_fentries(struct ia_hook_set *s)
 	int ret;
 
 	ia_slots_fill(s->fslot, s->fentry, s->nfentry);
-	ret = ia_hook_ftrace_on(&s->ops, ia_fentry_cb, IA_FTRACE_REGS_FLAG, s->fentry,
+	ret = ia_hook_ftrace_on(&s->ops, ia_fentry_cb, IA_FTRACE_ENTRY_FLAGS, s->fentry,
 				s->nfentry);
 	if (ret) {
 		pr_info("%s: entry hooks on ftrace failed (%d): kprobes\n", s->name, ret);
