@@ -21,6 +21,8 @@ extern spinlock_t ia_vfio_lock;
 extern unsigned int *ia_vfio_dma_entry_limit;
 /* Every hook of the source, declared in vfio.c. */
 extern struct ia_hook_set ia_vfio_hooks;
+/* Which of them this kernel's type1 needs, each wanted one required. */
+void ia_vfio_hooks_choose(void);
 
 /* The hooks are gone: forget every container and every call in flight. */
 void ia_vfio_forget(void);

@@ -126,7 +126,6 @@ static void ia_vfio_hooks_changed(struct ia_hook_set *s)
 static void ia_vfio_hooks_attach_locked(struct module *mod)
 {
 	struct ia_hook_set *s = &ia_vfio_hooks;
-	unsigned int i;
 	int ret;
 
 	lockdep_assert_held(&ia_vfio_attach_mutex);
@@ -134,8 +133,7 @@ static void ia_vfio_hooks_attach_locked(struct module *mod)
 		return;
 	ia_vfio_dma_entry_limit =
 		(unsigned int *)ia_kallsyms_lookup_name(IA_TYPE1 ":dma_entry_limit");
-	for (i = 0; i < s->n; i++)
-		s->hooks[i]->required = true;
+	ia_vfio_hooks_choose();
 	ret = ia_hook_set_register(s);
 	if (ret) {
 		ia_vfio_dma_entry_limit = NULL;
