@@ -368,7 +368,18 @@ static int ia_pub_mmap(struct file *f, struct vm_area_struct *vma)
 		return -EINVAL;
 	}
 	ia_vma_flags_set(vma, VM_DONTEXPAND);
+#if IA_HAVE_PAGE_KMEMCG
+	/*
+	 * The page is charged to the creator's cgroup and so typed Kmemcg
+	 * (kmod/conftest/page_kmemcg.c): mapped by its frame. The mapping
+	 * holds the file, whose release frees the page, so the frame
+	 * outlives it.
+	 */
+	return remap_pfn_range(vma, vma->vm_start, page_to_pfn(page), PAGE_SIZE,
+			       vma->vm_page_prot);
+#else
 	return vm_insert_page(vma, vma->vm_start, page);
+#endif
 }
 
 static const struct file_operations ia_pub_fops = {
