@@ -105,6 +105,19 @@ static inline bool ia_req_attr_missing(struct genl_info *info, int attr)
 #endif
 }
 
+/*
+ * A request that takes no attributes and has one: refused. From 6.1 the
+ * family's resv_start_op has genetlink refuse it for a command without a
+ * policy (kmod/conftest/genl_family_resv_start_op.c); before, it is said here.
+ */
+static inline bool ia_req_no_attrs(struct genl_info *info)
+{
+	if (IA_HAVE_GENL_FAMILY_RESV_START_OP || !nlmsg_attrlen(info->nlhdr, GENL_HDRLEN))
+		return false;
+	NL_SET_ERR_MSG(info->extack, "this command takes no attributes");
+	return true;
+}
+
 /* va_list: the kernel's own linux/stdarg.h, else the compiler's (before 5.15). */
 #if IA_HAVE_LINUX_STDARG_H
 #include <linux/stdarg.h>

@@ -130,4 +130,8 @@ const struct genl_ops ia_nl_ops[IA_NL_N_OPS] = {
 		.policy = ia_get_reset_scope_policy,
 		.maxattr = IOMMU_ACCOUNT_A_RESET_ADDRESS,
 	},
+	{
+		.cmd = IOMMU_ACCOUNT_CMD_SUBSCRIBE_EVENTS,
+		.doit = ia_nl_subscribe_events_doit,
+	},
 };

@@ -30,8 +30,9 @@ int ia_nl_get_quota_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int ia_nl_get_reset_scope_doit(struct sk_buff *skb, struct genl_info *info);
 int ia_nl_get_reset_scope_start(struct netlink_callback *cb);
 int ia_nl_get_reset_scope_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ia_nl_subscribe_events_doit(struct sk_buff *skb, struct genl_info *info);
 
-#define IA_NL_N_OPS 9
+#define IA_NL_N_OPS 10
 extern const struct genl_ops ia_nl_ops[IA_NL_N_OPS];
 
 #endif

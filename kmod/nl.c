@@ -149,6 +149,9 @@ int ia_nl_get_status_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ia_status_view *v;
 	int ret;
 
+	if (ia_req_no_attrs(info))
+		return -EINVAL;
+
 	v = kzalloc(sizeof(*v), GFP_KERNEL);
 	if (!v)
 		return -ENOMEM;
@@ -365,10 +368,112 @@ int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev)
 
 /* --- the event sink -------------------------------------------------------------- */
 
+/*
+ * Sockets subscribed to the events (SUBSCRIBE_EVENTS), unicast: where the
+ * kernel cannot restrict the multicast group to CAP_SYS_ADMIN the group is
+ * not offered and this is the only way; elsewhere a client may ask too.
+ * Only sockets of the initial network namespace, by portid: one leaves at
+ * its release (the netlink notifier, which runs before its portid can be
+ * taken again) or when a send finds it gone. The subscribe request runs in
+ * the subscriber's own sendmsg, so its socket cannot be released meanwhile.
+ *
+ * Locking: ia_nl_subs_lock, a leaf, over the array; process context only
+ * (requests, event delivery from the events work, socket release).
+ */
+#define IA_NL_SUBS_MAX 64
+static DEFINE_SPINLOCK(ia_nl_subs_lock);
+static u32 ia_nl_subs[IA_NL_SUBS_MAX];
+static unsigned int ia_nl_nsubs;
+
+static void ia_nl_sub_del(u32 portid)
+{
+	unsigned int i;
+
+	spin_lock(&ia_nl_subs_lock);
+	for (i = 0; i < ia_nl_nsubs; i++) {
+		if (ia_nl_subs[i] == portid) {
+			ia_nl_subs[i] = ia_nl_subs[--ia_nl_nsubs];
+			break;
+		}
+	}
+	spin_unlock(&ia_nl_subs_lock);
+}
+
+int ia_nl_subscribe_events_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 portid = info->snd_portid;
+	unsigned int i;
+	int ret = 0;
+
+	if (ia_req_no_attrs(info))
+		return -EINVAL;
+	if (!ia_nl_admin(skb)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "following events needs CAP_SYS_ADMIN in the initial user namespace");
+		return -EPERM;
+	}
+	if (!net_eq(genl_info_net(info), &init_net)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "events are sent in the initial network namespace only");
+		return -EPERM;
+	}
+	spin_lock(&ia_nl_subs_lock);
+	for (i = 0; i < ia_nl_nsubs && ia_nl_subs[i] != portid; i++)
+		;
+	if (i == ia_nl_nsubs) {
+		if (ia_nl_nsubs < IA_NL_SUBS_MAX)
+			ia_nl_subs[ia_nl_nsubs++] = portid;
+		else
+			ret = -ENOSPC;
+	}
+	spin_unlock(&ia_nl_subs_lock);
+	if (ret)
+		NL_SET_ERR_MSG(info->extack, "64 sockets follow the events already");
+	return ret;
+}
+
+static int ia_nl_release_cb(struct notifier_block *nb, unsigned long what, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (what == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
+	    net_eq(n->net, &init_net) && READ_ONCE(ia_nl_nsubs))
+		ia_nl_sub_del(n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ia_nl_release_nb = {
+	.notifier_call = ia_nl_release_cb,
+};
+
 static bool ia_nl_listening(void)
 {
-	return IA_HAVE_MCAST_CAP &&
-	       genl_has_listeners(&ia_family, &init_net, IA_MCGRP_EVENTS);
+	return READ_ONCE(ia_nl_nsubs) ||
+	       (IA_HAVE_MCAST_CAP && genl_has_listeners(&ia_family, &init_net, IA_MCGRP_EVENTS));
+}
+
+/* @msg to each subscriber (a clone each); a socket gone leaves the list. */
+static void ia_nl_unicast_subs(struct sk_buff *msg)
+{
+	u32 subs[IA_NL_SUBS_MAX];
+	unsigned int i, n;
+
+	spin_lock(&ia_nl_subs_lock);
+	n = ia_nl_nsubs;
+	memcpy(subs, ia_nl_subs, n * sizeof(subs[0]));
+	spin_unlock(&ia_nl_subs_lock);
+	for (i = 0; i < n; i++) {
+		struct sk_buff *c = skb_clone(msg, GFP_KERNEL);
+
+		if (!c)
+			break;
+		/*
+		 * -EAGAIN: its queue is full, and netlink marked it overrun
+		 * (ENOBUFS on its next read), as for a group member.
+		 */
+		if (genlmsg_unicast(&init_net, c, subs[i]) == -ECONNREFUSED)
+			ia_nl_sub_del(subs[i]);
+	}
 }
 
 static void ia_nl_deliver(const struct ia_event *ev)
@@ -385,6 +490,12 @@ static void ia_nl_deliver(const struct ia_event *ev)
 		return;
 	}
 	genlmsg_end(msg, hdr);
+	if (READ_ONCE(ia_nl_nsubs))
+		ia_nl_unicast_subs(msg);
+	if (!IA_HAVE_MCAST_CAP) {
+		nlmsg_free(msg);
+		return;
+	}
 	/* -ESRCH: nobody listens any more, which is fine. */
 	genlmsg_multicast(&ia_family, msg, 0, IA_MCGRP_EVENTS, GFP_KERNEL);
 }
@@ -416,15 +527,20 @@ int __init ia_netlink_init(void)
 	int ret;
 
 	ia_nl_util_init(&ia_family);
-	ret = genl_register_family(&ia_family);
+	ret = netlink_register_notifier(&ia_nl_release_nb);
 	if (ret)
 		return ret;
+	ret = genl_register_family(&ia_family);
+	if (ret) {
+		netlink_unregister_notifier(&ia_nl_release_nb);
+		return ret;
+	}
 	if (IA_HAVE_MCAST_CAP)
 		ia_feature_set(IA_FEAT_EVENTS, true,
-			       "multicast group \"events\", CAP_SYS_ADMIN, initial network namespace");
+			       "multicast group \"events\" or subscribe-events, CAP_SYS_ADMIN, initial network namespace");
 	else
-		ia_feature_set(IA_FEAT_EVENTS, false,
-			       "this kernel cannot restrict a multicast group to CAP_SYS_ADMIN");
+		ia_feature_set(IA_FEAT_EVENTS, true,
+			       "subscribe-events only (this kernel cannot restrict a multicast group to CAP_SYS_ADMIN), CAP_SYS_ADMIN, initial network namespace");
 	ia_events_set_sink(&ia_nl_sink);
 	return 0;
 }
@@ -433,6 +549,8 @@ void ia_netlink_exit(void)
 {
 	ia_events_set_sink(NULL);
 	genl_unregister_family(&ia_family);
+	netlink_unregister_notifier(&ia_nl_release_nb);
+	ia_nl_nsubs = 0;
 }
 
 /*

@@ -519,12 +519,22 @@ int ia_get_pot_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit, uint3
 	return ret;
 }
 
+int ia_events_subscribe(struct ia_nl *s)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	nlh = put_hdr(buf, s->family, IOMMU_ACCOUNT_CMD_SUBSCRIBE_EVENTS, 0);
+	return transact(s, nlh, NULL, NULL);
+}
+
 int ia_events_join(struct ia_nl *s)
 {
 	int grp = (int)s->events_group;
 
+	/* No group (a kernel that cannot restrict one): unicast, on request. */
 	if (!grp)
-		return -ENOENT;
+		return ia_events_subscribe(s);
 	if (mnl_socket_setsockopt(s->nl, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)))
 		return -errno;
 	return 0;

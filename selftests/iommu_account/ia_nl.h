@@ -88,8 +88,13 @@ int ia_get_proc(struct ia_nl *s, uint32_t pid, ia_proc_t *out);
 /* Dump processes (of @uid when @by_uid); the count or -errno. */
 int ia_dump_procs(struct ia_nl *s, bool by_uid, uint32_t uid, ia_proc_t *out, int max);
 int ia_get_thresholds(struct ia_nl *s, uint32_t *warn, uint32_t *crit);
-/* Join the events group (on a socket of its own: events arrive unasked). */
+/*
+ * Join the events (on a socket of its own: events arrive unasked): the
+ * group, or where it is not offered the unicast subscription.
+ */
 int ia_events_join(struct ia_nl *s);
+/* SUBSCRIBE_EVENTS on @s (unicast, on any kernel): 0 or -errno. */
+int ia_events_subscribe(struct ia_nl *s);
 /*
  * $IA_TIMEOUT_SCALE (1 to 20, else 1): every wait of the tests for something
  * expected is multiplied by it (debug kernels run three to five times

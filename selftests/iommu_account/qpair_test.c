@@ -672,6 +672,78 @@ static int unpriv_view(void *p)
 	return 0;
 }
 
+/* The module's bound on sockets subscribed to the events (kmod/nl.c). */
+#define IA_SUBS_MAX 64
+
+static int unpriv_subscribe(void *p)
+{
+	struct ia_nl nl;
+	int r;
+
+	if (ia_nl_open(&nl))
+		return 1;
+	r = ia_events_subscribe(&nl);
+	ia_nl_close(&nl);
+	return r == -EPERM ? 0 : 2;
+}
+
+/*
+ * The unicast subscription (SUBSCRIBE_EVENTS), which is how events reach a
+ * client where the kernel cannot restrict the group (5.10), asked for on
+ * every kernel: a subscribed socket gets a qpair's events as the fixture's
+ * (group or subscription) does, with the same sequence numbers; asking
+ * again changes nothing; an unprivileged caller is refused with EPERM; at
+ * most 64 sockets, and one closed leaves room for another (the module
+ * forgets a socket at its release).
+ */
+TEST_F(qp, events_by_unicast_subscription)
+{
+	struct ia_nl sub, more[IA_SUBS_MAX + 1];
+	ia_event_t e = {}, f = {};
+	struct qp_model m;
+	struct iaq *h;
+	int i, n, r;
+
+	ASSERT_EQ(0, ia_nl_open(&sub));
+	ASSERT_EQ(0, ia_events_subscribe(&sub));
+	ASSERT_EQ(0, ia_events_subscribe(&sub));
+	h = iaq_open("sub-qp", 512);
+	ASSERT_NE(NULL, h) TH_LOG("iaq_open: %s", iaq_strerror(errno));
+	ASSERT_EQ(0, qp_init(&m, h, 512, false, 4096));
+	qp_burst(&m, 1024);
+	/* warn, crit, the first rejection: each on both sockets, once. */
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, next_event_of(&sub, iaq_id(h), &e, 5000)) TH_LOG("event %d", i);
+		ASSERT_EQ(1, next_event_of(&self->ev, iaq_id(h), &f, 5000)) TH_LOG("event %d", i);
+		EXPECT_EQ(f.seq, e.seq);
+		EXPECT_EQ(f.type, e.type);
+	}
+	ia_nl_free(&e);
+	ia_nl_free(&f);
+	qp_drain(&m);
+	qp_fini(&m);
+	EXPECT_EQ(0, as_uid(65534, unpriv_subscribe, NULL));
+	/* Room for 64: this test's socket, the fixture's where it subscribed, others'. */
+	for (n = 0; n <= IA_SUBS_MAX; n++) {
+		ASSERT_EQ(0, ia_nl_open(&more[n]));
+		r = ia_events_subscribe(&more[n]);
+		if (r) {
+			EXPECT_NE(NULL, strstr(more[n].extack, "64 sockets"))
+				TH_LOG("extack: %s", more[n].extack);
+			ia_nl_close(&more[n]);
+			break;
+		}
+	}
+	EXPECT_EQ(-ENOSPC, r);
+	ASSERT_TRUE(n >= 1 && n < IA_SUBS_MAX) TH_LOG("%d subscribed before ENOSPC", n);
+	ia_nl_close(&more[0]);
+	ASSERT_EQ(0, ia_nl_open(&more[0]));
+	EXPECT_EQ(0, ia_events_subscribe(&more[0]));
+	for (i = 0; i < n; i++)
+		ia_nl_close(&more[i]);
+	ia_nl_close(&sub);
+}
+
 /* An unprivileged user sees its own quotas only; root sees all, filters work. */
 TEST_F(qp, unprivileged_sees_own_only)
 {
@@ -763,7 +835,8 @@ TEST_F(qp, memory_charged_to_creator_cgroup)
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(1, fscanf(f, "%lu", &before));
 	for (i = 0; i < 200; i++)
-		ASSERT_NE(NULL, h[i] = iaq_open("charged", 8));
+		ASSERT_NE(NULL, h[i] = iaq_open("charged", 8))
+			TH_LOG("object %d: %s", i, iaq_strerror(errno));
 	rewind(f);
 	ASSERT_EQ(1, fscanf(f, "%lu", &after));
 	fclose(f);

@@ -54,10 +54,24 @@ int ia_events_subscribe(struct ia_client *c)
 	for (i = 0; i < ys->n_mcast_groups; i++)
 		if (!strcmp(ys->mcast_groups[i].name, IOMMU_ACCOUNT_MCGRP_EVENTS))
 			break;
-	if (i == ys->n_mcast_groups)
-		return ia_fail(c, -EOPNOTSUPP, "%s",
-			    "the loaded iommu_account offers no events group (see `status`, "
-			    "feature \"events\")");
+	if (i == ys->n_mcast_groups) {
+		/*
+		 * No group: the kernel cannot restrict one to CAP_SYS_ADMIN
+		 * (5.10), so the module sends the events to each socket that
+		 * asks, unicast: the same messages, read the same way.
+		 */
+		if (iommu_account_subscribe_events(ys)) {
+			if (ys->err.code == EPERM || ys->err.code == EACCES)
+				return ia_fail(c, -EPERM, "%s",
+					       "cannot follow the events: needs CAP_SYS_ADMIN");
+			if (ys->err.code == EOPNOTSUPP)
+				return ia_fail(c, -EOPNOTSUPP, "%s",
+					       "the loaded iommu_account offers no events (see "
+					       "`status`, feature \"events\")");
+			return ia_fail(c, -EIO, "cannot follow the events: %s", ys->err.msg);
+		}
+		return events_rcvbuf(c);
+	}
 	if (ynl_subscribe(ys, IOMMU_ACCOUNT_MCGRP_EVENTS)) {
 		if (ys->err.code == EPERM || ys->err.code == EACCES)
 			return ia_fail(c, -EPERM, "%s",

@@ -23,6 +23,7 @@ static const char * const iommu_account_op_strmap[] = {
 	[IOMMU_ACCOUNT_CMD_GET_PROC] = "get-proc",
 	[IOMMU_ACCOUNT_CMD_GET_QUOTA] = "get-quota",
 	[IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE] = "get-reset-scope",
+	[IOMMU_ACCOUNT_CMD_SUBSCRIBE_EVENTS] = "subscribe-events",
 };
 
 const char *iommu_account_op_str(int op)
@@ -2836,6 +2837,24 @@ iommu_account_get_reset_scope_dump(struct ynl_sock *ys)
 free_list:
 	iommu_account_get_reset_scope_list_free(yds.first);
 	return NULL;
+}
+
+/* ============== IOMMU_ACCOUNT_CMD_SUBSCRIBE_EVENTS ============== */
+/* IOMMU_ACCOUNT_CMD_SUBSCRIBE_EVENTS - do */
+int iommu_account_subscribe_events(struct ynl_sock *ys)
+{
+	struct ynl_req_state yrs = { .yarg = { .ys = ys, }, };
+	struct nlmsghdr *nlh;
+	int err;
+
+	nlh = ynl_gemsg_start_req(ys, ys->family_id, IOMMU_ACCOUNT_CMD_SUBSCRIBE_EVENTS, 1);
+	ys->req_policy = &iommu_account_status_nest;
+
+	err = ynl_exec(ys, nlh, &yrs);
+	if (err < 0)
+		return -1;
+
+	return 0;
 }
 
 /* IOMMU_ACCOUNT_CMD_EVENT - event */

@@ -1017,6 +1017,24 @@ iommu_account_get_reset_scope_list_free(struct iommu_account_get_reset_scope_lis
 struct iommu_account_get_reset_scope_list *
 iommu_account_get_reset_scope_dump(struct ynl_sock *ys);
 
+/* ============== IOMMU_ACCOUNT_CMD_SUBSCRIBE_EVENTS ============== */
+/* IOMMU_ACCOUNT_CMD_SUBSCRIBE_EVENTS - do */
+
+/*
+ * Send the events to this socket, unicast, until it closes: for a
+kernel that cannot restrict a multicast group to CAP_SYS_ADMIN
+(before 6.8 and its stable backports, e.g. 5.10), where the events
+group is not offered, and on every kernel for a client that asks.
+Needs CAP_SYS_ADMIN in the initial user namespace and a socket of
+the initial network namespace (EPERM otherwise); at most 64
+sockets at once (ENOSPC); a socket already subscribed stays so,
+once. Takes no attributes. A socket that falls behind loses events
+as a group member does: ENOBUFS on its next read, the events'
+sequence numbers saying how many.
+
+ */
+int iommu_account_subscribe_events(struct ynl_sock *ys);
+
 /* IOMMU_ACCOUNT_CMD_EVENT - event */
 struct iommu_account_event_rsp {
 	struct {
