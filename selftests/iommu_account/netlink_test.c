@@ -132,6 +132,19 @@ FIXTURE_TEARDOWN(bad)
 	ia_nl_close(&self->nl);
 }
 
+/*
+ * The kernel names the missing attribute (extack MISS_TYPE, 6.0 on); before
+ * (5.10), the module says it in words, which only that build of it writes.
+ */
+#define EXPECT_MISSING(nl, attr) do {						\
+	if ((nl)->miss_type == -1) {						\
+		EXPECT_NE(NULL, strstr((nl)->extack, "a required attribute is missing")) \
+			TH_LOG("no MISS_TYPE, extack \"%s\"", (nl)->extack);	\
+	} else {								\
+		EXPECT_EQ(attr, (nl)->miss_type);				\
+	}									\
+} while (0)
+
 static struct nlmsghdr *genl_msg(char *buf, uint8_t cmd)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -200,8 +213,7 @@ TEST_F(bad, missing_uid)
 	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_UID);
 
 	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
-	/* The kernel names the missing attribute (extack MISS_TYPE). */
-	EXPECT_EQ(IOMMU_ACCOUNT_A_UID_UID, self->nl.miss_type);
+	EXPECT_MISSING(&self->nl, IOMMU_ACCOUNT_A_UID_UID);
 }
 
 TEST_F(bad, unknown_uid)
@@ -229,7 +241,7 @@ TEST_F(bad, set_thresholds_missing_crit)
 	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &warn, &crit));
 	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_THRESHOLDS_WARN, 100);
 	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
-	EXPECT_EQ(IOMMU_ACCOUNT_A_THRESHOLDS_CRIT, self->nl.miss_type);
+	EXPECT_MISSING(&self->nl, IOMMU_ACCOUNT_A_THRESHOLDS_CRIT);
 	ASSERT_EQ(0, ia_get_thresholds(&self->nl, &w2, &c2));
 	EXPECT_EQ(warn, w2);
 	EXPECT_EQ(crit, c2);
@@ -279,7 +291,7 @@ TEST_F(bad, get_container_missing_id)
 	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_CONTAINER);
 
 	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
-	EXPECT_EQ(IOMMU_ACCOUNT_A_CONTAINER_ID, self->nl.miss_type);
+	EXPECT_MISSING(&self->nl, IOMMU_ACCOUNT_A_CONTAINER_ID);
 }
 
 /* GET_QUOTA: a do names its object by kind and id; bad ones change nothing. */
@@ -289,7 +301,7 @@ TEST_F(bad, get_quota_missing_kind)
 
 	mnl_attr_put_u32(nlh, IOMMU_ACCOUNT_A_QUOTA_ID, 0);
 	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
-	EXPECT_EQ(IOMMU_ACCOUNT_A_QUOTA_KIND, self->nl.miss_type);
+	EXPECT_MISSING(&self->nl, IOMMU_ACCOUNT_A_QUOTA_KIND);
 }
 
 TEST_F(bad, get_quota_kind_out_of_range)
@@ -308,7 +320,7 @@ TEST_F(bad, get_reset_scope_missing_address)
 	struct nlmsghdr *nlh = genl_msg(self->buf, IOMMU_ACCOUNT_CMD_GET_RESET_SCOPE);
 
 	EXPECT_EQ(-EINVAL, ia_raw(&self->nl, self->buf, nlh->nlmsg_len));
-	EXPECT_EQ(IOMMU_ACCOUNT_A_RESET_ADDRESS, self->nl.miss_type);
+	EXPECT_MISSING(&self->nl, IOMMU_ACCOUNT_A_RESET_ADDRESS);
 }
 
 /* Malformed addresses: EINVAL and the kernel's reason; no such device: ENODEV. */
