@@ -377,8 +377,10 @@ int ia_nl_put_event(struct sk_buff *msg, const struct ia_event *ev)
  * taken again) or when a send finds it gone. The subscribe request runs in
  * the subscriber's own sendmsg, so its socket cannot be released meanwhile.
  *
- * Locking: ia_nl_subs_lock, a leaf, over the array; process context only
- * (requests, event delivery from the events work, socket release).
+ * Locking: ia_nl_subs_lock, a leaf but for the sends it covers
+ * (ia_nl_unicast_subs(): at most 64, none sleeps), over the array; taken in
+ * process context (requests, the events work) and by the release notifier
+ * (atomic on some kernels).
  */
 #define IA_NL_SUBS_MAX 64
 static DEFINE_SPINLOCK(ia_nl_subs_lock);
@@ -452,28 +454,39 @@ static bool ia_nl_listening(void)
 	       (IA_HAVE_MCAST_CAP && genl_has_listeners(&ia_family, &init_net, IA_MCGRP_EVENTS));
 }
 
-/* @msg to each subscriber (a clone each); a socket gone leaves the list. */
+/*
+ * @msg to each subscriber. The sends happen under ia_nl_subs_lock, so a
+ * socket released meanwhile (the notifier takes the lock) is never sent
+ * to, nor another socket that took its portid since. Hence a copy each,
+ * made beforehand and of the message's own size: netlink_unicast() without
+ * waiting does not sleep unless it must trim a buffer with much room
+ * (netlink_trim()), which such a copy never has. A socket gone leaves the
+ * list; -EAGAIN: its queue is full, and netlink marked it overrun (ENOBUFS
+ * on its next read), as for a group member.
+ */
 static void ia_nl_unicast_subs(struct sk_buff *msg)
 {
-	u32 subs[IA_NL_SUBS_MAX];
-	unsigned int i, n;
+	struct sk_buff *copy[IA_NL_SUBS_MAX];
+	unsigned int i, n, sent;
 
-	spin_lock(&ia_nl_subs_lock);
-	n = ia_nl_nsubs;
-	memcpy(subs, ia_nl_subs, n * sizeof(subs[0]));
-	spin_unlock(&ia_nl_subs_lock);
+	n = READ_ONCE(ia_nl_nsubs);
 	for (i = 0; i < n; i++) {
-		struct sk_buff *c = skb_clone(msg, GFP_KERNEL);
-
-		if (!c)
+		copy[i] = nlmsg_new(nlmsg_len(nlmsg_hdr(msg)), GFP_KERNEL);
+		if (!copy[i])
 			break;
-		/*
-		 * -EAGAIN: its queue is full, and netlink marked it overrun
-		 * (ENOBUFS on its next read), as for a group member.
-		 */
-		if (genlmsg_unicast(&init_net, c, subs[i]) == -ECONNREFUSED)
-			ia_nl_sub_del(subs[i]);
+		skb_put_data(copy[i], msg->data, msg->len);
 	}
+	n = i;
+	spin_lock(&ia_nl_subs_lock);
+	for (i = 0, sent = 0; i < ia_nl_nsubs && sent < n; sent++) {
+		if (genlmsg_unicast(&init_net, copy[sent], ia_nl_subs[i]) == -ECONNREFUSED)
+			ia_nl_subs[i] = ia_nl_subs[--ia_nl_nsubs];
+		else
+			i++;
+	}
+	spin_unlock(&ia_nl_subs_lock);
+	for (; sent < n; sent++)
+		nlmsg_free(copy[sent]);
 }
 
 static void ia_nl_deliver(const struct ia_event *ev)
