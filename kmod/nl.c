@@ -387,17 +387,32 @@ static DEFINE_SPINLOCK(ia_nl_subs_lock);
 static u32 ia_nl_subs[IA_NL_SUBS_MAX];
 static unsigned int ia_nl_nsubs;
 
+/* Where @portid is in the list, or ia_nl_nsubs (ia_nl_subs_lock held). */
+static unsigned int ia_nl_sub_find(u32 portid)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ia_nl_subs_lock);
+	for (i = 0; i < ia_nl_nsubs && ia_nl_subs[i] != portid; i++)
+		;
+	return i;
+}
+
+/* The subscriber at @i leaves (ia_nl_subs_lock held): the last takes its place. */
+static void ia_nl_sub_drop(unsigned int i)
+{
+	lockdep_assert_held(&ia_nl_subs_lock);
+	ia_nl_subs[i] = ia_nl_subs[--ia_nl_nsubs];
+}
+
 static void ia_nl_sub_del(u32 portid)
 {
 	unsigned int i;
 
 	spin_lock(&ia_nl_subs_lock);
-	for (i = 0; i < ia_nl_nsubs; i++) {
-		if (ia_nl_subs[i] == portid) {
-			ia_nl_subs[i] = ia_nl_subs[--ia_nl_nsubs];
-			break;
-		}
-	}
+	i = ia_nl_sub_find(portid);
+	if (i < ia_nl_nsubs)
+		ia_nl_sub_drop(i);
 	spin_unlock(&ia_nl_subs_lock);
 }
 
@@ -420,8 +435,7 @@ int ia_nl_subscribe_events_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EPERM;
 	}
 	spin_lock(&ia_nl_subs_lock);
-	for (i = 0; i < ia_nl_nsubs && ia_nl_subs[i] != portid; i++)
-		;
+	i = ia_nl_sub_find(portid);
 	if (i == ia_nl_nsubs) {
 		if (ia_nl_nsubs < IA_NL_SUBS_MAX)
 			ia_nl_subs[ia_nl_nsubs++] = portid;
@@ -480,7 +494,7 @@ static void ia_nl_unicast_subs(struct sk_buff *msg)
 	spin_lock(&ia_nl_subs_lock);
 	for (i = 0, sent = 0; i < ia_nl_nsubs && sent < n; sent++) {
 		if (genlmsg_unicast(&init_net, copy[sent], ia_nl_subs[i]) == -ECONNREFUSED)
-			ia_nl_subs[i] = ia_nl_subs[--ia_nl_nsubs];
+			ia_nl_sub_drop(i);
 		else
 			i++;
 	}
