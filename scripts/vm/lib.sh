@@ -204,6 +204,3 @@ build_suite() {
 	esac
 }
 
-needs_trixie() {
-	[ "$(build_suite "$1")" = trixie ]
-}
